@@ -1,0 +1,1 @@
+"""Kernel-side tracing of the PySpark API and replay of saved notebooks."""

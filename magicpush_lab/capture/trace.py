@@ -1,0 +1,126 @@
+"""The trace: what the kernel recorded about a notebook's PySpark dataflow.
+
+This is the contract between the kernel side (`capture/`, `kernel/`) and the
+engine (`translate/` onwards). It is plain JSON so that it can cross the
+kernel/server boundary; `Trace.from_json(trace.to_json())` round-trips.
+
+A *cell* is one execution of notebook code (re-running a cell adds a new one).
+An *event* is one DataFrame-producing call. Its `site` points into the source
+of the cell that contains the call's code (for a helper function defined in an
+earlier cell, that earlier cell), with positions as Python's `ast` reports
+them: 1-based lines, 0-based UTF-8 columns, relative to the cell source.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One execution of a cell: `execution_count` orders executions."""
+
+    execution_count: int
+    source: str
+    cell_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a call is in the user's code: the cell execution and the call expression's span."""
+
+    execution_count: int
+    lineno: int
+    col_offset: int
+    end_lineno: int
+    end_col_offset: int
+
+
+@dataclass(frozen=True)
+class Udf:
+    """A Python UDF referenced by an event's plan, as it was defined when the event ran."""
+
+    name: str
+    source: str | None
+    deterministic: bool = True
+    return_type: str = "other"
+    kind: str = "python"  # "python" | "pandas"
+
+
+@dataclass(frozen=True)
+class Event:
+    """One DataFrame-producing call.
+
+    op: the PySpark API, e.g. "read.parquet", "createDataFrame", "filter", "withColumn", "join".
+    inputs: ids of the events that produced the DataFrames this call consumed.
+    plan: Spark's analyzed logical plan of the result, as `LogicalPlan.toJSON()` gives it.
+    """
+
+    id: int
+    op: str
+    inputs: tuple[int, ...]
+    plan: str
+    site: Site | None = None
+    args: tuple[str, ...] = ()
+    columns: tuple[tuple[str, str], ...] = ()
+    udfs: tuple[Udf, ...] = ()
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """An action or look at a DataFrame (count, show, collect, toPandas...): a side path, not the pipeline."""
+
+    event: int
+    action: str
+    site: Site | None = None
+
+
+@dataclass(frozen=True)
+class Trace:
+    cells: tuple[Cell, ...] = ()
+    events: tuple[Event, ...] = ()
+    inspections: tuple[Inspection, ...] = ()
+    # variable name -> id of the event whose DataFrame it holds, at the end of the last cell
+    variables: dict[str, int] = field(default_factory=dict)
+    version: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json())
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> "Trace":
+        """Parse a trace; raises ValueError with the offending field on malformed input."""
+        if not isinstance(data, dict):
+            raise ValueError("trace must be a JSON object")
+        try:
+            cells = tuple(Cell(**c) for c in data.get("cells", ()))
+            events = tuple(
+                Event(
+                    id=e["id"],
+                    op=e["op"],
+                    inputs=tuple(e.get("inputs", ())),
+                    plan=e["plan"],
+                    site=Site(**e["site"]) if e.get("site") else None,
+                    args=tuple(e.get("args", ())),
+                    columns=tuple(tuple(c) for c in e.get("columns", ())),
+                    udfs=tuple(Udf(**u) for u in e.get("udfs", ())),
+                )
+                for e in data.get("events", ())
+            )
+            inspections = tuple(
+                Inspection(
+                    event=i["event"],
+                    action=i["action"],
+                    site=Site(**i["site"]) if i.get("site") else None,
+                )
+                for i in data.get("inspections", ())
+            )
+            variables = {str(k): int(v) for k, v in dict(data.get("variables", {})).items()}
+        except (KeyError, TypeError) as err:
+            raise ValueError(f"malformed trace: {err}") from err
+        return Trace(cells, events, inspections, variables, int(data.get("version", 1)))

@@ -1,0 +1,310 @@
+"""Expression trees: the predicates and column computations of a pipeline.
+
+Every node is a frozen dataclass, so trees are immutable and hashable; rewrites
+build new trees. Semantics are Spark SQL's (three-valued logic, NULL
+propagation), written down in docs/semantics.md.
+
+>>> from magicpush_lab.ir.expr import Col, Lit, Cmp, conjuncts, And
+>>> p = And((Cmp(">", Col("v", 1, "int"), Lit(995, "int")), Cmp("<", Col("w", 2, "int"), Lit(3, "int"))))
+>>> [str(c) for c in conjuncts(p)]
+['v > 995', 'w < 3']
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterator, Union
+
+Value = Union[int, float, str, bool, None, _dt.date, _dt.datetime]
+
+
+@dataclass(frozen=True)
+class Col:
+    """A column reference; `id` is Spark's exprId, which tells apart same-named columns."""
+
+    name: str
+    id: int = -1
+    dtype: str = "other"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Lit:
+    """A literal; `value` None is SQL NULL of type `dtype`."""
+
+    value: Value
+    dtype: str
+
+    def __str__(self) -> str:
+        return "NULL" if self.value is None else repr(self.value)
+
+
+@dataclass(frozen=True)
+class Arith:
+    """Binary arithmetic: + - * / % with Spark's NULL propagation."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+    dtype: str = "other"
+
+    def __str__(self) -> str:
+        return f"({self.left} {self.op} {self.right})"
+
+
+@dataclass(frozen=True)
+class Neg:
+    arg: "Expr"
+
+    def __str__(self) -> str:
+        return f"-{self.arg}"
+
+
+@dataclass(frozen=True)
+class Cmp:
+    """Comparison: = != < <= > >= and the null-safe <=>."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+
+    def __str__(self) -> str:
+        return f"{self.left} {self.op} {self.right}"
+
+
+@dataclass(frozen=True)
+class And:
+    args: tuple["Expr", ...]
+
+    def __str__(self) -> str:
+        return " AND ".join(_paren(a) for a in self.args)
+
+
+@dataclass(frozen=True)
+class Or:
+    args: tuple["Expr", ...]
+
+    def __str__(self) -> str:
+        return " OR ".join(_paren(a) for a in self.args)
+
+
+@dataclass(frozen=True)
+class Not:
+    arg: "Expr"
+
+    def __str__(self) -> str:
+        return f"NOT {_paren(self.arg)}"
+
+
+@dataclass(frozen=True)
+class IsNull:
+    arg: "Expr"
+
+    def __str__(self) -> str:
+        return f"{_paren(self.arg)} IS NULL"
+
+
+@dataclass(frozen=True)
+class IsNotNull:
+    arg: "Expr"
+
+    def __str__(self) -> str:
+        return f"{_paren(self.arg)} IS NOT NULL"
+
+
+@dataclass(frozen=True)
+class In:
+    """`arg IN (values...)`, SQL semantics: NULL if no match and a NULL is involved."""
+
+    arg: "Expr"
+    values: tuple["Expr", ...]
+
+    def __str__(self) -> str:
+        return f"{_paren(self.arg)} IN ({', '.join(map(str, self.values))})"
+
+
+@dataclass(frozen=True)
+class Case:
+    """CASE WHEN c1 THEN v1 ... ELSE default END; a NULL condition counts as false."""
+
+    branches: tuple[tuple["Expr", "Expr"], ...]
+    default: "Expr"
+
+    def __str__(self) -> str:
+        whens = " ".join(f"WHEN {c} THEN {v}" for c, v in self.branches)
+        return f"CASE {whens} ELSE {self.default} END"
+
+
+@dataclass(frozen=True)
+class Coalesce:
+    args: tuple["Expr", ...]
+
+    def __str__(self) -> str:
+        return f"coalesce({', '.join(map(str, self.args))})"
+
+
+@dataclass(frozen=True)
+class Cast:
+    arg: "Expr"
+    dtype: str
+
+    def __str__(self) -> str:
+        return f"cast({self.arg} as {self.dtype})"
+
+
+@dataclass(frozen=True)
+class Func:
+    """A Spark built-in function; encoded where the engine knows it, else uninterpreted."""
+
+    name: str
+    args: tuple["Expr", ...]
+    dtype: str = "other"
+    deterministic: bool = True
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(map(str, self.args))})"
+
+
+@dataclass(frozen=True)
+class PyUdf:
+    """A call of a Python UDF; `source` is the function's code when the trace captured it."""
+
+    name: str
+    args: tuple["Expr", ...]
+    dtype: str
+    source: str | None = field(default=None, compare=True)
+    deterministic: bool = True
+    kind: str = "python"
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(map(str, self.args))})"
+
+
+Expr = Union[Col, Lit, Arith, Neg, Cmp, And, Or, Not, IsNull, IsNotNull, In, Case, Coalesce, Cast, Func, PyUdf]
+
+TRUE = Lit(True, "boolean")
+FALSE = Lit(False, "boolean")
+
+
+def _paren(e: Expr) -> str:
+    return f"({e})" if isinstance(e, (And, Or)) else str(e)
+
+
+def children(e: Expr) -> tuple[Expr, ...]:
+    """The direct sub-expressions of `e`, in a fixed order."""
+    if isinstance(e, (Col, Lit)):
+        return ()
+    if isinstance(e, (Arith, Cmp)):
+        return (e.left, e.right)
+    if isinstance(e, (Neg, Not, IsNull, IsNotNull, Cast)):
+        return (e.arg,)
+    if isinstance(e, (And, Or, Coalesce, Func, PyUdf)):
+        return e.args
+    if isinstance(e, In):
+        return (e.arg, *e.values)
+    if isinstance(e, Case):
+        return (*[x for b in e.branches for x in b], e.default)
+    raise TypeError(f"not an expression: {e!r}")
+
+
+def with_children(e: Expr, kids: tuple[Expr, ...]) -> Expr:
+    """`e` with its direct sub-expressions replaced by `kids` (same order as `children`)."""
+    if isinstance(e, (Col, Lit)):
+        return e
+    if isinstance(e, (Arith, Cmp)):
+        return replace(e, left=kids[0], right=kids[1])
+    if isinstance(e, (Neg, Not, IsNull, IsNotNull, Cast)):
+        return replace(e, arg=kids[0])
+    if isinstance(e, (And, Or, Coalesce, Func, PyUdf)):
+        return replace(e, args=tuple(kids))
+    if isinstance(e, In):
+        return replace(e, arg=kids[0], values=tuple(kids[1:]))
+    if isinstance(e, Case):
+        n = len(e.branches)
+        branches = tuple((kids[2 * i], kids[2 * i + 1]) for i in range(n))
+        return Case(branches, kids[2 * n])
+    raise TypeError(f"not an expression: {e!r}")
+
+
+def transform(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
+    """Rewrite bottom-up: `fn` returns a replacement or None to keep the node."""
+    kids = children(e)
+    if kids:
+        e = with_children(e, tuple(transform(k, fn) for k in kids))
+    out = fn(e)
+    return e if out is None else out
+
+
+def walk(e: Expr) -> Iterator[Expr]:
+    """Every node of `e`, parents before children."""
+    yield e
+    for k in children(e):
+        yield from walk(k)
+
+
+def columns(e: Expr) -> frozenset[Col]:
+    return frozenset(x for x in walk(e) if isinstance(x, Col))
+
+
+def is_deterministic(e: Expr) -> bool:
+    return all(getattr(x, "deterministic", True) for x in walk(e))
+
+
+def has_python_udf(e: Expr) -> bool:
+    return any(isinstance(x, PyUdf) for x in walk(e))
+
+
+def substitute(e: Expr, mapping: dict[Col, Expr]) -> Expr:
+    """Replace column references by expressions (matching on name and exprId)."""
+    return transform(e, lambda x: mapping.get(x) if isinstance(x, Col) else None)
+
+
+def conjuncts(e: Expr) -> tuple[Expr, ...]:
+    """Split nested ANDs into a flat tuple of conjuncts."""
+    if isinstance(e, And):
+        return tuple(c for a in e.args for c in conjuncts(a))
+    return (e,)
+
+
+def disjuncts(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, Or):
+        return tuple(c for a in e.args for c in disjuncts(a))
+    return (e,)
+
+
+def and_(*args: Expr) -> Expr:
+    """Conjunction that flattens, drops TRUE and keeps order without duplicates."""
+    flat: list[Expr] = []
+    for a in args:
+        for c in conjuncts(a):
+            if c == TRUE or c in flat:
+                continue
+            if c == FALSE:
+                return FALSE
+            flat.append(c)
+    if not flat:
+        return TRUE
+    return flat[0] if len(flat) == 1 else And(tuple(flat))
+
+
+def or_(*args: Expr) -> Expr:
+    """Disjunction that flattens, drops FALSE and keeps order without duplicates."""
+    flat: list[Expr] = []
+    for a in args:
+        for d in disjuncts(a):
+            if d == FALSE or d in flat:
+                continue
+            if d == TRUE:
+                return TRUE
+            flat.append(d)
+    if not flat:
+        return FALSE
+    return flat[0] if len(flat) == 1 else Or(tuple(flat))
+
+
+def size(e: Expr) -> int:
+    """Number of comparison-like literals in `e`: the paper's proxy for selectivity."""
+    return sum(1 for x in walk(e) if isinstance(x, (Cmp, IsNull, IsNotNull, In)))

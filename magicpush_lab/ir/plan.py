@@ -1,0 +1,116 @@
+"""Operator trees: the pipeline as the paper's core operators (Table 1).
+
+A plan node is immutable. `origin` is the id of the trace event that produced
+the node (None for nodes Spark added on its own), which is how a pushed
+predicate finds its way back to a notebook cell.
+
+Operators covered so far: Source, Filter, Project (the paper's RowTransform and
+DropColumn in one node, as Spark has them), InnerJoin, and Other, the barrier
+that carries the reason nothing can be pushed through it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Union
+
+from magicpush_lab.ir.expr import Col, Expr
+
+
+@dataclass(frozen=True)
+class Source:
+    """A table read by the pipeline: a file, a catalog table or an in-memory frame."""
+
+    name: str
+    output: tuple[Col, ...]
+    origin: int | None = None
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return ()
+
+
+@dataclass(frozen=True)
+class Filter:
+    child: "Plan"
+    condition: Expr
+    origin: int | None = None
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return self.child.output
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.child,)
+
+
+@dataclass(frozen=True)
+class Project:
+    """Each output column computed from one input row: RowTransform and DropColumn."""
+
+    child: "Plan"
+    outputs: tuple[tuple[Col, Expr], ...]
+    origin: int | None = None
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return tuple(c for c, _ in self.outputs)
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.child,)
+
+    @property
+    def kind(self) -> str:
+        """The paper's name for this projection: DropColumn if it only keeps columns."""
+        if all(isinstance(e, Col) and e == c for c, e in self.outputs):
+            return "DropColumn"
+        return "RowTransform"
+
+
+@dataclass(frozen=True)
+class InnerJoin:
+    left: "Plan"
+    right: "Plan"
+    condition: Expr
+    origin: int | None = None
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return self.left.output + self.right.output
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True)
+class Other:
+    """A barrier: nothing is pushed through it, and `reason` says why."""
+
+    children: tuple["Plan", ...]
+    output: tuple[Col, ...]
+    reason: str
+    origin: int | None = None
+
+
+Plan = Union[Source, Filter, Project, InnerJoin, Other]
+
+
+def operator_name(node: Plan) -> str:
+    """The paper's operator name (Table 1) for display in proofs."""
+    if isinstance(node, Project):
+        return node.kind
+    return type(node).__name__
+
+
+def nodes(plan: Plan) -> Iterator[Plan]:
+    """Every node, parents before children."""
+    yield plan
+    for c in plan.children:
+        yield from nodes(c)
+
+
+def sources(plan: Plan) -> tuple[Source, ...]:
+    return tuple(n for n in nodes(plan) if isinstance(n, Source))

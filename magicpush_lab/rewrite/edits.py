@@ -1,0 +1,30 @@
+"""Edits the engine asks for, in terms of call sites; `rewrite.cells` turns them into new cell text.
+
+AddFilter: put `.filter(<predicate>)` on the DataFrame expression at `site`.
+  target="call": the call expression at `site` itself (e.g. `spark.read.parquet(p)` where the source is defined);
+  target="receiver": the receiver of the method call at `site` (e.g. `sales` in `sales.withColumn(...)`),
+  used when the source DataFrame feeds other code that must keep seeing every row.
+RemoveFilter: the call at `site` is `X.filter(...)` or `X.where(...)`; replace it by `X`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from magicpush_lab.capture.trace import Site
+from magicpush_lab.ir.expr import Expr
+
+
+@dataclass(frozen=True)
+class AddFilter:
+    site: Site
+    predicate: Expr
+    target: str = "call"
+
+
+@dataclass(frozen=True)
+class RemoveFilter:
+    site: Site
+
+
+Edit = AddFilter | RemoveFilter
