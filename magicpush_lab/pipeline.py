@@ -6,11 +6,19 @@ the notebook's kernel (see `magicpush_lab.measure`).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from magicpush_lab.capture.trace import Trace
-from magicpush_lab.suggestion import Suggestion
+from magicpush_lab.capture.trace import Event, Trace
+from magicpush_lab.ir.serialize import expr_to_json
+from magicpush_lab.pushdown import Budget, Pushed, Refusal, late_filter, push_down
+from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
+from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
+from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
+from magicpush_lab.suggestion import CellChange, ProofStep, Suggestion
+from magicpush_lab.translate.dataflow import consumers, pipeline_plan
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 
 @dataclass(frozen=True)
@@ -36,4 +44,102 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     included, so indices match the notebook); a suggestion's cell indices refer to
     it. When None, cells are numbered in the order the trace first saw them.
     """
-    raise NotImplementedError("engine under construction")
+    started = time.monotonic()
+    plan = pipeline_plan(trace)
+    if plan is None:
+        return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
+    late = late_filter(plan)
+    if late is None:
+        return OptimizeResult((), time.monotonic() - started, ("the pipeline has no filter to push",))
+    walk = push_down(late, Budget(time_budget))
+    cells = list(notebook_cells) if notebook_cells is not None else _trace_cells(trace)
+    index_of = _cell_index(trace, cells)
+    notes = [_describe(r) for r in walk.refusals]
+    suggestions = []
+    for pushed in walk.pushed:
+        try:
+            suggestions.append(_suggestion(trace, pushed, cells, index_of))
+        except (RewriteError, _CannotPlace) as err:
+            notes.append(f"{pushed.predicate}: proved, but the cells cannot be rewritten: {err}")
+    if not walk.pushed and not notes:
+        notes.append("nothing could be pushed")
+    return OptimizeResult(tuple(suggestions), time.monotonic() - started, tuple(notes))
+
+
+class _CannotPlace(Exception):
+    """The proved predicate has no place in the user's code to go to."""
+
+
+def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[int, int]) -> Suggestion:
+    events = {e.id: e for e in trace.events}
+    source_event = events.get(pushed.source.origin) if pushed.source.origin is not None else None
+    if source_event is None or source_event.site is None:
+        raise _CannotPlace("the source was not created by traced notebook code")
+    edits: list[Edit] = [_add_filter(trace, pushed, source_event, events)]
+    kind = pushed.kind
+    filter_event = events.get(pushed.late_filter.origin) if pushed.late_filter.origin is not None else None
+    if kind == EQUIVALENT:
+        if filter_event is not None and filter_event.site is not None and \
+                filter_event.op.split(".")[-1] in ("filter", "where"):
+            edits.append(RemoveFilter(filter_event.site))
+        else:
+            kind = SUPERSET  # proved equivalent, but the late filter cannot be found to remove it
+    alias, _ = functions_alias(cells)
+    rewritten = apply(cells, index_of, edits, alias)
+    changes = tuple(CellChange(i, cells[i], src) for i, src in sorted(rewritten.items()))
+    source_cell = cells[index_of[source_event.site.execution_count]] \
+        if source_event.site.execution_count in index_of else ""
+    name = binding_name(source_cell, source_event.site) or _variable_of(trace, source_event.id) or "source"
+    return Suggestion(
+        source=name,
+        predicate=to_pyspark(pushed.predicate, alias),
+        kind=kind,
+        proof=tuple(ProofStep(s.operator, s.category, s.base_case_rows, s.kind) for s in pushed.steps),
+        cells=changes,
+        source_event=source_event.id,
+        predicate_ir=expr_to_json(pushed.predicate),
+        may_hide_errors=pushed.may_hide_errors,
+    )
+
+
+def _add_filter(trace: Trace, pushed: Pushed, source_event: Event, events: dict[int, Event]) -> AddFilter:
+    """Filter where the source is defined, unless other code reads the source too."""
+    users = consumers(trace).get(source_event.id, ())
+    inspected = any(i.event == source_event.id for i in trace.inspections)
+    if len(users) <= 1 and not inspected:
+        return AddFilter(source_event.site, pushed.predicate, "call")
+    consumer = events.get(pushed.consumer) if pushed.consumer is not None else None
+    if consumer is not None and consumer.site is not None and pushed.via_input == 0 \
+            and consumer.inputs[:1] == (source_event.id,):
+        # other code sees the source too: filter only where this pipeline reads it
+        return AddFilter(consumer.site, pushed.predicate, "receiver")
+    raise _CannotPlace("the source feeds other code, and this pipeline's use of it was not found")
+
+
+def _trace_cells(trace: Trace) -> list[str]:
+    seen: list[str] = []
+    for c in trace.cells:
+        if c.source not in seen:
+            seen.append(c.source)
+    return seen
+
+
+def _cell_index(trace: Trace, cells: list[str]) -> dict[int, int]:
+    """Execution count -> notebook index, for executions whose code is still in the notebook."""
+    out = {}
+    for c in trace.cells:
+        if c.source in cells:
+            out[c.execution_count] = cells.index(c.source)
+    return out
+
+
+def _variable_of(trace: Trace, event_id: int) -> str | None:
+    names = [n for n, e in trace.variables.items() if e == event_id]
+    return names[0] if names else None
+
+
+def _describe(r: Refusal) -> str:
+    text = f"{r.operator}: {r.reason}"
+    if r.candidate:
+        text += f" (e.g. `{r.candidate}` at the source fails on {r.counterexample})"
+    return text

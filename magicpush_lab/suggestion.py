@@ -40,6 +40,7 @@ class Suggestion:
     rows_after: int | None = None
     row_reduction: float | None = None
     estimated: bool = False
+    may_hide_errors: bool = False  # the original can raise on a row the rewrite filters out first
 
     def measured(self, rows_before: int, rows_after: int, estimated: bool = False) -> "Suggestion":
         reduction = 1.0 - rows_after / rows_before if rows_before else 0.0

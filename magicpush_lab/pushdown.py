@@ -1,0 +1,146 @@
+"""The pipeline walk: push a late filter from where it is toward the sources (paper, Section 5).
+
+At each operator the search proposes candidates and the verifier checks
+them, equivalence first, then superset. A superset step anywhere on the way
+means the late filter must stay. Each source reached gets its own predicate;
+when several sources get one, each is proved on its own as a superset
+pushdown, so any of them can be applied alone.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.search.candidates import candidates
+from magicpush_lab.verify import row_to_row
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
+
+ROW_TO_ROW_OPS = (P.Filter, P.Project, P.InnerJoin)
+
+
+@dataclass(frozen=True)
+class Step:
+    operator: str
+    category: str
+    base_case_rows: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class Pushed:
+    """A predicate that reached a source, and the proof steps that carried it there."""
+
+    source: P.Source
+    predicate: X.Expr
+    steps: tuple[Step, ...]
+    kind: str
+    late_filter: P.Filter
+    consumer: int | None  # trace event of the operator right above the source
+    via_input: int  # which input of that operator the source feeds (0 = receiver)
+    may_hide_errors: bool = False
+
+
+@dataclass(frozen=True)
+class Refusal:
+    operator: str
+    reason: str
+    candidate: str = ""
+    counterexample: dict = field(default_factory=dict)
+
+
+@dataclass
+class Budget:
+    seconds: float
+    started: float = field(default_factory=time.monotonic)
+    candidates_tried: int = 0
+
+    def left_ms(self) -> int:
+        return max(0, int((self.seconds - (time.monotonic() - self.started)) * 1000))
+
+
+@dataclass
+class WalkResult:
+    pushed: list[Pushed] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+
+
+def late_filter(plan: P.Plan) -> P.Filter | None:
+    """The filter nearest the end of the pipeline (the first Filter in pre-order)."""
+    for node in P.nodes(plan):
+        if isinstance(node, P.Filter):
+            return node
+    return None
+
+
+def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult:
+    """Push `filter_node`'s condition as far toward the sources as proofs allow."""
+    budget = budget or Budget(10.0)
+    result = WalkResult()
+    _walk(filter_node.child, filter_node.condition, (), EQUIVALENT, filter_node,
+          filter_node.origin, 0, budget, result)
+    if len(result.pushed) > 1:
+        # each source's predicate was proved alone; applied alone, the late filter stays
+        result.pushed = [replace(p, kind=SUPERSET) for p in result.pushed]
+    return result
+
+
+def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: P.Filter,
+          consumer: int | None, via_input: int, budget: Budget, result: WalkResult,
+          hides: bool = False) -> None:
+    if isinstance(node, P.Source):
+        result.pushed.append(Pushed(node, pred, steps, kind, late, consumer, via_input, hides))
+        return
+    if isinstance(node, P.Other):
+        result.refusals.append(Refusal("Other", node.reason))
+        return
+    if not isinstance(node, ROW_TO_ROW_OPS):
+        result.refusals.append(Refusal(P.operator_name(node), "operator not analysed yet"))
+        return
+    here = node.origin if node.origin is not None else consumer
+    for cand in candidates(node, pred):
+        if budget.left_ms() == 0:
+            result.refusals.append(Refusal(P.operator_name(node), "time budget used up"))
+            return
+        budget.candidates_tried += 1
+        verdict = _verify(node, pred, cand.predicates, budget)
+        if verdict is None:
+            continue
+        step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, verdict.kind)
+        step_kind = EQUIVALENT if kind == EQUIVALENT and verdict.kind == EQUIVALENT else SUPERSET
+        for i, (child, g) in enumerate(zip(node.children, cand.predicates)):
+            if g is not None:
+                _walk(child, g, steps + (step,), step_kind, late, here, i, budget, result,
+                      hides or verdict.may_hide_errors)
+        return
+    result.refusals.append(Refusal(P.operator_name(node), "no candidate could be proved",
+                                   *_last_failure(node, pred)))
+
+
+def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Budget) -> Verdict | None:
+    """Equivalence, else superset; for a join, each input's share is checked on its own."""
+    timeout = min(2000, max(1, budget.left_ms()))
+    if isinstance(node, P.InnerJoin) and all(x is not None for x in g):
+        # both inputs get a predicate: prove each as a superset pushdown by itself
+        each = [row_to_row.verify(node, pred, tuple(x if j == i else None for j, x in enumerate(g)),
+                                  SUPERSET, timeout) for i in range(len(g))]
+        if all(v.proved for v in each):
+            return replace(each[0], may_hide_errors=any(v.may_hide_errors for v in each))
+        return None
+    for kind in (EQUIVALENT, SUPERSET):
+        verdict = row_to_row.verify(node, pred, g, kind, timeout)
+        if verdict.proved:
+            return verdict
+    return None
+
+
+def _last_failure(node: P.Plan, pred: X.Expr) -> tuple[str, dict]:
+    """The naive candidate (F itself on the input) and why it fails, when F's columns exist below."""
+    if len(node.children) != 1 or not X.columns(pred) <= set(node.children[0].output):
+        return "", {}
+    verdict = row_to_row.verify(node, pred, (pred,), EQUIVALENT, 500)
+    if verdict.proved or not verdict.counterexample:
+        return "", {}
+    return str(pred), verdict.counterexample

@@ -1,0 +1,85 @@
+"""Candidate input predicates G for a late filter F above one operator, most selective first.
+
+Components come from F rewritten through the operator (paper, Section 4.4.1):
+output columns replaced by the expressions that compute them, UDF bodies
+interpreted so the result speaks only of input columns, conjuncts that cannot
+be expressed below the operator dropped (which can only give a superset
+pushdown). Every candidate still goes through the verifier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.search.formula import predicate_from_formula
+from magicpush_lab.symbolic.encode import Evaluator, truth
+from magicpush_lab.symbolic.row_ops import apply_op
+from magicpush_lab.symbolic.table import SymbolicRow
+from magicpush_lab.symbolic.values import Unsupported
+
+
+@dataclass(frozen=True)
+class Candidate:
+    predicates: tuple[X.Expr | None, ...]  # one per operator input; None = nothing pushed there
+    how: str  # how it was built, for explanations
+
+
+def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
+    """Candidates for pushing `f` through `op`, in the order they should be tried."""
+    if isinstance(op, P.Filter):
+        # the operator's own predicate stays where it is; F commutes with it
+        yield Candidate((f,), "late filter moved below the filter")
+    elif isinstance(op, P.Project):
+        yield from _through_project(op, f)
+    elif isinstance(op, P.InnerJoin):
+        yield from _through_join(op, f)
+
+
+def _through_project(op: P.Project, f: X.Expr) -> Iterator[Candidate]:
+    mapping = {col: e for col, e in op.outputs}
+    parts = []  # per conjunct of F: its expression over the input, or None
+    for conjunct in X.conjuncts(f):
+        parts.append(_rewrite_conjunct(op, conjunct, mapping))
+    usable = [p for p in parts if p is not None]
+    if not usable:
+        return
+    if len(usable) == len(parts):
+        yield Candidate((X.and_(*usable),), "late filter rewritten through the projection")
+    else:
+        # conjuncts on columns with no expressible counterpart below are dropped
+        yield Candidate((X.and_(*usable),), "conjuncts that can be expressed below the projection")
+
+
+def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Expr]) -> X.Expr | None:
+    substituted = X.substitute(conjunct, mapping)
+    if not X.has_python_udf(substituted) and X.is_deterministic(substituted):
+        return substituted
+    # a Python UDF in the way: interpret it and read the condition back as SQL
+    try:
+        row = SymbolicRow("in0")
+        ev = Evaluator()
+        out = apply_op(op, [row], ev)
+        phi = truth(ev.eval(conjunct, out))
+    except Unsupported:
+        return None
+    return predicate_from_formula(phi, [row])
+
+
+def _through_join(op: P.InnerJoin, f: X.Expr) -> Iterator[Candidate]:
+    left_cols, right_cols = set(op.left.output), set(op.right.output)
+    left, right, mixed = [], [], []
+    for c in X.conjuncts(f):
+        cols = X.columns(c)
+        if cols and cols <= left_cols:
+            left.append(c)
+        elif cols and cols <= right_cols:
+            right.append(c)
+        else:
+            mixed.append(c)
+    gl = X.and_(*left) if left else None
+    gr = X.and_(*right) if right else None
+    if gl is not None or gr is not None:
+        yield Candidate((gl, gr), "late filter split between the join inputs")

@@ -1,0 +1,254 @@
+"""Turn a Z3 condition over input-row symbols into a readable IR predicate.
+
+For a row-to-row operator, the condition under which an input row survives
+the late filter is exactly a Z3 formula over that row's symbols: the late
+filter with the operator's expressions (UDF bodies included) substituted in.
+This module rewrites such a formula into disjunctive normal form, drops
+contradictory disjuncts and implied literals with the solver, and maps the
+symbols back to columns: `If(v > 500, v + 5, v) > 1000` becomes `v > 995`.
+
+The result is only a candidate; the verifier decides whether it is correct.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from fractions import Fraction
+from typing import Iterable, Sequence
+
+import z3
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.symbolic.table import SymbolicRow
+from magicpush_lab.verify.solver import satisfiable
+
+MAX_DISJUNCTS = 64
+Literal = z3.BoolRef
+Conj = tuple[Literal, ...]
+
+
+class NotExpressible(Exception):
+    """The formula uses something with no IR counterpart (a black-box call, say)."""
+
+
+def predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow],
+                           timeout_ms: int = 500) -> X.Expr | None:
+    """A SQL predicate whose truth on an input row is `phi`, or None if none is found."""
+    symbols = _symbol_table(rows)
+    pre = z3.Then(z3.With("simplify", arith_lhs=True), "ctx-simplify")
+    try:
+        goal = z3.TryFor(pre, timeout_ms)(phi)
+        phi = z3.And(*goal[0]) if len(goal) == 1 else phi
+    except z3.Z3Exception:
+        pass  # simplification is an optimisation; the raw formula still works
+    try:
+        dnf = _dnf(phi, positive=True)
+    except NotExpressible:
+        return None
+    if dnf is None:
+        return None
+    conjs = [_prune_conj(c, timeout_ms) for c in dnf]
+    conjs = [c for c in conjs if c is not None]
+    conjs = _drop_subsumed(conjs, timeout_ms)
+    try:
+        disjuncts = [X.and_(*_without_redundant_null_checks([_literal(l, symbols) for l in c])) for c in conjs]
+    except NotExpressible:
+        return None
+    return X.or_(*disjuncts)
+
+
+# ----------------------------------------------------------------------------- DNF
+
+
+def _dnf(f: z3.BoolRef, positive: bool) -> list[Conj] | None:
+    """Disjunctive normal form of f (or of Not f), as lists of literals; None if too big."""
+    if z3.is_true(f):
+        return [()] if positive else []
+    if z3.is_false(f):
+        return [] if positive else [()]
+    if z3.is_not(f):
+        return _dnf(f.arg(0), not positive)
+    if z3.is_and(f) or z3.is_or(f):
+        conj = z3.is_and(f) == positive
+        parts = [_dnf(a, positive) for a in f.children()]
+        if any(p is None for p in parts):
+            return None
+        return _product(parts) if conj else _union(parts)
+    if z3.is_app_of(f, z3.Z3_OP_ITE) and z3.is_bool(f):
+        c, a, b = f.children()
+        return _dnf(z3.Or(z3.And(c, a), z3.And(z3.Not(c), b)), positive)
+    if z3.is_eq(f) and z3.is_bool(f.arg(0)):
+        a, b = f.children()
+        return _dnf(z3.Or(z3.And(a, b), z3.And(z3.Not(a), z3.Not(b))), positive)
+    if z3.is_implies(f):
+        a, b = f.children()
+        return _dnf(z3.Or(z3.Not(a), b), positive)
+    ite = _first_term_ite(f)
+    if ite is not None:
+        c, a, b = ite.children()
+        lifted = z3.If(c, z3.substitute(f, (ite, a)), z3.substitute(f, (ite, b)))
+        return _dnf(lifted, positive)
+    lit = f if positive else z3.Not(f)
+    return [(z3.simplify(lit, arith_lhs=True),)]
+
+
+def _product(parts: list[list[Conj]]) -> list[Conj] | None:
+    acc: list[Conj] = [()]
+    for p in parts:
+        acc = [a + b for a in acc for b in p]
+        if len(acc) > MAX_DISJUNCTS:
+            return None
+    return acc
+
+
+def _union(parts: list[list[Conj]]) -> list[Conj] | None:
+    out = [c for p in parts for c in p]
+    return out if len(out) <= MAX_DISJUNCTS else None
+
+
+def _first_term_ite(f: z3.ExprRef) -> z3.ExprRef | None:
+    for child in f.children():
+        if z3.is_app_of(child, z3.Z3_OP_ITE) and not z3.is_bool(child):
+            return child
+        found = _first_term_ite(child)
+        if found is not None:
+            return found
+    return None
+
+
+# ----------------------------------------------------------------------------- pruning
+
+
+def _prune_conj(conj: Conj, timeout_ms: int) -> Conj | None:
+    """Drop the conjunction if contradictory; drop literals the others imply."""
+    lits = list(dict.fromkeys(l for l in conj if not z3.is_true(z3.simplify(l))))
+    if satisfiable(z3.And(*lits), timeout_ms) is False:
+        return None
+    i = 0
+    while i < len(lits):
+        rest = lits[:i] + lits[i + 1:]
+        if rest and satisfiable(z3.And(*rest, z3.Not(lits[i])), timeout_ms) is False:
+            lits = rest
+        else:
+            i += 1
+    return tuple(lits)
+
+
+def _drop_subsumed(conjs: list[Conj], timeout_ms: int) -> list[Conj]:
+    """Remove disjuncts that imply another disjunct (they add no rows)."""
+    kept = list(conjs)
+    i = 0
+    while i < len(kept):
+        others = kept[:i] + kept[i + 1:]
+        if any(satisfiable(z3.And(*kept[i], z3.Not(z3.And(*o))), timeout_ms) is False for o in others):
+            kept = others
+        else:
+            i += 1
+    return kept
+
+
+def _without_redundant_null_checks(lits: list[X.Expr]) -> list[X.Expr]:
+    """SQL comparisons are already false on NULL, so `c IS NOT NULL AND c > 3` is `c > 3`."""
+    rejected = {c for lit in lits if not isinstance(lit, (X.IsNotNull, X.IsNull)) for c in X.columns(lit)
+                if _null_rejecting(lit)}
+    return [l for l in lits if not (isinstance(l, X.IsNotNull) and isinstance(l.arg, X.Col) and l.arg in rejected)]
+
+
+def _null_rejecting(lit: X.Expr) -> bool:
+    return isinstance(lit, (X.Cmp, X.In, X.Func)) and not (isinstance(lit, X.Cmp) and lit.op == "<=>")
+
+
+# ----------------------------------------------------------------------------- back to IR
+
+
+def _symbol_table(rows: Iterable[SymbolicRow]) -> dict[str, tuple[str, X.Col]]:
+    table: dict[str, tuple[str, X.Col]] = {}
+    for row in rows:
+        for (name, cid), cell in row.cells.items():
+            col = X.Col(name, cid, row.types.get(name, "other"))
+            if z3.is_const(cell.value):
+                table[str(cell.value)] = ("value", col)
+            if z3.is_const(cell.notnull):
+                table[str(cell.notnull)] = ("notnull", col)
+    return table
+
+
+_CMP_OPS = {z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">", z3.Z3_OP_EQ: "="}
+_NEGATED = {"<=": ">", "<": ">=", ">=": "<", ">": "<=", "=": "!=", "!=": "="}
+
+
+def _literal(lit: z3.BoolRef, symbols: dict[str, tuple[str, X.Col]]) -> X.Expr:
+    negate = False
+    while z3.is_not(lit):
+        negate, lit = not negate, lit.arg(0)
+    if z3.is_const(lit) and str(lit) in symbols:
+        role, col = symbols[str(lit)]
+        if role == "notnull":
+            return X.IsNull(col) if negate else X.IsNotNull(col)
+        return X.Not(col) if negate else col  # a boolean column
+    kind = lit.decl().kind()
+    if kind in _CMP_OPS:
+        a, b = lit.children()
+        op = _CMP_OPS[kind]
+        hint = _dtype_hint(a, symbols) or _dtype_hint(b, symbols)
+        left, right = _term(a, symbols, hint), _term(b, symbols, hint)
+        return X.Cmp(_NEGATED[op] if negate else op, left, right)
+    if kind in (z3.Z3_OP_SEQ_PREFIX, z3.Z3_OP_SEQ_SUFFIX, z3.Z3_OP_SEQ_CONTAINS):
+        a, b = lit.children()
+        if kind == z3.Z3_OP_SEQ_CONTAINS:
+            e = X.Func("contains", (_term(a, symbols, "string"), _term(b, symbols, "string")), "boolean")
+        else:
+            name = "startswith" if kind == z3.Z3_OP_SEQ_PREFIX else "endswith"
+            e = X.Func(name, (_term(b, symbols, "string"), _term(a, symbols, "string")), "boolean")
+        return X.Not(e) if negate else e
+    raise NotExpressible(f"literal {lit}")
+
+
+def _dtype_hint(t: z3.ExprRef, symbols: dict[str, tuple[str, X.Col]]) -> str | None:
+    if z3.is_const(t) and str(t) in symbols:
+        return symbols[str(t)][1].dtype
+    for c in t.children():
+        h = _dtype_hint(c, symbols)
+        if h:
+            return h
+    return None
+
+
+def _term(t: z3.ExprRef, symbols: dict[str, tuple[str, X.Col]], hint: str | None) -> X.Expr:
+    if z3.is_const(t) and str(t) in symbols:
+        role, col = symbols[str(t)]
+        if role == "value":
+            return col
+    if z3.is_int_value(t):
+        n = t.as_long()
+        if hint == "date":
+            return X.Lit(dt.date(1970, 1, 1) + dt.timedelta(days=n), "date")
+        if hint == "timestamp":
+            return X.Lit(dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=n), "timestamp")
+        return X.Lit(n, hint if hint in ("int", "long", "short", "byte") else "long")
+    if z3.is_rational_value(t):
+        frac = Fraction(t.numerator_as_long(), t.denominator_as_long())
+        if frac.denominator == 1:
+            return X.Lit(int(frac), "long") if hint not in ("double", "float") else X.Lit(float(frac), "double")
+        if Fraction(float(frac)) != frac:
+            raise NotExpressible(f"{frac} has no exact double")
+        return X.Lit(float(frac), "double")
+    if z3.is_string_value(t):
+        return X.Lit(t.as_string(), "string")
+    if z3.is_true(t) or z3.is_false(t):
+        return X.Lit(z3.is_true(t), "boolean")
+    if z3.is_to_real(t):
+        return _term(t.arg(0), symbols, hint)
+    kind = t.decl().kind() if z3.is_app(t) else None
+    arith = {z3.Z3_OP_ADD: "+", z3.Z3_OP_SUB: "-", z3.Z3_OP_MUL: "*"}
+    if kind in arith:
+        terms = [_term(c, symbols, hint) for c in t.children()]
+        out = terms[0]
+        for nxt in terms[1:]:
+            out = X.Arith(arith[kind], out, nxt, hint or "other")
+        return out
+    if kind == z3.Z3_OP_UMINUS:
+        return X.Neg(_term(t.arg(0), symbols, hint))
+    if kind == z3.Z3_OP_SEQ_LENGTH:
+        return X.Func("length", (_term(t.arg(0), symbols, "string"),), "int")
+    raise NotExpressible(f"term {t}")

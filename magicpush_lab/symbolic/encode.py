@@ -1,0 +1,254 @@
+"""IR expressions -> Z3 terms under Spark SQL semantics (three-valued logic, NULL propagation).
+
+`Evaluator.eval(expr, row)` returns a `Cell`. Errors the expression can raise
+at run time (a Python UDF failing on None, a division by zero in a UDF) are
+collected in `Evaluator.errors` as conditions; verification decides what to
+do with them (docs/semantics.md, "Errors").
+
+>>> import z3
+>>> from magicpush_lab.ir.expr import Cmp, Col, Lit
+>>> from magicpush_lab.symbolic.table import SymbolicRow
+>>> row = SymbolicRow("t")
+>>> cell = Evaluator().eval(Cmp(">", Col("v", 1, "int"), Lit(3, "int")), row)
+>>> z3.is_bool(cell.value)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import z3
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.symbolic.table import SymbolicRow
+from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, fresh, literal, sort_of
+
+T = z3.BoolVal(True)
+F = z3.BoolVal(False)
+
+
+def truth(c: Cell) -> z3.BoolRef:
+    """A predicate cell as a filter sees it: NULL counts as false."""
+    return z3.And(c.notnull, c.value)
+
+
+@dataclass
+class Evaluator:
+    """Evaluates expressions over symbolic rows; one instance per verification query."""
+
+    errors: list[z3.BoolRef] = field(default_factory=list)
+    _functions: dict[tuple, z3.FuncDeclRef] = field(default_factory=dict)
+
+    def error(self) -> z3.BoolRef:
+        return z3.Or(*self.errors) if self.errors else F
+
+    def eval(self, e: X.Expr, row: SymbolicRow) -> Cell:
+        method = getattr(self, f"_{type(e).__name__}")
+        return method(e, row)
+
+    def eval_guarded(self, e: X.Expr, row: SymbolicRow, guard: z3.BoolRef) -> Cell:
+        """Evaluate `e` where it only runs when `guard` holds: its errors count only then."""
+        mark = len(self.errors)
+        cell = self.eval(e, row)
+        self.errors[mark:] = [z3.And(guard, err) for err in self.errors[mark:]]
+        return cell
+
+    # -- leaves
+    def _Col(self, e: X.Col, row: SymbolicRow) -> Cell:
+        return row.cell(e)
+
+    def _Lit(self, e: X.Lit, row: SymbolicRow) -> Cell:
+        return literal(e.value, e.dtype)
+
+    # -- arithmetic
+    def _Arith(self, e: X.Arith, row: SymbolicRow) -> Cell:
+        a, b = _unify(self.eval(e.left, row), self.eval(e.right, row))
+        nn = z3.And(a.notnull, b.notnull)
+        if e.op == "+":
+            return Cell(a.value + b.value, nn)
+        if e.op == "-":
+            return Cell(a.value - b.value, nn)
+        if e.op == "*":
+            return Cell(a.value * b.value, nn)
+        if e.op == "/":
+            a, b = _as_real(a), _as_real(b)
+            # x / 0 is NULL without ANSI mode and an error with it; both are
+            # modelled as a NULL result (docs/semantics.md, "Errors")
+            return Cell(a.value / b.value, z3.And(nn, b.value != 0))
+        if e.op in ("%", "div") and a.sort == z3.IntSort():
+            q = _trunc_div(a.value, b.value)
+            value = q if e.op == "div" else a.value - b.value * q
+            return Cell(value, z3.And(nn, b.value != 0))
+        return self._uninterpreted(f"arith{e.op}", (a, b), sort_of(e.dtype))
+
+    def _Neg(self, e: X.Neg, row: SymbolicRow) -> Cell:
+        a = self.eval(e.arg, row)
+        return Cell(-a.value, a.notnull)
+
+    # -- comparisons and logic
+    def _Cmp(self, e: X.Cmp, row: SymbolicRow) -> Cell:
+        a, b = _unify(self.eval(e.left, row), self.eval(e.right, row))
+        if e.op == "<=>":
+            both = z3.And(a.notnull, b.notnull)
+            return Cell(z3.If(both, a.value == b.value, a.notnull == b.notnull), T)
+        return Cell(compare(e.op, a.value, b.value), z3.And(a.notnull, b.notnull))
+
+    def _And(self, e: X.And, row: SymbolicRow) -> Cell:
+        cells = [self.eval(a, row) for a in e.args]
+        all_true = z3.And(*[truth(c) for c in cells])
+        any_false = z3.Or(*[z3.And(c.notnull, z3.Not(c.value)) for c in cells])
+        return Cell(all_true, z3.Or(all_true, any_false))
+
+    def _Or(self, e: X.Or, row: SymbolicRow) -> Cell:
+        cells = [self.eval(a, row) for a in e.args]
+        any_true = z3.Or(*[truth(c) for c in cells])
+        all_false = z3.And(*[z3.And(c.notnull, z3.Not(c.value)) for c in cells])
+        return Cell(any_true, z3.Or(any_true, all_false))
+
+    def _Not(self, e: X.Not, row: SymbolicRow) -> Cell:
+        c = self.eval(e.arg, row)
+        return Cell(z3.Not(c.value), c.notnull)
+
+    def _IsNull(self, e: X.IsNull, row: SymbolicRow) -> Cell:
+        return Cell(z3.Not(self.eval(e.arg, row).notnull), T)
+
+    def _IsNotNull(self, e: X.IsNotNull, row: SymbolicRow) -> Cell:
+        return Cell(self.eval(e.arg, row).notnull, T)
+
+    def _In(self, e: X.In, row: SymbolicRow) -> Cell:
+        x = self.eval(e.arg, row)
+        items = [_unify(x, self.eval(v, row)) for v in e.values]
+        hit = z3.Or(*[z3.And(b.notnull, a.value == b.value) for a, b in items]) if items else F
+        some_null = z3.Or(*[z3.Not(b.notnull) for _, b in items]) if items else F
+        # SQL: NULL IN (...) is NULL; no match with a NULL in the list is NULL
+        return Cell(hit, z3.And(x.notnull, z3.Or(hit, z3.Not(some_null))))
+
+    def _Case(self, e: X.Case, row: SymbolicRow) -> Cell:
+        result = self.eval(e.default, row)
+        for cond, val in reversed(e.branches):
+            c = truth(self.eval(cond, row))
+            v = self.eval(val, row)
+            v, result = _unify(v, result)
+            result = Cell(z3.If(c, v.value, result.value), z3.If(c, v.notnull, result.notnull))
+        return result
+
+    def _Coalesce(self, e: X.Coalesce, row: SymbolicRow) -> Cell:
+        cells = [self.eval(a, row) for a in e.args]
+        result = cells[-1]
+        for c in reversed(cells[:-1]):
+            c, result = _unify(c, result)
+            result = Cell(z3.If(c.notnull, c.value, result.value), z3.Or(c.notnull, result.notnull))
+        return result
+
+    def _Cast(self, e: X.Cast, row: SymbolicRow) -> Cell:
+        a = self.eval(e.arg, row)
+        target = sort_of(e.dtype)
+        src = getattr(e.arg, "dtype", "other")
+        if src == e.dtype or _widening(src, e.dtype):
+            return a
+        if isinstance(e.arg, X.Lit) and e.arg.value is None:
+            return Cell(default_value(target), F)
+        if src in _RANK and target == z3.RealSort() and not e.dtype.startswith("decimal"):
+            return Cell(z3.ToReal(a.value), a.notnull)
+        return self._uninterpreted(f"cast_{e.dtype}", (a,), target, may_be_null=True)
+
+    # -- functions
+    def _Func(self, e: X.Func, row: SymbolicRow) -> Cell:
+        args = tuple(self.eval(a, row) for a in e.args)
+        sort = sort_of(e.dtype)
+        if not e.deterministic:
+            # a nondeterministic call is a fresh unknown at every evaluation, so
+            # no proof can rely on two evaluations agreeing
+            return Cell(fresh(e.name, sort), fresh(f"nn_{e.name}", z3.BoolSort()))
+        if e.name == "abs" and len(args) == 1:
+            a = args[0]
+            return Cell(z3.If(a.value >= 0, a.value, -a.value), a.notnull)
+        return self._uninterpreted(e.name, args, sort, may_be_null=True)
+
+    def _PyUdf(self, e: X.PyUdf, row: SymbolicRow) -> Cell:
+        from magicpush_lab.symbolic.python_udf import interpret_call
+
+        args = tuple(self.eval(a, row) for a in e.args)
+        if not e.deterministic:
+            raise Unsupported(f"UDF {e.name} is nondeterministic")
+        if e.source is not None:
+            try:
+                arg_types = tuple(getattr(a, "dtype", "other") for a in e.args)
+                result = interpret_call(e.source, args, e.dtype, arg_types) if e.kind == "python" else None
+            except Unsupported:
+                result = None
+            if result is not None:
+                cell, error = result
+                self.errors.append(error)
+                return cell
+        # no source or not interpretable: a black box (uninterpreted function)
+        return self._uninterpreted(f"udf_{e.name}", args, sort_of(e.dtype), may_be_null=True)
+
+    def _uninterpreted(self, name: str, args: tuple[Cell, ...], sort: z3.SortRef,
+                       may_be_null: bool = True) -> Cell:
+        """A deterministic black box: same inputs (NULLs included) give the same output."""
+        canon = []
+        for a in args:
+            canon.append(z3.If(a.notnull, a.value, default_value(a.sort)))
+            canon.append(a.notnull)
+        domain = tuple(x.sort() for x in canon)
+        key = (name, domain, sort)
+        if key not in self._functions:
+            self._functions[key] = (
+                z3.Function(f"{name}_{len(self._functions)}", *domain, sort),
+                z3.Function(f"{name}_nn_{len(self._functions)}", *domain, z3.BoolSort()),
+            )
+        fv, fn = self._functions[key]
+        if not canon:  # a zero-argument function is a constant within one query
+            return Cell(z3.Const(f"{name}_const", sort), z3.Bool(f"{name}_const_nn") if may_be_null else T)
+        return Cell(fv(*canon), fn(*canon) if may_be_null else T)
+
+
+def compare(op: str, a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef:
+    if op == "=":
+        return a == b
+    if op == "!=":
+        return a != b
+    if a.sort() == z3.StringSort():
+        lt = {"<": z3.StrLT, "<=": z3.StrLE}
+        if op in lt:
+            return lt[op](a, b)
+        return {">": z3.StrLT, ">=": z3.StrLE}[op](b, a)
+    if a.sort() == z3.BoolSort():
+        ai, bi = z3.If(a, 1, 0), z3.If(b, 1, 0)
+        return compare(op, ai, bi)
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
+def _unify(a: Cell, b: Cell) -> tuple[Cell, Cell]:
+    """Bring two numeric cells to one sort (int is widened to real, as Spark casts)."""
+    if a.sort == b.sort:
+        return a, b
+    if a.sort == z3.IntSort() and b.sort == z3.RealSort():
+        return _as_real(a), b
+    if a.sort == z3.RealSort() and b.sort == z3.IntSort():
+        return a, _as_real(b)
+    # a NULL literal of another type: keep its null flag, take the other's sort
+    if z3.is_false(z3.simplify(a.notnull)):
+        return Cell(default_value(b.sort), a.notnull), b
+    if z3.is_false(z3.simplify(b.notnull)):
+        return a, Cell(default_value(a.sort), b.notnull)
+    raise Unsupported(f"cannot compare {a.sort} with {b.sort}")
+
+
+def _as_real(c: Cell) -> Cell:
+    return Cell(z3.ToReal(c.value), c.notnull) if c.sort == z3.IntSort() else c
+
+
+def _trunc_div(a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
+    """Integer division rounding toward zero, as Java and Spark do (Z3's rounds toward -inf for b>0)."""
+    q = a / b
+    return z3.If(z3.And(a < 0, b * q != a), z3.If(b > 0, q + 1, q - 1), q)
+
+
+_RANK = {"byte": 0, "short": 1, "int": 2, "long": 3}
+
+
+def _widening(src: str, target: str) -> bool:
+    return src in _RANK and target in _RANK and _RANK[src] <= _RANK[target]

@@ -1,0 +1,470 @@
+"""Symbolic execution of Python UDF source, built on `ast`.
+
+A UDF receives Python values (None for SQL NULL) and returns one; Spark turns
+the result back into a column value of the declared type. The interpreter
+follows every path of the body at once: `if` forks the state on a Z3
+condition and merges it afterwards, `return` records (path condition, value).
+It also records the conditions under which the body raises (arithmetic on
+None, division by zero, comparing None with `<`), because such a row makes the
+original job fail (docs/semantics.md, "Errors").
+
+Anything outside the supported subset raises `Unsupported`; the caller then
+treats the UDF as a black box (an uninterpreted function).
+
+>>> import z3
+>>> from magicpush_lab.symbolic.values import Cell
+>>> v = Cell(z3.Int("v"), z3.Bool("v_nn"))
+>>> cell, error = interpret_call("def f(v):\\n    return v + 5 if v > 3 else v", (v,), "int", ("int",))
+>>> z3.simplify(z3.substitute(cell.value, (z3.Int("v"), z3.IntVal(4))))
+9
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import z3
+
+from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
+from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, fresh
+
+T = z3.BoolVal(True)
+F = z3.BoolVal(False)
+_MAX_UNROLL = 64
+_INT_RANGE = {"byte": 8, "short": 16, "int": 32, "long": 64}
+
+
+@dataclass(frozen=True)
+class PyVal:
+    """A symbolic Python value: `kind` is its Python type; `none` says when it is None."""
+
+    kind: str  # "int" | "float" | "bool" | "str" | "none"
+    value: z3.ExprRef | None
+    none: z3.BoolRef
+
+
+NONE = PyVal("none", None, T)
+
+
+def const(v: object) -> PyVal:
+    if v is None:
+        return NONE
+    if isinstance(v, bool):
+        return PyVal("bool", z3.BoolVal(v), F)
+    if isinstance(v, int):
+        return PyVal("int", z3.IntVal(v), F)
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            raise Unsupported("NaN/inf constants in UDFs are not modelled")
+        return PyVal("float", z3.RealVal(v), F)
+    if isinstance(v, str):
+        return PyVal("str", z3.StringVal(v), F)
+    raise Unsupported(f"constant of type {type(v).__name__}")
+
+
+@dataclass
+class State:
+    env: dict[str, PyVal]
+    live: z3.BoolRef
+
+
+@dataclass
+class Outcome:
+    returns: list[tuple[z3.BoolRef, PyVal]] = field(default_factory=list)
+    errors: list[z3.BoolRef] = field(default_factory=list)
+
+    def fail_when(self, live: z3.BoolRef, cond: z3.BoolRef) -> None:
+        self.errors.append(z3.And(live, cond))
+
+
+# ----------------------------------------------------------------------------- entry point
+
+
+def interpret_call(source: str, args: tuple[Cell, ...], dtype: str,
+                   arg_types: tuple[str, ...] | None = None) -> tuple[Cell, z3.BoolRef]:
+    """The UDF's result cell for symbolic argument cells, and when the call raises."""
+    fn = parse_udf(source)
+    params = [a.arg for a in fn.args.args]
+    if len(params) != len(args) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
+        raise Unsupported("UDF signature does not match its call")
+    types = arg_types or tuple(_type_of_sort(a.value.sort()) for a in args)
+    env = {p: _param(a, t) for p, a, t in zip(params, args, types)}
+    out = Outcome()
+    body = fn.body if isinstance(fn, ast.FunctionDef) else [ast.Return(fn.body)]
+    end = _run(body, State(env, T), out)
+    # falling off the end of a function returns None
+    out.returns.append((end.live, NONE))
+    cell = _to_column(out, dtype)
+    return cell, z3.Or(*out.errors) if out.errors else F
+
+
+@lru_cache(maxsize=256)
+def parse_udf(source: str) -> ast.FunctionDef | ast.Lambda:
+    """The function a UDF's source defines: a `def`, or the single lambda in the snippet."""
+    tree = ast.parse(textwrap.dedent(source))
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if len(defs) == 1:
+        return defs[0]
+    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+    if len(lambdas) == 1:
+        return lambdas[0]
+    raise Unsupported("cannot find a single function in the UDF source")
+
+
+def _param(cell: Cell, dtype: str) -> PyVal:
+    if dtype in INTEGRAL:
+        return PyVal("int", cell.value, z3.Not(cell.notnull))
+    if dtype in FRACTIONAL:
+        return PyVal("float", cell.value, z3.Not(cell.notnull))
+    if dtype == "string":
+        return PyVal("str", cell.value, z3.Not(cell.notnull))
+    if dtype == "boolean":
+        return PyVal("bool", cell.value, z3.Not(cell.notnull))
+    # dates arrive as datetime.date, decimals as Decimal: not modelled yet
+    raise Unsupported(f"UDF argument of type {dtype}")
+
+
+def _type_of_sort(sort: z3.SortRef) -> str:
+    return {z3.IntSort(): "long", z3.RealSort(): "double", z3.StringSort(): "string",
+            z3.BoolSort(): "boolean"}.get(sort, "other")
+
+
+def _to_column(out: Outcome, dtype: str) -> Cell:
+    """Fold the returns into one cell, converting Python values as Spark does for `dtype`."""
+    want = ("int" if dtype in INTEGRAL else "float" if dtype in FRACTIONAL else
+            "str" if dtype == "string" else "bool" if dtype == "boolean" else None)
+    if want is None:
+        raise Unsupported(f"UDF return type {dtype}")
+    sort = {"int": z3.IntSort(), "float": z3.RealSort(), "str": z3.StringSort(), "bool": z3.BoolSort()}[want]
+    value: z3.ExprRef = default_value(sort)
+    notnull: z3.BoolRef = F
+    for cond, v in reversed(out.returns):
+        if want == "float" and v.kind == "int":
+            v = _as_float(v)  # Spark converts an int result of a DoubleType UDF exactly
+        if v.kind not in (want, "none"):
+            # other mismatches (a float for IntegerType...) convert in ways not modelled: refuse
+            raise Unsupported(f"UDF returns {v.kind} for a {dtype} column")
+        v_value = v.value if v.value is not None else default_value(sort)
+        value = z3.If(cond, v_value, value)
+        notnull = z3.If(cond, z3.Not(v.none), notnull)
+    if dtype in _INT_RANGE:
+        # Spark raises when a UDF returns an int outside the declared type's range
+        bits = _INT_RANGE[dtype]
+        in_range = z3.And(value >= -(2 ** (bits - 1)), value < 2 ** (bits - 1))
+        out.errors.append(z3.And(notnull, z3.Not(in_range)))
+    return Cell(value, z3.simplify(notnull))
+
+
+# ----------------------------------------------------------------------------- statements
+
+
+def _run(stmts: list[ast.stmt], st: State, out: Outcome) -> State:
+    for s in stmts:
+        if z3.is_false(z3.simplify(st.live)):
+            break
+        st = _stmt(s, st, out)
+    return st
+
+
+def _stmt(s: ast.stmt, st: State, out: Outcome) -> State:
+    if isinstance(s, ast.Return):
+        out.returns.append((st.live, _expr(s.value, st, out) if s.value is not None else NONE))
+        return State(st.env, F)
+    if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+        return State({**st.env, s.targets[0].id: _expr(s.value, st, out)}, st.live)
+    if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.value is not None:
+        return State({**st.env, s.target.id: _expr(s.value, st, out)}, st.live)
+    if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
+        left = _lookup(s.target.id, st)
+        value = _binop(s.op, left, _expr(s.value, st, out), st, out)
+        return State({**st.env, s.target.id: value}, st.live)
+    if isinstance(s, ast.If):
+        cond = _truthy(_expr(s.test, st, out))
+        then = _run(s.body, State(dict(st.env), z3.And(st.live, cond)), out)
+        other = _run(s.orelse, State(dict(st.env), z3.And(st.live, z3.Not(cond))), out)
+        return _merge_states(then, other)
+    if isinstance(s, ast.For) and isinstance(s.target, ast.Name) and not s.orelse:
+        for item in _literal_iterable(s.iter, st, out):
+            st = State({**st.env, s.target.id: item}, st.live)
+            if any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(s)):
+                raise Unsupported("break/continue in loops")
+            st = _run(s.body, st, out)
+        return st
+    if isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
+        return st
+    raise Unsupported(f"statement {type(s).__name__} at line {getattr(s, 'lineno', '?')}")
+
+
+def _merge_states(a: State, b: State) -> State:
+    live = z3.Or(a.live, b.live)
+    env: dict[str, PyVal] = {}
+    for name in a.env.keys() & b.env.keys():
+        env[name] = _ite(a.live, a.env[name], b.env[name])
+    # a name bound on one path only is unbound after the merge; using it raises Unsupported
+    return State(env, z3.simplify(live))
+
+
+def _ite(c: z3.BoolRef, a: PyVal, b: PyVal) -> PyVal:
+    if a is b:
+        return a
+    if a.kind == "none" and b.kind == "none":
+        return NONE
+    kinds = {a.kind, b.kind} - {"none"}
+    if len(kinds) != 1:
+        if kinds == {"int", "float"}:
+            a, b = _as_float(a), _as_float(b)
+        else:
+            raise Unsupported(f"a value that is {a.kind} on one path and {b.kind} on another")
+    kind = (kinds - {"none"}).pop() if len(kinds) == 1 else "float"
+    sort = _sort(kind)
+    av = a.value if a.value is not None else default_value(sort)
+    bv = b.value if b.value is not None else default_value(sort)
+    return PyVal(kind, z3.If(c, av, bv), z3.If(c, a.none, b.none))
+
+
+def _literal_iterable(node: ast.expr, st: State, out: Outcome) -> list[PyVal]:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_expr(e, st, out) for e in node.elts]
+    elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
+          and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in node.args)):
+        items = [const(i) for i in range(*[a.value for a in node.args])]  # type: ignore[union-attr]
+    else:
+        raise Unsupported("loops over anything but a literal list or range")
+    if len(items) > _MAX_UNROLL:
+        raise Unsupported(f"loop of more than {_MAX_UNROLL} iterations")
+    return items
+
+
+# ----------------------------------------------------------------------------- expressions
+
+
+def _lookup(name: str, st: State) -> PyVal:
+    if name in st.env:
+        return st.env[name]
+    raise Unsupported(f"name {name!r} is not a parameter or a local of the UDF")
+
+
+def _expr(e: ast.expr, st: State, out: Outcome) -> PyVal:
+    if isinstance(e, ast.Constant):
+        return const(e.value)
+    if isinstance(e, ast.Name):
+        return _lookup(e.id, st)
+    if isinstance(e, ast.BinOp):
+        return _binop(e.op, _expr(e.left, st, out), _expr(e.right, st, out), st, out)
+    if isinstance(e, ast.UnaryOp):
+        v = _expr(e.operand, st, out)
+        if isinstance(e.op, ast.Not):
+            return PyVal("bool", z3.Not(_truthy(v)), F)
+        _require_number(v, st, out)
+        if isinstance(e.op, ast.USub):
+            return PyVal(v.kind, -v.value, F)  # type: ignore[operator]
+        if isinstance(e.op, ast.UAdd):
+            return v
+    if isinstance(e, ast.BoolOp):
+        return _boolop(e, st, out)
+    if isinstance(e, ast.Compare):
+        return _compare(e, st, out)
+    if isinstance(e, ast.IfExp):
+        cond = _truthy(_expr(e.test, st, out))
+        a = _expr(e.body, State(st.env, z3.And(st.live, cond)), out)
+        b = _expr(e.orelse, State(st.env, z3.And(st.live, z3.Not(cond))), out)
+        return _ite(cond, a, b)
+    if isinstance(e, ast.Call):
+        return _call(e, st, out)
+    raise Unsupported(f"expression {type(e).__name__}")
+
+
+def _binop(op: ast.operator, a: PyVal, b: PyVal, st: State, out: Outcome) -> PyVal:
+    if isinstance(op, ast.Add) and a.kind == "str" and b.kind == "str":
+        out.fail_when(st.live, z3.Or(a.none, b.none))
+        return PyVal("str", z3.Concat(a.value, b.value), F)
+    _require_number(a, st, out)
+    _require_number(b, st, out)
+    a, b = _as_int(a), _as_int(b)
+    if a.kind != b.kind:
+        a, b = _as_float(a), _as_float(b)
+    x, y = a.value, b.value
+    if isinstance(op, ast.Add):
+        return PyVal(a.kind, x + y, F)
+    if isinstance(op, ast.Sub):
+        return PyVal(a.kind, x - y, F)
+    if isinstance(op, ast.Mult):
+        return PyVal(a.kind, x * y, F)
+    if isinstance(op, ast.Div):
+        out.fail_when(st.live, y == 0)  # ZeroDivisionError
+        fa, fb = _as_float(a), _as_float(b)
+        return PyVal("float", fa.value / fb.value, F)
+    if isinstance(op, (ast.FloorDiv, ast.Mod)) and a.kind == "int":
+        out.fail_when(st.live, y == 0)
+        # Python rounds toward -inf for either sign of the divisor
+        q = z3.If(y > 0, x / y, (-x) / (-y))
+        return PyVal("int", q if isinstance(op, ast.FloorDiv) else x - y * q, F)
+    raise Unsupported(f"operator {type(op).__name__} on {a.kind}")
+
+
+def _boolop(e: ast.BoolOp, st: State, out: Outcome) -> PyVal:
+    # Python's and/or return an operand and short-circuit: later operands are
+    # evaluated (and may raise) only when the earlier ones let them
+    first = _expr(e.values[0], st, out)
+    if len(e.values) == 1:
+        return first
+    rest_expr = ast.BoolOp(op=e.op, values=e.values[1:])
+    go_on = _truthy(first) if isinstance(e.op, ast.And) else z3.Not(_truthy(first))
+    rest = _expr(rest_expr, State(st.env, z3.And(st.live, go_on)), out)
+    if first.kind == "bool" and rest.kind == "bool":
+        f = _truthy(first)
+        return PyVal("bool", z3.And(f, _truthy(rest)) if isinstance(e.op, ast.And) else z3.Or(f, _truthy(rest)), F)
+    return _ite(go_on, rest, first)
+
+
+def _compare(e: ast.Compare, st: State, out: Outcome) -> PyVal:
+    result: z3.BoolRef = T
+    left = _expr(e.left, st, out)
+    live = st.live
+    for op, right_node in zip(e.ops, e.comparators):
+        right = _expr(right_node, State(st.env, live), out)
+        c = _compare_one(op, left, right, right_node, State(st.env, live), out)
+        result = z3.And(result, c)
+        live = z3.And(live, c)  # chained comparisons short-circuit
+        left = right
+    return PyVal("bool", result, F)
+
+
+def _compare_one(op: ast.cmpop, a: PyVal, b: PyVal, b_node: ast.expr, st: State, out: Outcome) -> z3.BoolRef:
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        if b.kind != "none" and a.kind != "none":
+            raise Unsupported("`is` between values other than None")
+        other = a if b.kind == "none" else b
+        same = other.none
+        return same if isinstance(op, ast.Is) else z3.Not(same)
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        eq = _equal(a, b)
+        return eq if isinstance(op, ast.Eq) else z3.Not(eq)
+    if isinstance(op, (ast.In, ast.NotIn)):
+        found = _contains(a, b_node, st, out)
+        return found if isinstance(op, ast.In) else z3.Not(found)
+    # ordering comparisons raise TypeError on None
+    out.fail_when(st.live, z3.Or(a.none, b.none))
+    if a.kind == "str" and b.kind == "str":
+        lt = {ast.Lt: lambda x, y: z3.StrLT(x, y), ast.LtE: lambda x, y: z3.StrLE(x, y),
+              ast.Gt: lambda x, y: z3.StrLT(y, x), ast.GtE: lambda x, y: z3.StrLE(y, x)}
+        return lt[type(op)](a.value, b.value)
+    _require_number(a, st, out)
+    _require_number(b, st, out)
+    a, b = _as_int(a), _as_int(b)
+    if a.kind != b.kind:
+        a, b = _as_float(a), _as_float(b)
+    x, y = a.value, b.value
+    return {ast.Lt: x < y, ast.LtE: x <= y, ast.Gt: x > y, ast.GtE: x >= y}[type(op)]
+
+
+def _equal(a: PyVal, b: PyVal) -> z3.BoolRef:
+    if a.kind == "none" or b.kind == "none":
+        return z3.And(a.none, b.none)
+    a, b = _as_int(a), _as_int(b)
+    if a.kind != b.kind:
+        if {a.kind, b.kind} == {"int", "float"}:
+            a, b = _as_float(a), _as_float(b)
+        else:
+            return z3.And(a.none, b.none)  # different Python types are never equal
+    both = z3.And(z3.Not(a.none), z3.Not(b.none))
+    return z3.Or(z3.And(a.none, b.none), z3.And(both, a.value == b.value))
+
+
+def _contains(a: PyVal, container: ast.expr, st: State, out: Outcome) -> z3.BoolRef:
+    if isinstance(container, (ast.List, ast.Tuple, ast.Set)):
+        return z3.Or(*[_equal(a, _expr(x, st, out)) for x in container.elts]) if container.elts else F
+    b = _expr(container, st, out)
+    if a.kind == "str" and b.kind == "str":
+        out.fail_when(st.live, z3.Or(a.none, b.none))
+        return z3.Contains(b.value, a.value)
+    raise Unsupported("`in` over something other than a literal collection or a string")
+
+
+def _call(e: ast.Call, st: State, out: Outcome) -> PyVal:
+    if e.keywords:
+        raise Unsupported("keyword arguments in calls")
+    if isinstance(e.func, ast.Name):
+        name = e.func.id
+        args = [_expr(a, st, out) for a in e.args]
+        if name == "abs" and len(args) == 1:
+            _require_number(args[0], st, out)
+            x = _as_int(args[0])
+            return PyVal(x.kind, z3.If(x.value >= 0, x.value, -x.value), F)
+        if name in ("min", "max") and len(args) >= 2:
+            acc = args[0]
+            for nxt in args[1:]:
+                for v in (acc, nxt):
+                    _require_number(v, st, out)
+                x, y = _as_int(acc), _as_int(nxt)
+                if x.kind != y.kind:
+                    x, y = _as_float(x), _as_float(y)
+                # min keeps the first of equal values, max too; values are numbers so ties are equal
+                pick = (y.value < x.value) if name == "min" else (y.value > x.value)
+                acc = PyVal(x.kind, z3.If(pick, y.value, x.value), F)
+            return acc
+        if name == "len" and len(args) == 1 and args[0].kind == "str":
+            out.fail_when(st.live, args[0].none)
+            return PyVal("int", z3.Length(args[0].value), F)
+        if name == "float" and len(args) == 1 and args[0].kind in ("int", "float"):
+            out.fail_when(st.live, args[0].none)
+            return _as_float(PyVal(args[0].kind, args[0].value, F))
+        if name == "bool" and len(args) == 1:
+            return PyVal("bool", _truthy(args[0]), F)
+        raise Unsupported(f"call of {name}()")
+    if isinstance(e.func, ast.Attribute):
+        recv = _expr(e.func.value, st, out)
+        args = [_expr(a, st, out) for a in e.args]
+        meth = e.func.attr
+        if recv.kind == "str":
+            out.fail_when(st.live, recv.none)  # AttributeError on None
+            if meth in ("startswith", "endswith") and len(args) == 1 and args[0].kind == "str":
+                fn = z3.PrefixOf if meth == "startswith" else z3.SuffixOf
+                return PyVal("bool", fn(args[0].value, recv.value), F)
+            if meth in ("lower", "upper", "strip") and not args:
+                f = z3.Function(f"str_{meth}", z3.StringSort(), z3.StringSort())
+                return PyVal("str", f(recv.value), F)
+        raise Unsupported(f"method {meth}() on {recv.kind}")
+    raise Unsupported("call of a computed function")
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _truthy(v: PyVal) -> z3.BoolRef:
+    if v.kind == "none":
+        return F
+    if v.kind == "bool":
+        return z3.And(z3.Not(v.none), v.value)
+    if v.kind in ("int", "float"):
+        return z3.And(z3.Not(v.none), v.value != 0)
+    if v.kind == "str":
+        return z3.And(z3.Not(v.none), z3.Length(v.value) > 0)
+    raise Unsupported(f"truth value of {v.kind}")
+
+
+def _require_number(v: PyVal, st: State, out: Outcome) -> None:
+    if v.kind not in ("int", "float", "bool", "none"):
+        raise Unsupported(f"arithmetic on {v.kind}")
+    out.fail_when(st.live, v.none)  # TypeError: unsupported operand type(s) ... 'NoneType'
+
+
+def _as_int(v: PyVal) -> PyVal:
+    if v.kind == "bool":  # bool is an int subclass in Python
+        return PyVal("int", z3.If(v.value, z3.IntVal(1), z3.IntVal(0)), v.none)
+    if v.kind == "none":
+        raise Unsupported("arithmetic on a value that is always None")
+    return v
+
+
+def _as_float(v: PyVal) -> PyVal:
+    if v.kind == "int":
+        return PyVal("float", z3.ToReal(v.value), v.none)
+    return v
+
+
+def _sort(kind: str) -> z3.SortRef:
+    return {"int": z3.IntSort(), "float": z3.RealSort(), "str": z3.StringSort(), "bool": z3.BoolSort()}[kind]

@@ -1,0 +1,100 @@
+"""The notebook's dataflow: events as a DAG, and the pipeline path to optimize.
+
+As in AutoSuggest, the pipeline is the longest source-to-sink path of the
+dataflow; inspections (`count`, `show`, ...) are recorded apart and never
+count as pipeline steps.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Mapping
+
+from magicpush_lab.capture.trace import Event, Trace, Udf
+from magicpush_lab.ir import plan as P
+from magicpush_lab.translate.plan_json import canonical, decode_text
+from magicpush_lab.translate.spark_plan import Context, to_plan
+
+SOURCE_OPS = frozenset({"read", "table", "createDataFrame", "range", "sql", "unknown"})
+
+
+def is_source_op(op: str) -> bool:
+    return op.split(".", 1)[0] in SOURCE_OPS
+
+
+def longest_path(trace: Trace) -> tuple[Event, ...]:
+    """The longest chain of events from a source to a sink (ties: the most recent sink).
+
+    Consumers are counted over the whole trace, so a DataFrame that was only
+    inspected (counted, shown) is still a sink.
+    """
+    by_id = {e.id: e for e in trace.events}
+    if not by_id:
+        return ()
+
+    @lru_cache(maxsize=None)
+    def best(eid: int) -> tuple[int, ...]:
+        ev = by_id[eid]
+        paths = [best(i) for i in ev.inputs if i in by_id]
+        return (max(paths, key=len) if paths else ()) + (eid,)
+
+    consumed = {i for e in trace.events for i in e.inputs}
+    sinks = [e.id for e in trace.events if e.id not in consumed] or [trace.events[-1].id]
+    chosen = max(sinks, key=lambda s: (len(best(s)), s))
+    return tuple(by_id[i] for i in best(chosen))
+
+
+def ancestors(trace: Trace, eid: int) -> frozenset[int]:
+    by_id = {e.id: e for e in trace.events}
+    seen: set[int] = set()
+    stack = [eid]
+    while stack:
+        cur = stack.pop()
+        if cur in seen or cur not in by_id:
+            continue
+        seen.add(cur)
+        stack.extend(by_id[cur].inputs)
+    return frozenset(seen)
+
+
+def pipeline_plan(trace: Trace) -> P.Plan | None:
+    """The IR of the longest pipeline: the sink's analyzed plan, annotated with events."""
+    path = longest_path(trace)
+    if not path:
+        return None
+    sink = path[-1]
+    return translate_event(trace, sink.id)
+
+
+def translate_event(trace: Trace, eid: int) -> P.Plan:
+    """The IR of the DataFrame produced by event `eid`."""
+    by_id = {e.id: e for e in trace.events}
+    upstream = ancestors(trace, eid)
+    events_by_key: dict[str, int] = {}
+    udfs: dict[str, Udf] = {}
+    # later events win: re-running a cell gives an identical plan a newer event
+    for e in sorted((by_id[i] for i in upstream), key=lambda e: e.id):
+        events_by_key[canonical_plan(e.plan)] = e.id
+        for u in e.udfs:
+            udfs[u.name] = u
+    ctx = Context(
+        events_by_key=events_by_key,
+        source_events=frozenset(i for i in upstream if is_source_op(by_id[i].op)),
+        udfs=udfs,
+    )
+    return to_plan(decode_text(by_id[eid].plan), ctx)
+
+
+@lru_cache(maxsize=4096)
+def canonical_plan(text: str) -> str:
+    import json
+
+    return canonical(json.loads(text))
+
+
+def consumers(trace: Trace) -> Mapping[int, tuple[int, ...]]:
+    out: dict[int, list[int]] = {}
+    for e in trace.events:
+        for i in e.inputs:
+            out.setdefault(i, []).append(e.id)
+    return {k: tuple(v) for k, v in out.items()}

@@ -1,0 +1,251 @@
+"""Spark analyzed plans (as decoded JSON) -> IR operator trees.
+
+Spark's analyzed plan is the source of truth for what a pipeline computes: it
+has resolved every column to an exprId, inserted the casts, and expanded
+`join(df, "k")` into a condition. The trace adds what the plan lacks: which
+notebook call produced which subtree (matched by equal subtree JSON) and the
+Python source of UDFs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from magicpush_lab.capture.trace import Udf
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL, spark_type
+from magicpush_lab.translate.plan_json import Node, expression, expressions
+
+_CMP = {"EqualTo": "=", "EqualNullSafe": "<=>", "GreaterThan": ">", "GreaterThanOrEqual": ">=",
+        "LessThan": "<", "LessThanOrEqual": "<="}
+_ARITH = {"Add": "+", "Subtract": "-", "Multiply": "*", "Divide": "/", "Remainder": "%",
+          "IntegralDivide": "div"}
+
+# Spark functions known to be deterministic; anything else is treated as
+# nondeterministic, which only ever blocks a pushdown (never allows a wrong one).
+_DETERMINISTIC = frozenset("""
+Upper Lower Length Substring Concat ConcatWs StringTrim StringTrimLeft StringTrimRight StartsWith EndsWith
+Contains Like RLike ILike RegExpExtract RegExpReplace StringReplace StringLPad StringRPad InitCap Reverse
+SubstringIndex StringInstr StringLocate Ascii Chr Base64 UnBase64 Levenshtein FormatNumber StringRepeat
+Year Month DayOfMonth DayOfWeek WeekDay DayOfYear Hour Minute Second Quarter WeekOfYear DateAdd DateSub
+DateDiff ParseToDate ParseToTimestamp DateFormatClass TruncDate TruncTimestamp MakeDate LastDay AddMonths
+MonthsBetween CurrentDate CurrentTimestamp ToUnixTimestamp UnixTimestamp FromUnixTime
+Abs Round BRound Floor Ceil Sqrt Log Log10 Log2 Exp Pow Signum Greatest Least Pmod
+Size GetArrayItem ElementAt GetStructField GetMapValue ArrayContains If NaNvl IsNaN AtLeastNNonNulls
+KnownNotNull KnownFloatingPointNormalized Md5 Sha1 Sha2 Crc32 Murmur3Hash XxHash64 Hex Unhex
+CreateNamedStruct CreateArray CreateMap
+""".split())
+
+
+class TranslateError(ValueError):
+    """The plan uses something translate cannot read (the caller turns it into a barrier)."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What translation needs besides the plan: provenance and UDF source."""
+
+    events_by_key: Mapping[str, int] = field(default_factory=dict)
+    source_events: frozenset[int] = frozenset()
+    udfs: Mapping[str, Udf] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------- expressions
+
+
+def to_expr(n: Node, ctx: Context) -> X.Expr:
+    """Translate one Catalyst expression."""
+    kids = tuple(to_expr(k, ctx) for k in n.kids) if n.cls not in ("CaseWhen",) else ()
+    if n.cls == "AttributeReference":
+        return X.Col(n.field("name"), _expr_id(n), spark_type(n.field("dataType")))
+    if n.cls == "Literal":
+        dtype = spark_type(n.field("dataType"))
+        return X.Lit(_literal_value(n.field("value"), dtype), dtype)
+    if n.cls in _CMP:
+        return X.Cmp(_CMP[n.cls], kids[0], kids[1])
+    if n.cls == "And":
+        return X.and_(*kids)
+    if n.cls == "Or":
+        return X.or_(*kids)
+    if n.cls == "Not":
+        return X.Not(kids[0])
+    if n.cls == "IsNull":
+        return X.IsNull(kids[0])
+    if n.cls == "IsNotNull":
+        return X.IsNotNull(kids[0])
+    if n.cls == "In":
+        return X.In(kids[0], kids[1:])
+    if n.cls in _ARITH:
+        return X.Arith(_ARITH[n.cls], kids[0], kids[1], _arith_type(n.cls, kids))
+    if n.cls == "UnaryMinus":
+        return X.Neg(kids[0])
+    if n.cls == "UnaryPositive":
+        return kids[0]
+    if n.cls == "CaseWhen":
+        parts = tuple(to_expr(k, ctx) for k in n.kids)
+        pairs = tuple((parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2))
+        default = parts[-1] if len(parts) % 2 == 1 else X.Lit(None, "null")
+        return X.Case(pairs, default)
+    if n.cls == "If":
+        return X.Case(((kids[0], kids[1]),), kids[2])
+    if n.cls == "Coalesce":
+        return X.Coalesce(kids)
+    if n.cls == "Cast":
+        return X.Cast(kids[0], spark_type(n.field("dataType")))
+    if n.cls == "Alias":
+        return kids[0]
+    if n.cls == "PythonUDF":
+        name = n.field("name")
+        udf = ctx.udfs.get(name)
+        eval_type = int(n.field("evalType") or 100)
+        return X.PyUdf(
+            name=name,
+            args=kids,
+            dtype=spark_type(n.field("dataType")),
+            source=udf.source if udf else None,
+            deterministic=bool(n.field("udfDeterministic", True)) and (udf.deterministic if udf else True),
+            kind="pandas" if 200 <= eval_type < 300 else "python",
+        )
+    return X.Func(
+        name=_snake(n.cls),
+        args=kids,
+        dtype=spark_type(n.field("dataType")),
+        deterministic=n.cls in _DETERMINISTIC,
+    )
+
+
+def _expr_id(n: Node) -> int:
+    eid = n.field("exprId") or {}
+    return int(eid.get("id", -1)) if isinstance(eid, dict) else -1
+
+
+def _literal_value(raw: Any, dtype: str) -> X.Value:
+    if raw is None:
+        return None
+    text = str(raw)
+    if dtype in INTEGRAL:
+        return int(text)
+    if dtype in FRACTIONAL:
+        return float(text.replace("Infinity", "inf"))
+    if dtype == "boolean":
+        return text == "true"
+    if dtype == "date":
+        # Catalyst stores dates as days since the epoch
+        return dt.date(1970, 1, 1) + dt.timedelta(days=int(text)) if text.lstrip("-").isdigit() \
+            else dt.date.fromisoformat(text)
+    if dtype == "timestamp":
+        if text.lstrip("-").isdigit():
+            return dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=int(text))
+        return dt.datetime.fromisoformat(text)
+    return text
+
+
+def _arith_type(cls: str, kids: tuple[X.Expr, ...]) -> str:
+    types = [_type_of(k) for k in kids]
+    if cls == "Divide" or any(t in FRACTIONAL for t in types):
+        return "double"
+    decimals = [t for t in types if t.startswith("decimal")]
+    if decimals:
+        return decimals[0]
+    if cls == "IntegralDivide" or "long" in types:
+        return "long"
+    return "int" if all(t in INTEGRAL for t in types) else "other"
+
+
+def _type_of(e: X.Expr) -> str:
+    return getattr(e, "dtype", "other")
+
+
+def _snake(name: str) -> str:
+    out = []
+    for i, ch in enumerate(name):
+        if ch.isupper() and i and not name[i - 1].isupper():
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------- plans
+
+_LEAVES = {"LogicalRelation", "LogicalRDD", "LocalRelation", "Range", "HiveTableRelation",
+           "DataSourceV2Relation", "InMemoryRelation", "OneRowRelation", "LogicalRelationWithTable"}
+_PASS_THROUGH = {"SubqueryAlias", "ResolvedHint", "View"}
+
+
+def to_plan(n: Node, ctx: Context) -> P.Plan:
+    """Translate a plan node and everything below it."""
+    origin = ctx.events_by_key.get(n.key)
+    if origin is not None and origin in ctx.source_events:
+        return P.Source(_source_name(n), output_of(n), origin)
+    if n.cls in _LEAVES or not n.kids:
+        return P.Source(_source_name(n), output_of(n), origin)
+    if n.cls in _PASS_THROUGH:
+        inner = to_plan(n.kids[0], ctx)
+        return inner if origin is None else _with_origin(inner, origin)
+    try:
+        return _operator(n, ctx, origin)
+    except TranslateError as err:
+        return P.Other(tuple(to_plan(k, ctx) for k in n.kids), output_of(n), str(err), origin)
+
+
+def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
+    if n.cls == "Filter":
+        return P.Filter(to_plan(n.kids[0], ctx), to_expr(expression(n.field("condition")), ctx), origin)
+    if n.cls == "Project":
+        outputs = tuple(_named(e, ctx) for e in expressions(n.field("projectList")))
+        return P.Project(to_plan(n.kids[0], ctx), outputs, origin)
+    if n.cls == "Join":
+        join_type = str((n.field("joinType") or {}).get("object", "")).rsplit(".", 1)[-1].rstrip("$")
+        if join_type != "Inner":
+            raise TranslateError(f"{join_type or 'this'} join: only inner joins are analysed so far")
+        cond = expression(n.field("condition"))
+        condition = to_expr(cond, ctx) if cond is not None else X.TRUE
+        return P.InnerJoin(to_plan(n.kids[0], ctx), to_plan(n.kids[1], ctx), condition, origin)
+    raise TranslateError(f"{n.cls}: no pushdown analysis for this operator yet")
+
+
+def _named(e: Node, ctx: Context) -> tuple[X.Col, X.Expr]:
+    if e.cls == "Alias":
+        value = to_expr(e.kids[0], ctx)
+        return X.Col(e.field("name"), _expr_id(e), _type_of(value)), value
+    col = to_expr(e, ctx)
+    if not isinstance(col, X.Col):
+        raise TranslateError(f"unnamed projection {e.cls}")
+    return col, col
+
+
+def _with_origin(p: P.Plan, origin: int) -> P.Plan:
+    from dataclasses import replace
+
+    return replace(p, origin=origin)
+
+
+def _source_name(n: Node) -> str:
+    return {"LogicalRelation": "file", "LogicalRDD": "rdd", "LocalRelation": "local data",
+            "Range": "range"}.get(n.cls, n.cls)
+
+
+def output_of(n: Node) -> tuple[X.Col, ...]:
+    """Output columns of a plan node, where the JSON tells them; () when it doesn't."""
+    ctx = Context()
+    if n.field("output"):
+        return tuple(c for c in (to_expr(e, ctx) for e in expressions(n.field("output")))
+                     if isinstance(c, X.Col))
+    for name in ("projectList", "aggregateExpressions"):
+        if n.field(name):
+            cols = []
+            for e in expressions(n.field(name)):
+                if e.cls == "Alias":
+                    cols.append(X.Col(e.field("name"), _expr_id(e), spark_type(e.kids[0].field("dataType"))))
+                elif e.cls == "AttributeReference":
+                    cols.append(to_expr(e, ctx))
+            return tuple(cols)  # type: ignore[arg-type]
+    if n.cls == "Join":
+        return output_of(n.kids[0]) + output_of(n.kids[1])
+    if n.kids and n.cls in ("Filter", "Sort", "SubqueryAlias", "ResolvedHint", "Repartition",
+                            "RepartitionByExpression", "Distinct", "GlobalLimit", "LocalLimit", "Sample"):
+        return output_of(n.kids[0])
+    return ()
