@@ -325,7 +325,10 @@ def _compare(e: ast.Compare, st: State, out: Outcome) -> PyVal:
     left = _expr(e.left, st, out)
     live = st.live
     for op, right_node in zip(e.ops, e.comparators):
-        right = _expr(right_node, State(st.env, live), out)
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right_node, (ast.List, ast.Tuple, ast.Set)):
+            right = NONE  # a literal collection is read element by element by _contains
+        else:
+            right = _expr(right_node, State(st.env, live), out)
         c = _compare_one(op, left, right, right_node, State(st.env, live), out)
         result = z3.And(result, c)
         live = z3.And(live, c)  # chained comparisons short-circuit
