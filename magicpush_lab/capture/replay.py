@@ -1,0 +1,294 @@
+"""Run a saved notebook in a fresh kernel with tracing on, and keep the kernel for measuring.
+
+Notebooks are `.ipynb` files or percent-format scripts (`# %%` cell markers).
+
+    with Replay("pipeline.ipynb", timeout=600) as r:
+        r.trace            # the Trace of the whole run
+        r.notebook_cells   # every cell's source in notebook order, markdown included
+        r.measure([{"source_event": 3, "predicate_ir": {...}}])
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import nbformat
+
+from magicpush_lab.capture.trace import Trace
+
+SUPPORTED = (".ipynb", ".py")
+_MARKER = re.compile(r"^#\s?%%(?!%)")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_FRAME = re.compile(r"^\s*(Cell In\[\d*\]|File [^,]+|Input In \[\d+\]|<[^>]+>), line \d+")
+
+
+class ReplayError(RuntimeError):
+    """A cell failed (or the kernel died) while replaying a notebook."""
+
+    def __init__(self, cell_index: int, ename: str, evalue: str, where: str | None = None,
+                 path: str | None = None) -> None:
+        self.cell_index = cell_index
+        self.ename = ename
+        self.evalue = evalue
+        self.where = where
+        self.path = path
+        cell = "setup" if cell_index < 0 else f"cell {cell_index}"
+        at = f" at {where}" if where else ""
+        prefix = f"{path}: " if path else ""
+        super().__init__(f"{prefix}{cell} failed{at}: {ename}: {evalue}")
+
+
+@dataclass
+class PercentCell:
+    """One cell of a percent script: its marker line (None for text before the first marker)."""
+
+    marker: str | None
+    source: str
+    kind: str  # "code" | "markdown"
+    lead: int = 0  # blank lines between the marker and the source, kept when writing back
+    trail: int = 1  # blank lines after the source
+
+
+@dataclass
+class Document:
+    """A notebook as read from disk, with enough kept to write it back in the same format."""
+
+    path: Path
+    nb: Any  # nbformat NotebookNode (built from the cells for a percent script)
+    percent: list[PercentCell] | None = field(default=None)
+
+    @property
+    def sources(self) -> list[str]:
+        return [c.source for c in self.nb.cells]
+
+
+def _is_markdown_marker(line: str) -> bool:
+    return "[markdown]" in line or "[md]" in line
+
+
+def _markdown_text(lines: list[str]) -> str:
+    out = []
+    for line in lines:
+        if line.startswith("# "):
+            out.append(line[2:])
+        elif line.startswith("#"):
+            out.append(line[1:])
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _trim(lines: list[str]) -> tuple[list[str], int, int]:
+    """Lines without leading and trailing blank lines, and how many of each there were."""
+    lead = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    lines = lines[lead:]
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return lines[:end], lead, len(lines) - end
+
+
+def parse_percent(text: str) -> list[PercentCell]:
+    """Cells of a percent script; text before the first marker is a cell if it is not blank.
+
+    >>> [(c.kind, c.source) for c in parse_percent("import x\\n# %% [markdown]\\n# Title\\n# %%\\ny = 1\\n\\n")]
+    [('code', 'import x'), ('markdown', 'Title'), ('code', 'y = 1')]
+    """
+    cells: list[PercentCell] = []
+    marker: str | None = None
+    body: list[str] = []
+
+    def flush() -> None:
+        lines, lead, trail = _trim(body)
+        if marker is None and not lines:
+            return
+        if marker is not None and _is_markdown_marker(marker):
+            cells.append(PercentCell(marker, _markdown_text(lines), "markdown", lead, trail))
+        else:
+            cells.append(PercentCell(marker, "\n".join(lines), "code", lead, trail))
+
+    for line in text.splitlines():
+        if _MARKER.match(line):
+            flush()
+            marker, body = line, []
+        else:
+            body.append(line)
+    flush()
+    return cells
+
+
+def write_percent(cells: Sequence[PercentCell], sources: Sequence[str]) -> str:
+    """A percent script from cells, with code cells' sources replaced by `sources`."""
+    parts = []
+    for k, (cell, src) in enumerate(zip(cells, sources)):
+        if cell.kind == "markdown":
+            body = "\n".join(("# " + line) if line else "#" for line in src.splitlines())
+        else:
+            body = src
+        head = "" if cell.marker is None else cell.marker + "\n" + "\n" * cell.lead
+        # keep the blank lines the author put between cells (at least one before the next marker)
+        tail = "\n" * (1 + (max(cell.trail, 1) if k < len(cells) - 1 else 0))
+        parts.append(head + body + tail)
+    return "".join(parts)
+
+
+def read_document(path: str | os.PathLike[str]) -> Document:
+    """Read a notebook; ValueError for an unsupported extension, OSError if unreadable."""
+    p = Path(path)
+    if p.suffix not in SUPPORTED:
+        raise ValueError(f"{p}: unsupported file type {p.suffix or '(none)'}; use .ipynb or a percent-format .py")
+    if p.suffix == ".ipynb":
+        return Document(p, nbformat.read(str(p), as_version=4))
+    cells = parse_percent(p.read_text(encoding="utf-8"))
+    nb = nbformat.v4.new_notebook()
+    for c in cells:
+        nb.cells.append(nbformat.v4.new_markdown_cell(c.source) if c.kind == "markdown"
+                        else nbformat.v4.new_code_cell(c.source))
+    return Document(p, nb, cells)
+
+
+def write_document(doc: Document, changes: dict[int, str], out: str | os.PathLike[str]) -> None:
+    """Write `doc` with the cells in `changes` (index -> new source) replaced, in its own format.
+
+    For .ipynb, metadata and the outputs of untouched cells are kept; a rewritten
+    cell's outputs and execution count are cleared, since they no longer match it.
+    """
+    if doc.percent is not None:
+        sources = [changes.get(i, c.source) for i, c in enumerate(doc.percent)]
+        Path(out).write_text(write_percent(doc.percent, sources), encoding="utf-8")
+        return
+    nb = nbformat.from_dict(doc.nb)
+    for i, src in changes.items():
+        cell = nb.cells[i]
+        cell.source = src
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    nbformat.write(nb, str(out))
+
+
+def _last_frame(traceback: Sequence[str] | str | None) -> str | None:
+    if not traceback:
+        return None
+    text = traceback if isinstance(traceback, str) else "\n".join(traceback)
+    frames = [m.group(0).strip() for m in (_FRAME.match(line) for line in _ANSI.sub("", text).splitlines()) if m]
+    return frames[-1] if frames else None
+
+
+class Replay:
+    """Context manager: run the notebook at `path` in a new kernel with tracing, shut it down at exit."""
+
+    def __init__(self, path: str | os.PathLike[str], timeout: float = 600, *, kernel_name: str = "python3",
+                 progress: Callable[[str], None] | None = None) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        self.kernel_name = kernel_name
+        self.progress = progress or (lambda msg: None)
+        self.document: Document | None = None
+        self.trace: Trace = Trace()
+        self._client: Any = None
+
+    @property
+    def notebook_cells(self) -> list[str]:
+        return self.document.sources if self.document is not None else []
+
+    def __enter__(self) -> "Replay":
+        self.document = read_document(self.path)
+        try:
+            self._start()
+            self._run_cells()
+            self.trace = self.fetch_trace()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _start(self) -> None:
+        from nbclient import NotebookClient
+
+        assert self.document is not None
+        cwd = str(self.path.resolve().parent)
+        self._client = NotebookClient(self.document.nb, timeout=int(self.timeout), kernel_name=self.kernel_name,
+                                      resources={"metadata": {"path": cwd}}, allow_errors=False,
+                                      shutdown_kernel="immediate")
+        self._client.create_kernel_manager()
+        self._client.start_new_kernel(cwd=cwd)
+        self._client.start_new_kernel_client()
+        reply = self._request("%load_ext magicpush_lab")
+        if reply.get("status") != "ok":
+            raise ReplayError(-1, reply.get("ename", "Error"), reply.get("evalue", "cannot load magicpush_lab"),
+                              path=str(self.path))
+
+    def _run_cells(self) -> None:
+        from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+        assert self.document is not None
+        cells = self.document.nb.cells
+        code = [i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()]
+        for k, i in enumerate(code, 1):
+            self.progress(f"{self.path.name}: running cell {k}/{len(code)} (#{i})")
+            try:
+                self._client.execute_cell(cells[i], i)
+            except CellExecutionError as err:
+                raise ReplayError(i, err.ename, _first_line(err.evalue), _last_frame(err.traceback),
+                                  str(self.path)) from None
+            except CellTimeoutError:
+                raise ReplayError(i, "CellTimeoutError", f"the cell ran longer than {self.timeout}s",
+                                  path=str(self.path)) from None
+            except DeadKernelError as err:
+                raise ReplayError(i, "DeadKernelError", str(err) or "the kernel died", path=str(self.path)) from None
+
+    def _request(self, code: str, user_expressions: dict[str, str] | None = None) -> dict[str, Any]:
+        """Run `code` (silently when it only carries expressions) and return the execute_reply content."""
+        kc = self._client.kc
+        msg_id = kc.execute(code, silent=not code, store_history=False, user_expressions=user_expressions or {},
+                            allow_stdin=False)
+        reply = self._client.wait_for_reply(msg_id)
+        if reply is None:
+            raise ReplayError(-1, "TimeoutError", "the kernel did not answer", path=str(self.path))
+        return reply["content"]
+
+    def _expression(self, expr: str, mime: str) -> Any:
+        content = self._request("", {"r": expr})
+        value = content.get("user_expressions", {}).get("r", {})
+        if value.get("status") != "ok":
+            raise ReplayError(-1, value.get("ename", "Error"), _first_line(value.get("evalue", "no value")),
+                              path=str(self.path))
+        data = value.get("data", {})
+        if mime not in data:
+            raise ReplayError(-1, "ValueError", f"the kernel answered without {mime}", path=str(self.path))
+        return data[mime]
+
+    def fetch_trace(self) -> Trace:
+        """Ask the kernel for its trace, the way the frontend does."""
+        from magicpush_lab.kernel.bundles import TRACE_EXPRESSION, TRACE_MIME
+
+        return Trace.from_json(self._expression(TRACE_EXPRESSION, TRACE_MIME))
+
+    def measure(self, requests: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Measure predicates on the replayed kernel's DataFrames (see kernel.measure_bundle)."""
+        from magicpush_lab.kernel.bundles import MEASURE_MIME, measure_expression
+
+        if not requests:
+            return []
+        return list(self._expression(measure_expression(requests), MEASURE_MIME))
+
+    def close(self) -> None:
+        if self._client is not None and self._client.km is not None:
+            try:
+                self._client._cleanup_kernel()
+            except Exception:  # the kernel may already be gone
+                pass
+        self._client = None
+
+
+def _first_line(text: str | None) -> str:
+    text = _ANSI.sub("", text or "").strip()
+    return text.splitlines()[0][:500] if text else ""

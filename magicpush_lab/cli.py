@@ -1,0 +1,165 @@
+"""`magicpush optimize`: replay notebooks, find proved pushdowns, measure them, optionally rewrite.
+
+Exit codes: 0 every notebook was processed and every suggestion measured; 1 every
+notebook was processed but some suggestion could not be measured (see the notes);
+2 some notebook could not be processed (missing or unsupported file, a failing
+cell, a dead kernel, an optimizer error) or the command line was wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+EXIT_OK, EXIT_UNMEASURED, EXIT_FAILED = 0, 1, 2
+
+DESCRIPTION = """Replay each notebook (.ipynb or percent-format .py) in a fresh kernel with tracing on,
+find predicates that can be pushed down to its sources (proved with Z3), count the rows
+they remove, and print the suggestions."""
+
+EPILOG = """output: a table per notebook; with --json one JSON object per notebook per line on stdout
+({"notebook", "suggestions", "optimizer_seconds", "notes"}, or {"notebook", "error"} when the
+notebook failed). Progress goes to stderr.
+
+exit codes: 0 all notebooks processed and all suggestions measured; 1 all notebooks processed,
+some suggestion could not be measured; 2 some notebook could not be processed (missing or
+unsupported file, failing cell, dead kernel, optimizer error) or bad arguments."""
+
+
+class _Failure(Exception):
+    """A notebook that could not be processed; the message names the file (and cell)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="magicpush", description="Proved predicate pushdown for PySpark notebooks.")
+    sub = p.add_subparsers(dest="command", required=True)
+    o = sub.add_parser("optimize", description=DESCRIPTION, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    o.add_argument("paths", nargs="+", metavar="PATH", help="notebooks to optimize")
+    o.add_argument("--json", action="store_true", help="print one JSON object per notebook per line")
+    o.add_argument("--no-measure", action="store_true", help="do not count rows before/after each filter")
+    o.add_argument("--apply", action="store_true", help="write the notebooks with every suggestion applied")
+    o.add_argument("-o", "--output", metavar="OUT",
+                   help="with --apply: output file (one PATH) or directory (required for several PATHs)")
+    o.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                   help="per-cell time limit while replaying (default 600)")
+    o.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
+                   help="optimizer time budget per notebook (default 10)")
+    o.add_argument("--kernel", default="python3", help="Jupyter kernel to replay in (default python3)")
+    return p
+
+
+def _progress(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _output_path(path: Path, out: str, many: bool) -> Path:
+    target = Path(out)
+    if many or target.is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        return target / path.name
+    return target
+
+
+def cell_changes(result: Any) -> tuple[dict[int, str], list[str]]:
+    """index -> rewritten source over all suggestions; a cell two suggestions rewrite differently
+    keeps the first one's text, and the later suggestion is reported as skipped."""
+    changes: dict[int, str] = {}
+    skipped: list[str] = []
+    for s in result.suggestions:
+        if any(c.index in changes and changes[c.index] != c.rewritten for c in s.cells):
+            skipped.append(f"not applied (it rewrites a cell another suggestion rewrote): filter on {s.source}")
+            continue
+        for c in s.cells:
+            changes[c.index] = c.rewritten
+    return changes, skipped
+
+
+def optimize_one(path: Path, args: argparse.Namespace) -> Any:
+    """Replay, optimize and measure one notebook; returns the OptimizeResult."""
+    from magicpush_lab.capture.replay import Replay, ReplayError, read_document
+    from magicpush_lab.kernel.bundles import apply_measurements
+    from magicpush_lab.pipeline import optimize_trace
+
+    if not path.exists():
+        raise _Failure(f"{path}: no such file")
+    try:
+        read_document(path)
+    except (ValueError, OSError) as err:
+        raise _Failure(str(err)) from None
+    try:
+        with Replay(path, timeout=args.timeout, kernel_name=args.kernel, progress=_progress) as r:
+            _progress(f"{path.name}: optimizing ({len(r.trace.events)} traced calls)")
+            try:
+                result = optimize_trace(r.trace, r.notebook_cells, time_budget=args.budget)
+            except NotImplementedError as err:
+                raise _Failure(f"{path}: the optimizer is not available: {err}") from None
+            except Exception as err:
+                raise _Failure(f"{path}: the optimizer failed: {type(err).__name__}: {err}") from None
+            if not args.no_measure and result.suggestions:
+                _progress(f"{path.name}: measuring {len(result.suggestions)} suggestion(s)")
+                requests = [{"source_event": s.source_event, "predicate_ir": s.predicate_ir}
+                            for s in result.suggestions]
+                result = apply_measurements(result, r.measure(requests))
+            if args.apply:
+                doc = r.document
+    except ReplayError as err:
+        raise _Failure(str(err)) from None
+    except RuntimeError as err:  # kernel start-up problems surface as RuntimeError
+        raise _Failure(f"{path}: {err}") from None
+    if args.apply:
+        from magicpush_lab.capture.replay import write_document
+
+        changes, skipped = cell_changes(result)
+        for msg in skipped:
+            _progress(f"{path.name}: {msg}")
+        target = _output_path(path, args.output, len(args.paths) > 1)
+        write_document(doc, changes, target)
+        _progress(f"{path.name}: wrote {target} ({len(changes)} cell(s) rewritten)")
+    return result
+
+
+def _unmeasured(result: Any, measure: bool) -> bool:
+    return measure and any(s.rows_before is None for s in result.suggestions)
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
+    out = stdout or sys.stdout
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit_:
+        return EXIT_OK if exit_.code == 0 else EXIT_FAILED
+    if args.apply and not args.output:
+        print("magicpush: --apply needs -o OUT", file=sys.stderr)
+        return EXIT_FAILED
+    if args.apply and len(args.paths) > 1 and Path(args.output).is_file():
+        print("magicpush: with several notebooks, -o must be a directory", file=sys.stderr)
+        return EXIT_FAILED
+    from magicpush_lab.kernel.report import render
+
+    code = EXIT_OK
+    for raw in args.paths:
+        path = Path(raw)
+        try:
+            result = optimize_one(path, args)
+        except _Failure as err:
+            print(f"magicpush: {err}", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"notebook": raw, "error": str(err)}), file=out, flush=True)
+            code = EXIT_FAILED
+            continue
+        if _unmeasured(result, not args.no_measure):
+            code = max(code, EXIT_UNMEASURED)
+        if args.json:
+            print(json.dumps(result.to_json(notebook=raw)), file=out, flush=True)
+        else:
+            print(f"== {raw}", file=out)
+            print(render(result)["text/plain"], file=out, flush=True)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""What the kernel hands out: the trace and measurements as mime bundles, and optimizing a live trace.
+
+>>> measure_expression([{"source_event": 1, "predicate_ir": {"kind": "Lit", "value": True, "dtype": "boolean"}}])[:48]
+'__import__("magicpush_lab.kernel").kernel.measur'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Sequence
+
+from magicpush_lab.capture.trace import Trace
+from magicpush_lab.capture.tracer import Tracer, active_tracer
+
+TRACE_MIME = "application/vnd.magicpush.trace+json"
+MEASURE_MIME = "application/vnd.magicpush.measure+json"
+
+# Evaluated in the user's namespace, so it must not depend on names the user defined.
+TRACE_EXPRESSION = '__import__("magicpush_lab.kernel").kernel.trace_bundle()'
+
+
+def measure_expression(requests: Sequence[dict[str, Any]]) -> str:
+    """The user expression that measures `requests` in the kernel."""
+    return f'__import__("magicpush_lab.kernel").kernel.measure_bundle({json.dumps(json.dumps(list(requests)))})'
+
+
+class Bundle:
+    """A value whose display is exactly the given mime bundle."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return self.data
+
+    def __repr__(self) -> str:
+        return str(self.data.get("text/plain", "Bundle"))
+
+
+def _summary(trace: Trace) -> str:
+    return (f"MagicPush trace: {len(trace.cells)} cells, {len(trace.events)} events, "
+            f"{len(trace.inspections)} inspections, variables {sorted(trace.variables)}")
+
+
+def current_trace() -> Trace:
+    """The trace of the installed tracer (empty if tracing is off)."""
+    tracer = active_tracer()
+    return tracer.trace() if tracer is not None else Trace()
+
+
+def trace_bundle() -> Bundle:
+    """The live trace as {TRACE_MIME: trace JSON, "text/plain": a one-line summary}."""
+    trace = current_trace()
+    return Bundle({TRACE_MIME: trace.to_json(), "text/plain": _summary(trace)})
+
+
+def measure_requests(tracer: Tracer | None, requests: Sequence[Any], *,
+                     time_limit: float | None = None) -> list[dict[str, Any]]:
+    """Measure each {"source_event", "predicate_ir"}; one result or {"error": ...} per request."""
+    from magicpush_lab.ir.serialize import expr_from_json
+    from magicpush_lab.measure import DEFAULT_TIME_LIMIT, measure
+
+    out: list[dict[str, Any]] = []
+    if tracer is None:
+        return [{"error": "tracing is not on in this kernel (%load_ext magicpush_lab)"} for _ in requests]
+    frames = tracer.frames()
+    for req in requests:
+        try:
+            if not isinstance(req, dict):
+                raise ValueError("a request must be an object with source_event and predicate_ir")
+            predicate = expr_from_json(req["predicate_ir"])
+            with tracer.suspended():
+                before, after, estimated = measure(
+                    frames, int(req["source_event"]), predicate,
+                    time_limit=DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+            out.append({"rows_before": int(before), "rows_after": int(after), "estimated": bool(estimated)})
+        except Exception as err:  # one bad request must not hide the others' results
+            out.append({"error": f"{type(err).__name__}: {_first_line(err)}"})
+    return out
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0][:300] if text else type(err).__name__
+
+
+def measure_bundle(requests_json: str) -> Bundle:
+    """Measure the JSON list of requests with the DataFrames the tracer holds."""
+    try:
+        requests = json.loads(requests_json)
+        if not isinstance(requests, list):
+            raise ValueError("expected a JSON list")
+        results = measure_requests(active_tracer(), requests)
+    except ValueError as err:
+        results = [{"error": f"bad measure request: {err}"}]
+    return Bundle({MEASURE_MIME: results, "text/plain": json.dumps(results)})
+
+
+def apply_measurements(result: Any, measurements: Sequence[dict[str, Any]]) -> Any:
+    """An OptimizeResult whose suggestions carry the measurements; failures become notes."""
+    suggestions, notes = [], list(result.notes)
+    for s, m in zip(result.suggestions, measurements):
+        if "error" in m:
+            suggestions.append(s)
+            notes.append(f"could not measure the filter on {s.source}: {m['error']}")
+        else:
+            suggestions.append(s.measured(m["rows_before"], m["rows_after"], m["estimated"]))
+    return dataclasses.replace(result, suggestions=tuple(suggestions), notes=tuple(notes))
+
+
+def optimize_live(tracer: Tracer, notebook_cells: Sequence[str] | None = None, *, measure: bool = True,
+                  time_budget: float = 10.0, time_limit: float | None = None) -> Any:
+    """optimize_trace on the tracer's trace, then measure every suggestion on the live DataFrames."""
+    from magicpush_lab.pipeline import optimize_trace
+
+    result = optimize_trace(tracer.trace(), notebook_cells, time_budget=time_budget)
+    if not measure or not result.suggestions:
+        return result
+    requests = [{"source_event": s.source_event, "predicate_ir": s.predicate_ir} for s in result.suggestions]
+    return apply_measurements(result, measure_requests(tracer, requests, time_limit=time_limit))

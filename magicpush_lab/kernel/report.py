@@ -1,0 +1,74 @@
+"""Suggestions as tables: HTML for the notebook, plain text for terminals.
+
+>>> from magicpush_lab.suggestion import ProofStep, Suggestion
+>>> s = Suggestion("sales", 'F.col("v") > 995', "equivalent", (ProofStep("RowTransform", "ROW-TO-ROW", 1, "equivalent"),),
+...                (), 0, {}).measured(1000, 4)
+>>> print(text_table([s]))
+source  predicate         kind        proof                            rows before -> after  reduction
+sales   F.col("v") > 995  equivalent  RowTransform ROW-TO-ROW (1 row)  1000 -> 4             99.6%
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Sequence
+
+from magicpush_lab.suggestion import Suggestion
+
+HEADERS = ("source", "predicate", "kind", "proof", "rows before -> after", "reduction")
+
+
+def _proof(s: Suggestion) -> str:
+    steps = [f"{p.operator} {p.category} ({p.base_case_rows} row{'s' if p.base_case_rows != 1 else ''})"
+             for p in s.proof]
+    return "; ".join(steps) or "-"
+
+
+def _rows(s: Suggestion) -> tuple[str, str]:
+    if s.rows_before is None or s.rows_after is None:
+        return "not measured", "-"
+    approx = "~" if s.estimated else ""
+    pct = f"{approx}{100 * (s.row_reduction or 0.0):.1f}%"
+    return f"{approx}{s.rows_before} -> {approx}{s.rows_after}", pct
+
+
+def row(s: Suggestion) -> tuple[str, ...]:
+    rows, pct = _rows(s)
+    return (s.source, s.predicate, s.kind, _proof(s), rows, pct)
+
+
+def text_table(suggestions: Sequence[Suggestion]) -> str:
+    """Aligned plain-text table of suggestions."""
+    rows = [HEADERS] + [row(s) for s in suggestions]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def html_table(suggestions: Sequence[Suggestion]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADERS)
+    body = "".join(
+        "<tr>" + "".join(f"<td><code>{html.escape(c)}</code></td>" if i == 1 else f"<td>{html.escape(c)}</td>"
+                         for i, c in enumerate(row(s))) + "</tr>"
+        for s in suggestions)
+    return f'<table class="magicpush-suggestions"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def render(result: Any) -> dict[str, str]:
+    """text/html and text/plain of an OptimizeResult, notes included."""
+    if result.suggestions:
+        text = text_table(result.suggestions)
+        markup = html_table(result.suggestions)
+    else:
+        text = "MagicPush: no predicate can be pushed down."
+        markup = f"<p>{html.escape(text)}</p>"
+    if result.notes:
+        text += "\n" + "\n".join(f"note: {n}" for n in result.notes)
+        markup += "<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in result.notes) + "</ul>"
+    text += f"\n(optimizer: {result.optimizer_seconds:.2f}s)"
+    return {"text/html": markup, "text/plain": text}
+
+
+def render_error(message: str) -> dict[str, str]:
+    return {"text/html": f'<p class="magicpush-error"><b>MagicPush:</b> {html.escape(message)}</p>',
+            "text/plain": f"MagicPush: {message}"}

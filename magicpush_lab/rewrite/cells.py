@@ -1,0 +1,364 @@
+"""Turn edits (in terms of call sites) into new cell text.
+
+Edits are located with Python's `ast` positions on the cell source and applied by
+splicing text, so everything the edits do not touch (comments, layout, other
+statements) stays exactly as the user wrote it.
+
+>>> from magicpush_lab.capture.trace import Site
+>>> from magicpush_lab.ir.expr import Cmp, Col, Lit
+>>> from magicpush_lab.rewrite.edits import AddFilter
+>>> cells = ["from pyspark.sql import functions as F", "sales = spark.read.parquet(p)  # raw"]
+>>> edit = AddFilter(Site(2, 1, 8, 1, 29), Cmp(">", Col("v"), Lit(995, "int")))
+>>> apply(cells, {2: 1}, [edit], "F")[1]
+'sales = spark.read.parquet(p).filter(F.col("v") > 995)  # raw'
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from magicpush_lab.capture.trace import Site
+from magicpush_lab.rewrite.cellparse import mask_ipython, parse_cell
+from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
+from magicpush_lab.rewrite.pyspark_code import (
+    FUNCTIONS_IMPORT, _module_aliases, datetime_alias, to_pyspark, uses_datetime)
+
+FILTER_METHODS = ("filter", "where")
+
+
+class RewriteError(ValueError):
+    """An edit cannot be applied to the cell as it is now (usually: the cell was edited since)."""
+
+
+@dataclass(frozen=True)
+class _Replace:
+    start: int  # character offsets into the cell source
+    end: int
+    text: str
+
+
+class _Cell:
+    """A cell's source with its syntax tree, tokens and position conversions."""
+
+    def __init__(self, source: str, label: str) -> None:
+        self.source = source
+        self.label = label
+        tree = parse_cell(source)
+        if tree is None:
+            raise RewriteError(f"{label} is not valid Python")
+        self.tree = tree
+        self.lines = source.splitlines(keepends=True) or [""]
+        self.line_starts = [0]
+        for line in self.lines:
+            self.line_starts.append(self.line_starts[-1] + len(line))
+        self.parents: dict[ast.AST, ast.AST] = {}
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[child] = node
+        self._tokens: list[tuple[int, int, int, str]] | None = None
+
+    def offset(self, lineno: int, col_bytes: int) -> int:
+        """Character offset of an ast position (1-based line, UTF-8 byte column)."""
+        if lineno - 1 >= len(self.lines):
+            return len(self.source)
+        line = self.lines[lineno - 1]
+        return self.line_starts[lineno - 1] + len(line.encode("utf-8")[:col_bytes].decode("utf-8", "replace"))
+
+    def start(self, node: ast.AST) -> int:
+        return self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+
+    def end(self, node: ast.AST) -> int:
+        return self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+
+    def text(self, node: ast.AST) -> str:
+        return self.source[self.start(node): self.end(node)]
+
+    def tokens(self) -> list[tuple[int, int, int, str]]:
+        """(type, start, end, string) of every token, with character offsets."""
+        if self._tokens is None:
+            toks = []
+            masked = self.source if _parses_plain(self.source) else mask_ipython(self.source)
+            try:
+                for t in tokenize.generate_tokens(io.StringIO(masked).readline):
+                    s = self.line_starts[t.start[0] - 1] + t.start[1] if t.start[0] <= len(self.lines) else len(masked)
+                    e = self.line_starts[t.end[0] - 1] + t.end[1] if t.end[0] <= len(self.lines) else len(masked)
+                    toks.append((t.type, s, e, t.string))
+            except (tokenize.TokenError, IndentationError):
+                pass
+            self._tokens = toks
+        return self._tokens
+
+    def expressions_at(self, site: Site, line_shift: int) -> tuple[list[ast.expr], list[ast.expr]]:
+        """Expression nodes whose span is the site's, and those that merely start where it starts."""
+        exact, starting = [], []
+        for node in ast.walk(self.tree):
+            if not isinstance(node, ast.expr):
+                continue
+            if (node.lineno, node.col_offset) != (site.lineno + line_shift, site.col_offset):
+                continue
+            starting.append(node)
+            if (node.end_lineno, node.end_col_offset) == (site.end_lineno + line_shift, site.end_col_offset):
+                exact.append(node)
+        return exact, starting
+
+    def dot_after(self, node: ast.AST) -> tuple[int, int] | None:
+        """Offsets (end of the last `)` closing around `node`, the `.` or `[` that follows it)."""
+        pos = self.end(node)
+        after = pos
+        for ttype, s, e, string in self.tokens():
+            if s < pos:
+                continue
+            if ttype in (tokenize.NL, tokenize.COMMENT, tokenize.NEWLINE) or (ttype == tokenize.OP and string == ")"):
+                if string == ")":
+                    after = e
+                continue
+            if ttype == tokenize.OP and string in (".", "["):
+                return after, s
+            return None
+        return None
+
+
+def _same_code(node: ast.AST, code: str) -> bool:
+    try:
+        other = ast.parse(code, mode="eval").body
+    except SyntaxError:
+        return False
+    return ast.dump(node) == ast.dump(other)
+
+
+def _filter_parts(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
+    """(receiver, condition) if `node` is `X.filter(c)`, `X.where(c)` or `X[c]` with a Column condition."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in FILTER_METHODS and len(node.args) == 1 and not node.keywords):
+        return node.func.value, node.args[0]
+    if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Constant, ast.List, ast.Tuple, ast.Slice)):
+        return node.value, node.slice
+    return None
+
+
+def _is_filter_with(node: ast.AST, code: str) -> bool:
+    parts = _filter_parts(node)
+    return parts is not None and isinstance(node, ast.Call) and _same_code(parts[1], code)
+
+
+def _receiver(node: ast.AST) -> ast.expr | None:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.value
+    if isinstance(node, ast.Subscript):
+        return node.value
+    return None
+
+
+def _parses_plain(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return False
+    return True
+
+
+def _parses(source: str) -> bool:
+    return parse_cell(source) is not None
+
+
+def _add_filter(cell: _Cell, edit: AddFilter, code: str, shift: int) -> list[_Replace]:
+    exact, starting = cell.expressions_at(edit.site, shift)
+    insert = f".filter({code})"
+    if edit.target == "call":
+        if exact:
+            node = exact[0]
+            parent = cell.parents.get(node)
+            grand = cell.parents.get(parent) if parent is not None else None
+            if isinstance(parent, ast.Attribute) and grand is not None and _is_filter_with(grand, code):
+                return []  # already pushed
+            if isinstance(node, (ast.Call, ast.Subscript, ast.Attribute, ast.Name)):
+                return [_Replace(cell.end(node), cell.end(node), insert)]
+            return [_Replace(cell.start(node), cell.start(node), "("), _Replace(cell.end(node), cell.end(node), ")" + insert)]
+        if any(_is_filter_with(n, code) for n in starting):
+            return []
+    elif edit.target == "receiver":
+        if exact:
+            recv = _receiver(exact[0])
+            if recv is None:
+                raise RewriteError(f"{cell.label}: the expression at line {edit.site.lineno} is not a method call")
+            if _is_filter_with(recv, code):
+                return []
+            where = cell.dot_after(recv)
+            pos = where[0] if where else cell.end(recv)
+            return [_Replace(pos, pos, insert)]
+        if any((r := _receiver(n)) is not None and _is_filter_with(r, code) for n in starting):
+            return []
+    else:
+        raise RewriteError(f"unknown AddFilter target {edit.target!r}")
+    raise _NotFound()
+
+
+def _remove_filter(cell: _Cell, edit: RemoveFilter, shift: int) -> list[_Replace]:
+    exact, starting = cell.expressions_at(edit.site, shift)
+    if not exact:
+        if starting:
+            return []  # the filter is gone already
+        raise _NotFound()
+    node = exact[0]
+    parts = _filter_parts(node)
+    if parts is None:
+        return []  # no longer a filter: nothing to remove
+    where = cell.dot_after(parts[0])
+    if where is None:
+        raise RewriteError(f"{cell.label}: cannot find the filter call at line {edit.site.lineno}")
+    dot, end = where[1], cell.end(node)
+    src = cell.source
+    line_start = src.rfind("\n", 0, dot) + 1
+    line_end = src.find("\n", end)
+    line_end = len(src) if line_end < 0 else line_end
+    rest = src[end:line_end].strip()
+    candidates = []
+    if src[line_start:dot].strip() == "" and line_start > 0:
+        if rest == "" or rest.startswith("#") or rest == "\\":
+            candidates.append(_Replace(line_start, min(line_end + 1, len(src)), ""))
+        candidates.append(_Replace(line_start - 1, end, ""))
+    candidates.append(_Replace(dot, end, ""))
+    for c in candidates:
+        if _parses(src[: c.start] + c.text + src[c.end:]):
+            return [c]
+    return [candidates[-1]]
+
+
+class _NotFound(Exception):
+    pass
+
+
+def _splice(source: str, reps: list[_Replace], label: str) -> str:
+    # From the end backwards so earlier offsets stay valid; at one offset the
+    # deletion goes first, then the insertion lands where the deleted text began.
+    ordered = sorted(reps, key=lambda r: (r.start, r.end), reverse=True)
+    for a, b in zip(ordered, ordered[1:]):
+        if b.end > a.start and not (b.start == b.end == a.start):
+            raise RewriteError(f"{label}: two edits overlap")
+    for r in ordered:
+        source = source[: r.start] + r.text + source[r.end:]
+    return source
+
+
+def _leading_import_lines(source: str, imports: Sequence[str]) -> int:
+    n = 0
+    for line in source.splitlines():
+        if line.strip() in imports:
+            n += 1
+        else:
+            break
+    return n
+
+
+def _cell_edits(cell: _Cell, edits: Sequence[Edit], alias: str, dt: str, imports: Sequence[str]) -> str:
+    # A cell we rewrote before may start with the import lines we added; its sites then sit lower.
+    shifts = [0]
+    k = _leading_import_lines(cell.source, imports)
+    if k:
+        shifts.append(k)
+    last: Exception | None = None
+    for shift in shifts:
+        try:
+            reps: list[_Replace] = []
+            for e in edits:
+                if isinstance(e, AddFilter):
+                    reps += _add_filter(cell, e, to_pyspark(e.predicate, alias, dt), shift)
+                elif isinstance(e, RemoveFilter):
+                    reps += _remove_filter(cell, e, shift)
+                else:
+                    raise RewriteError(f"unknown edit {e!r}")
+            return _splice(cell.source, reps, cell.label)
+        except _NotFound as err:
+            last = err
+    site = next(e.site for e in edits)
+    raise RewriteError(
+        f"{cell.label}: no expression at line {site.lineno}, column {site.col_offset} matches the traced call; "
+        "was the cell edited after it ran?") from last
+
+
+def apply(cell_sources: Sequence[str], cells_of_sites: Mapping[int, int], edits: Sequence[Edit],
+          alias: str) -> dict[int, str]:
+    """Rewritten sources of the cells the edits touch, by index into `cell_sources`.
+
+    cells_of_sites maps an execution count (Site.execution_count) to the index of
+    the cell it ran. Cells whose text does not change are left out, which makes a
+    second application of the same edits return {}.
+    """
+    by_cell: dict[int, list[Edit]] = {}
+    for e in edits:
+        idx = cells_of_sites.get(e.site.execution_count)
+        if idx is None or not 0 <= idx < len(cell_sources):
+            raise RewriteError(f"the cell that ran as execution [{e.site.execution_count}] is not in the notebook")
+        by_cell.setdefault(idx, []).append(e)
+    needs_dt = any(isinstance(e, AddFilter) and uses_datetime(e.predicate) for e in edits)
+    dt, dt_import = datetime_alias(cell_sources)
+    f_import = FUNCTIONS_IMPORT.format(alias=alias)
+    # Import lines a previous application may have put at the top of a cell.
+    ours = [f_import, "import datetime", f"import datetime as {dt}"]
+    out: dict[int, str] = {}
+    for idx, cell_edits in sorted(by_cell.items()):
+        cell = _Cell(cell_sources[idx], f"cell {idx} (execution [{cell_edits[0].site.execution_count}])")
+        new = _cell_edits(cell, cell_edits, alias, dt, ours)
+        if new != cell.source:
+            out[idx] = new
+    if not out:
+        return out
+    first = min(out)
+    earlier = [cell_sources[i] for i in range(first + 1)]
+    adds = []
+    if not _imports_alias(earlier, alias):
+        adds.append(f_import)
+    if needs_dt and (dt_import is not None or not _imports_module(earlier, "datetime", dt)):
+        adds.append(dt_import or f"import datetime as {dt}")
+    if adds:
+        out[first] = _add_import_lines(out[first], adds)
+    return out
+
+
+def _imports_alias(sources: Sequence[str], alias: str) -> bool:
+    return _imports_module(sources, "pyspark.sql.functions", alias)
+
+
+def _imports_module(sources: Sequence[str], module: str, alias: str) -> bool:
+    for src in sources:
+        tree = parse_cell(src)
+        if tree is not None and alias in _module_aliases(tree, module):
+            return True
+    return False
+
+
+def _add_import_lines(source: str, lines: Sequence[str]) -> str:
+    """Put import lines at the top of a cell, after a cell magic line if there is one."""
+    block = "".join(line + "\n" for line in lines)
+    if source.startswith("%%"):
+        head, sep, tail = source.partition("\n")
+        return head + sep + block + tail
+    return block + source
+
+
+def binding_name(cell_source: str, site: Site) -> str | None:
+    """The variable the statement holding the call at `site` assigns, if it assigns one name.
+
+    >>> binding_name("x = 1\\nsales = spark.read.parquet(p)\\n", Site(1, 2, 8, 2, 29))
+    'sales'
+    """
+    tree = parse_cell(cell_source)
+    if tree is None:
+        return None
+    best: ast.stmt | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        if (node.lineno, node.col_offset) <= (site.lineno, site.col_offset) and \
+                (site.end_lineno, site.end_col_offset) <= (node.end_lineno, node.end_col_offset):
+            if best is None or (node.lineno, node.col_offset) >= (best.lineno, best.col_offset):
+                best = node
+    if isinstance(best, ast.Assign) and isinstance(best.targets[0], ast.Name):
+        return best.targets[0].id
+    if isinstance(best, ast.AnnAssign) and isinstance(best.target, ast.Name) and best.value is not None:
+        return best.target.id
+    return None

@@ -1,0 +1,183 @@
+"""IR expressions as live PySpark Columns, for measuring a predicate on the notebook's data.
+
+The Column built here must mean exactly what the code of `pyspark_code.to_pyspark`
+means, since that code is what ends up in the notebook; both modules share the
+literal and function-argument rules defined here.
+
+>>> from magicpush_lab.ir.expr import Cmp, Col, Lit
+>>> column_ref("v"), column_ref("a.b")
+('v', '`a.b`')
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import inspect
+import math
+import re
+from functools import lru_cache, reduce
+from typing import Any
+
+from magicpush_lab.ir import expr as X
+
+# Spark's own names for the comparison operators of the IR.
+COMPARISONS = {"=": "==", "==": "==", "!=": "!=", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+ARITHMETIC = ("+", "-", "*", "/", "%")
+
+# The type F.lit gives a Python value without a cast; a literal whose IR type
+# differs only in width needs no cast, Spark widens it in comparisons.
+_NO_CAST = {"other", "null", "void", "int", "bigint", "smallint", "tinyint", "double", "float",
+            "string", "boolean", "date", "timestamp",
+            # the same types as Spark's JSON plans name them
+            "integer", "long", "short", "byte"}
+
+
+def column_ref(name: str) -> str:
+    """The string to hand to F.col so that `name` is read as one column, never a struct path.
+
+    >>> column_ref("price"), column_ref("odd`name.x")
+    ('price', '`odd``name.x`')
+    """
+    if "." in name or "`" in name:
+        return "`" + name.replace("`", "``") + "`"
+    return name
+
+
+def literal_cast(lit: X.Lit) -> str | None:
+    """The type a literal must be cast to so Spark sees the IR's type, or None.
+
+    >>> literal_cast(X.Lit(None, "int")), literal_cast(X.Lit(3, "int")), literal_cast(X.Lit(1.5, "decimal(4,2)"))
+    ('int', None, 'decimal(4,2)')
+    """
+    if lit.value is None:
+        return None if lit.dtype in ("other", "null", "void") else lit.dtype
+    if lit.dtype.startswith("decimal"):
+        return lit.dtype
+    if lit.dtype not in _NO_CAST:
+        return lit.dtype
+    return None
+
+
+def check_literal(value: Any) -> None:
+    """Reject values the IR does not allow, so both renderings fail the same way."""
+    if value is None or isinstance(value, (bool, int, str, _dt.date, _dt.datetime)):
+        return
+    if isinstance(value, float):
+        return
+    raise ValueError(f"unsupported literal {value!r}")
+
+
+@lru_cache(maxsize=None)
+def function_arg_modes(name: str, nargs: int) -> tuple[str, ...]:
+    """For each argument of `pyspark.sql.functions.<name>`, "column" or "value".
+
+    A literal passed where the function expects a column name must be wrapped in
+    F.lit (a bare string would be read as a column name); where the signature also
+    takes plain Python values, the literal is passed as it is.
+
+    >>> function_arg_modes("substring", 3)
+    ('column', 'value', 'value')
+    >>> function_arg_modes("concat", 2)
+    ('column', 'column')
+    """
+    fn = spark_function(name)
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return ("column",) * nargs
+    modes: list[str] = []
+    for i in range(nargs):
+        if i < len(params) and params[i].kind != inspect.Parameter.VAR_POSITIONAL:
+            p = params[i]
+        elif params and params[-1].kind == inspect.Parameter.VAR_POSITIONAL:
+            p = params[-1]
+        else:
+            raise ValueError(f"too many arguments for pyspark.sql.functions.{name}")
+        ann = str(p.annotation)
+        takes_value = re.search(r"\b(int|float|str|bool)\b", ann) is not None
+        modes.append("value" if takes_value and p.kind != inspect.Parameter.VAR_POSITIONAL else "column")
+    return tuple(modes)
+
+
+def spark_function(name: str) -> Any:
+    """`pyspark.sql.functions.<name>`, or ValueError if there is no such function."""
+    from pyspark.sql import functions as F
+
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*", name) or name.startswith("_"):
+        raise ValueError(f"not a Spark function name: {name!r}")
+    fn = getattr(F, name, None)
+    if not callable(fn) or name in ("udf", "pandas_udf", "col", "lit", "expr", "call_function"):
+        raise ValueError(f"no usable pyspark.sql.functions.{name}")
+    return fn
+
+
+def to_column(e: X.Expr) -> Any:
+    """Build the PySpark Column of an IR expression; ValueError for Python UDFs and unknown nodes."""
+    from pyspark.sql import functions as F
+
+    if isinstance(e, X.Col):
+        return F.col(column_ref(e.name))
+    if isinstance(e, X.Lit):
+        check_literal(e.value)
+        c = F.lit(e.value)
+        cast = literal_cast(e)
+        return c.cast(cast) if cast else c
+    if isinstance(e, X.PyUdf):
+        raise ValueError(f"predicate calls the Python UDF {e.name}; it is never measured")
+    if isinstance(e, X.Arith):
+        if e.op not in ARITHMETIC:
+            raise ValueError(f"unknown arithmetic operator {e.op!r}")
+        left, right = to_column(e.left), to_column(e.right)
+        return {"+": left.__add__, "-": left.__sub__, "*": left.__mul__,
+                "/": left.__truediv__, "%": left.__mod__}[e.op](right)
+    if isinstance(e, X.Neg):
+        return -to_column(e.arg)
+    if isinstance(e, X.Cmp):
+        left, right = to_column(e.left), to_column(e.right)
+        if e.op == "<=>":
+            return left.eqNullSafe(right)
+        op = COMPARISONS.get(e.op)
+        if op is None:
+            raise ValueError(f"unknown comparison {e.op!r}")
+        return {"==": left.__eq__, "!=": left.__ne__, "<": left.__lt__, "<=": left.__le__,
+                ">": left.__gt__, ">=": left.__ge__}[op](right)
+    if isinstance(e, X.And):
+        return reduce(lambda a, b: a & b, (to_column(a) for a in e.args))
+    if isinstance(e, X.Or):
+        return reduce(lambda a, b: a | b, (to_column(a) for a in e.args))
+    if isinstance(e, X.Not):
+        return ~to_column(e.arg)
+    if isinstance(e, X.IsNull):
+        return to_column(e.arg).isNull()
+    if isinstance(e, X.IsNotNull):
+        return to_column(e.arg).isNotNull()
+    if isinstance(e, X.In):
+        return to_column(e.arg).isin(*[to_column(v) for v in e.values])
+    if isinstance(e, X.Case):
+        if not e.branches:
+            return to_column(e.default)
+        (c0, v0), *rest = e.branches
+        out = F.when(to_column(c0), to_column(v0))
+        for c, v in rest:
+            out = out.when(to_column(c), to_column(v))
+        return out.otherwise(to_column(e.default))
+    if isinstance(e, X.Coalesce):
+        return F.coalesce(*[to_column(a) for a in e.args])
+    if isinstance(e, X.Cast):
+        return to_column(e.arg).cast(e.dtype)
+    if isinstance(e, X.Func):
+        fn = spark_function(e.name)
+        modes = function_arg_modes(e.name, len(e.args))
+        args = [a.value if m == "value" and isinstance(a, X.Lit) and literal_cast(a) is None else to_column(a)
+                for a, m in zip(e.args, modes)]
+        return fn(*args)
+    raise ValueError(f"cannot build a Column from {type(e).__name__}")
+
+
+def is_finite_number(v: Any) -> bool:
+    """True for ints and finite floats (NaN and infinities need special spelling in code).
+
+    >>> is_finite_number(3), is_finite_number(float("nan")), is_finite_number("x")
+    (True, False, False)
+    """
+    return isinstance(v, int) or (isinstance(v, float) and math.isfinite(v))

@@ -1,0 +1,77 @@
+"""The `magicpush optimize` command, end to end on a small percent script."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import shutil
+from pathlib import Path
+
+from magicpush_lab.capture.replay import parse_percent
+from magicpush_lab.cli import EXIT_FAILED, cell_changes, main
+from magicpush_lab.pipeline import OptimizeResult
+from magicpush_lab.suggestion import CellChange, Suggestion
+
+NOTEBOOKS = Path(__file__).parent / "notebooks"
+
+
+def test_optimize_json_and_apply(tmp_path):
+    shutil.copy(NOTEBOOKS / "sales_pipeline.py", tmp_path)
+    nb = tmp_path / "sales_pipeline.py"
+    (tmp_path / "out").mkdir()  # an existing directory: the notebook keeps its name there
+    out = io.StringIO()
+    code = main(["optimize", str(nb), "--json", "--apply", "-o", str(tmp_path / "out"), "--timeout", "180"],
+                stdout=out)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1
+    result = json.loads(lines[0])
+    assert "error" not in result, result.get("error")
+    assert code == 0
+    assert set(result) == {"notebook", "suggestions", "optimizer_seconds", "notes"}
+    assert result["notebook"] == str(nb)
+    sales = [s for s in result["suggestions"] if s["source"] == "sales"]
+    assert sales, result
+    s = sales[0]
+    assert s["kind"] in ("equivalent", "superset") and "995" in s["predicate"]
+    assert (s["rows_before"], s["rows_after"], s["estimated"]) == (1000, 4, False)
+    assert s["row_reduction"] == 0.996
+    assert s["proof"] and all({"operator", "category", "base_case_rows", "kind"} <= set(p) for p in s["proof"])
+    written = parse_percent((tmp_path / "out" / "sales_pipeline.py").read_text())
+    for change in s["cells"]:
+        assert written[change["index"]].source == change["rewritten"]
+        ast.parse(change["rewritten"])
+    # sales is counted on its own, so it keeps all its rows: the filter goes where the pipeline uses it
+    assert any('.filter(F.col("v") > 995)' in c["rewritten"] for c in s["cells"])
+
+
+def test_errors_name_the_file_and_exit_2(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("x")
+    out = io.StringIO()
+    code = main(["optimize", str(tmp_path / "missing.py"), str(tmp_path / "notes.txt"), "--json"], stdout=out)
+    assert code == EXIT_FAILED
+    errors = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [e["notebook"] for e in errors] == [str(tmp_path / "missing.py"), str(tmp_path / "notes.txt")]
+    err = capsys.readouterr().err
+    assert "missing.py: no such file" in err and "unsupported file type .txt" in err
+    assert main(["optimize", str(tmp_path / "missing.py"), "--apply"]) == EXIT_FAILED
+
+
+def test_failing_cell_exit_2(tmp_path, capsys):
+    shutil.copy(NOTEBOOKS / "broken.py", tmp_path)
+    out = io.StringIO()
+    assert main(["optimize", str(tmp_path / "broken.py")], stdout=out) == EXIT_FAILED
+    err = capsys.readouterr().err
+    assert "broken.py: cell 1 failed" in err and "ValueError: value too small: 1" in err
+    assert "running cell 2/2" in err  # progress on stderr
+    assert out.getvalue() == ""
+
+
+def test_cell_changes_keep_the_first_of_conflicting_rewrites():
+    def sugg(source, *changes):
+        return Suggestion(source, "p", "equivalent", (), tuple(CellChange(i, "o", r) for i, r in changes), 0, {})
+
+    result = OptimizeResult((sugg("a", (1, "x"), (2, "y")), sugg("b", (2, "z")), sugg("c", (3, "w"))), 0.1)
+    changes, skipped = cell_changes(result)
+    assert changes == {1: "x", 2: "y", 3: "w"}
+    assert len(skipped) == 1 and "filter on b" in skipped[0]

@@ -1,0 +1,111 @@
+"""Replaying notebooks in a fresh kernel, and reading/writing notebook files."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from magicpush_lab.capture.replay import Replay, ReplayError, parse_percent, read_document, write_document
+from magicpush_lab.ir.expr import Cmp, Col, Lit
+from magicpush_lab.ir.serialize import expr_to_json
+
+NOTEBOOKS = Path(__file__).parent / "notebooks"
+
+
+@pytest.fixture(scope="module")
+def replayed(tmp_path_factory):
+    work = tmp_path_factory.mktemp("replay")
+    shutil.copy(NOTEBOOKS / "sales_pipeline.py", work)
+    with Replay(work / "sales_pipeline.py", timeout=180) as r:
+        yield r
+    assert r._client is None  # the kernel is shut down at exit
+
+
+def _text(cells, site):
+    src = next(c.source for c in cells if c.execution_count == site.execution_count)
+    lines = src.splitlines(keepends=True)
+    start = sum(len(x) for x in lines[: site.lineno - 1]) + site.col_offset
+    end = sum(len(x) for x in lines[: site.end_lineno - 1]) + site.end_col_offset
+    return src[start:end]
+
+
+def test_replay_traces_the_notebook(replayed):
+    trace = replayed.trace
+    cells = replayed.notebook_cells
+    assert len(cells) == 8 and cells[0].startswith("# Sales above 995")  # markdown counted
+    ops = [e.op for e in trace.events]
+    # the data is written by the notebook itself first (range/select), then the pipeline runs
+    assert ops == ["range", "select", "read.parquet", "createDataFrame", "withColumn", "join", "filter",
+                   "withColumn"]
+    by_op = {e.op: e for e in trace.events}
+    read, join, filt = by_op["read.parquet"], by_op["join"], by_op["filter"]
+    assert _text(trace.cells, read.site) == 'spark.read.parquet("data/sales.parquet")'
+    assert _text(trace.cells, filt.site) == (
+        'enrich(sales)\n       .join(stores, "store")\n       .filter(F.col("v") > 995)')
+    assert join.inputs[1] == by_op["createDataFrame"].id
+    labeled = trace.events[-1]
+    assert labeled.udfs[0].name == "bucket" and "return v // 100" in labeled.udfs[0].source
+    assert [i.action for i in trace.inspections] == ["count", "show"]
+    assert trace.variables["big"] == filt.id and trace.variables["sales"] == read.id
+    # every executed code cell was recorded with its source as written
+    assert {c.source for c in trace.cells} <= set(cells)
+
+
+def test_measure_in_the_replayed_kernel(replayed):
+    read = next(e for e in replayed.trace.events if e.op == "read.parquet")
+    pred = expr_to_json(Cmp(">", Col("v", -1, "bigint"), Lit(995, "int")))
+    got = replayed.measure([{"source_event": read.id, "predicate_ir": pred}, {"source_event": 10**6,
+                                                                             "predicate_ir": pred}])
+    assert got[0] == {"rows_before": 1000, "rows_after": 4, "estimated": False}
+    assert "error" in got[1]
+
+
+def test_failing_cell_gives_a_readable_error(tmp_path):
+    shutil.copy(NOTEBOOKS / "broken.py", tmp_path)
+    with pytest.raises(ReplayError) as info:
+        with Replay(tmp_path / "broken.py", timeout=60):
+            pass
+    err = info.value
+    assert (err.cell_index, err.ename, err.evalue) == (1, "ValueError", "value too small: 1")
+    assert "line 3" in (err.where or "")
+    assert "broken.py: cell 1 failed" in str(err) and len(str(err)) < 300
+
+
+def test_percent_format_round_trip(tmp_path):
+    text = "# header comment\nimport os\n\n# %% [markdown]\n# Title\n#\n# text\n\n# %%\nx = 1\n\n\n# %% tags=['a']\ny = 2\n"
+    cells = parse_percent(text)
+    assert [(c.kind, c.source) for c in cells] == [
+        ("code", "# header comment\nimport os"), ("markdown", "Title\n\ntext"), ("code", "x = 1"), ("code", "y = 2")]
+    src = tmp_path / "nb.py"
+    src.write_text(text)
+    doc = read_document(src)
+    write_document(doc, {2: "x = 3"}, tmp_path / "out.py")
+    again = parse_percent((tmp_path / "out.py").read_text())
+    assert [c.source for c in again] == ["# header comment\nimport os", "Title\n\ntext", "x = 3", "y = 2"]
+    assert again[3].marker == "# %% tags=['a']"
+
+
+def test_ipynb_write_keeps_untouched_outputs(tmp_path):
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    nb.cells = [nbformat.v4.new_markdown_cell("# T"),
+                nbformat.v4.new_code_cell("a = 1", outputs=[nbformat.v4.new_output("stream", text="hi\n")],
+                                          execution_count=1),
+                nbformat.v4.new_code_cell("b = 2", outputs=[nbformat.v4.new_output("stream", text="x\n")],
+                                          execution_count=2)]
+    nbformat.write(nb, tmp_path / "in.ipynb")
+    doc = read_document(tmp_path / "in.ipynb")
+    write_document(doc, {2: "b = 3"}, tmp_path / "out.ipynb")
+    out = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    assert out.metadata.kernelspec.name == "python3"
+    assert out.cells[1].outputs[0].text == "hi\n" and out.cells[1].execution_count == 1
+    assert out.cells[2].source == "b = 3" and out.cells[2].outputs == [] and out.cells[2].execution_count is None
+
+
+def test_unsupported_file(tmp_path):
+    (tmp_path / "x.txt").write_text("1")
+    with pytest.raises(ValueError, match="unsupported"):
+        read_document(tmp_path / "x.txt")

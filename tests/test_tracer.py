@@ -1,0 +1,180 @@
+"""The tracer, run through a real IPython shell and a real SparkSession."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from magicpush_lab.capture.trace import Trace
+from magicpush_lab.kernel import MEASURE_MIME, TRACE_MIME, measure_bundle, trace_bundle
+from magicpush_lab.kernel.extension import load, magicpush_result, unload
+
+
+@pytest.fixture()
+def shell(spark):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    tracer = load(ip)
+    ip.user_ns["spark"] = spark
+    yield ip, tracer
+    unload(ip)
+
+
+def run(ip, source: str) -> int:
+    """Run a cell; returns its execution count. Fails the test if the cell raised."""
+    count = ip.execution_count
+    result = ip.run_cell(source, store_history=True)
+    result.raise_error()
+    return count
+
+
+def text_at(trace: Trace, site) -> str:
+    """The source text a site points at."""
+    cell = next(c for c in trace.cells if c.execution_count == site.execution_count)
+    lines = cell.source.splitlines(keepends=True)
+    start = sum(len(x.encode()) for x in lines[: site.lineno - 1]) + site.col_offset
+    end = sum(len(x.encode()) for x in lines[: site.end_lineno - 1]) + site.end_col_offset
+    return cell.source.encode()[start:end].decode()
+
+
+PIPELINE = [
+    'from pyspark.sql import functions as F\n'
+    'sales = spark.range(0, 100).withColumn("v", F.col("id") % 10)\n'
+    'stores = spark.createDataFrame([(i, f"s{i}") for i in range(10)], ["v", "name"])',
+    # leading blank lines and indentation are dropped by IPython before compiling
+    '\n\n  def enrich(df):\n      return df.withColumn("w", F.col("v") * 2)\n',
+    'big = (enrich(sales)\n       .join(stores, "v")\n       .filter(F.col("v") > 5))',
+]
+
+
+def test_ops_inputs_sites_and_variables(shell):
+    ip, tracer = shell
+    counts = [run(ip, src) for src in PIPELINE]
+    trace = tracer.trace()
+    ops = [e.op for e in trace.events]
+    assert ops == ["range", "withColumn", "createDataFrame", "withColumn", "join", "filter"]
+    rng, with_v, create, with_w, join, filt = trace.events
+    assert (rng.inputs, with_v.inputs, create.inputs) == ((), (0,), ())
+    assert with_w.inputs == (with_v.id,) and join.inputs == (with_w.id, create.id) and filt.inputs == (join.id,)
+    assert text_at(trace, rng.site) == "spark.range(0, 100)"
+    assert text_at(trace, with_v.site) == 'spark.range(0, 100).withColumn("v", F.col("id") % 10)'
+    # the helper's call is sited in the cell that defines it, relative to the raw cell text
+    assert with_w.site.execution_count == counts[1] and with_w.site.lineno == 4
+    assert text_at(trace, with_w.site) == 'df.withColumn("w", F.col("v") * 2)'
+    assert text_at(trace, join.site) == 'enrich(sales)\n       .join(stores, "v")'
+    assert text_at(trace, filt.site) == PIPELINE[2][7:-1]
+    assert filt.columns == (("v", "bigint"), ("id", "bigint"), ("w", "bigint"), ("name", "string"))
+    assert json.loads(filt.plan)[0]["class"].endswith("logical.Filter")
+    assert any("v > 5" in a or ">(v, 5)" in a for a in filt.args)
+    assert trace.variables == {"sales": with_v.id, "stores": create.id, "big": filt.id}
+    assert [c.execution_count for c in trace.cells] == counts
+    assert Trace.from_json(json.loads(trace.dumps())) == trace
+
+
+def test_inspections_are_not_pipeline_and_inner_calls_are_not_recorded(shell):
+    ip, tracer = shell
+    run(ip, PIPELINE[0])
+    n = len(tracer.events)
+    run(ip, "sales.count()\nsales.head()\nsales.first()\nsales.describe()\nsales.take(2)\n_ = sales.toPandas()")
+    assert len(tracer.events) == n
+    assert [i.action for i in tracer.inspections] == ["count", "head", "first", "describe", "take", "toPandas"]
+    assert all(i.event == tracer.events[1].id for i in tracer.inspections)
+    assert text_at(tracer.trace(), tracer.inspections[1].site) == "sales.head()"
+    # df.na.fill goes through DataFrame.fillna inside PySpark: one event, sited at the user's call
+    run(ip, "filled = sales.na.fill(0)")
+    assert [e.op for e in tracer.events[n:]] == ["fillna"]
+    assert text_at(tracer.trace(), tracer.events[-1].site) == "sales.na.fill(0)"
+
+
+def test_udf_sources_all_forms(shell):
+    ip, tracer = shell
+    run(ip, PIPELINE[0])
+    run(ip, 'plus = F.udf(lambda x: x + 1, "int")\n'
+            '@F.udf("int")\ndef twice(x):\n    return 2 * x\n'
+            '@F.udf\ndef label(x):\n    return str(x)\n'
+            'u = sales.withColumn("p", plus("v")).withColumn("t", twice("v")).select("v", "t", label("v").alias("l"))')
+    udfs = {u.name: u for u in tracer.events[-1].udfs}
+    assert set(udfs) == {"<lambda>", "twice", "label"}
+    assert udfs["<lambda>"].source == "lambda x: x + 1"
+    assert udfs["twice"].source == '@F.udf("int")\ndef twice(x):\n    return 2 * x\n'
+    assert udfs["label"].return_type == "string" and udfs["twice"].return_type == "int"
+    assert all(u.kind == "python" and u.deterministic for u in udfs.values())
+    run(ip, 'import pandas as pd\n@F.pandas_udf("double")\ndef half(s: pd.Series) -> pd.Series:\n    return s / 2\n'
+            'h = sales.withColumn("h", half("v")).withColumn("r", F.udf(lambda x: x, "int").asNondeterministic()("v"))')
+    udfs = {u.name: u for u in tracer.events[-1].udfs}
+    assert udfs["half"].kind == "pandas" and udfs["half"].return_type == "double"
+    assert udfs["<lambda>"].deterministic is False
+
+
+def test_dataframe_made_before_tracing_gets_an_unknown_event(spark, shell):
+    ip, tracer = shell
+    with tracer.suspended():
+        ip.user_ns["early"] = spark.range(5)
+    assert tracer.events == []
+    run(ip, "late = early.filter('id > 2')\nlate.count()")
+    unknown, filt = tracer.events
+    assert (unknown.op, unknown.inputs, unknown.site) == ("unknown", (), None)
+    assert filt.inputs == (unknown.id,) and filt.op == "filter"
+    assert ip.user_ns["late"].count() == 2
+
+
+def test_recording_failures_never_break_user_code(shell, monkeypatch):
+    ip, tracer = shell
+    run(ip, PIPELINE[0])
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("recording broke")
+
+    monkeypatch.setattr(tracer, "_add_event", broken)
+    run(ip, "kept = sales.filter('v > 7')\nn = kept.count()")
+    assert ip.user_ns["n"] == 20
+    assert any("recording broke" in w for w in tracer.warnings)
+
+
+def test_load_is_idempotent_and_unload_restores(spark):
+    from IPython.core.interactiveshell import InteractiveShell
+    from pyspark.sql.classic.dataframe import DataFrame
+    from pyspark.sql.readwriter import DataFrameReader
+    from pyspark.sql.session import SparkSession
+
+    originals = (DataFrame.__dict__["filter"], DataFrame.__dict__["where"], DataFrameReader.__dict__["parquet"],
+                 SparkSession.__dict__["range"], "drop_duplicates" in DataFrame.__dict__)
+    ip = InteractiveShell.instance()
+    hooks = len(ip.events.callbacks["pre_run_cell"])
+    first = load(ip)
+    assert load(ip) is first
+    assert len(ip.events.callbacks["pre_run_cell"]) == hooks + 1
+    assert DataFrame.__dict__["filter"] is not originals[0]
+    unload(ip)
+    unload(ip)
+    assert (DataFrame.__dict__["filter"], DataFrame.__dict__["where"], DataFrameReader.__dict__["parquet"],
+            SparkSession.__dict__["range"], "drop_duplicates" in DataFrame.__dict__) == originals
+    assert len(ip.events.callbacks["pre_run_cell"]) == hooks
+    assert "magicpush" not in ip.magics_manager.magics["line"]
+
+
+def test_bundles_and_magic(shell):
+    ip, tracer = shell
+    run(ip, PIPELINE[0])
+    bundle = trace_bundle()._repr_mimebundle_()
+    trace = Trace.from_json(bundle[TRACE_MIME])
+    assert [e.op for e in trace.events] == ["range", "withColumn", "createDataFrame"]
+    assert "3 events" in bundle["text/plain"]
+    # user_expressions go through IPython's formatter: the custom mime type must survive it
+    data, _ = ip.display_formatter.format(trace_bundle())
+    assert TRACE_MIME in data
+    pred = {"kind": "Cmp", "op": ">", "left": {"kind": "Col", "name": "v", "id": -1, "dtype": "bigint"},
+            "right": {"kind": "Lit", "value": 7, "dtype": "int"}}
+    udf = {"kind": "PyUdf", "name": "f", "args": [], "dtype": "boolean"}
+    got = measure_bundle(json.dumps([{"source_event": 1, "predicate_ir": pred},
+                                     {"source_event": 1, "predicate_ir": udf}, {"oops": 1}]))
+    results = got._repr_mimebundle_()[MEASURE_MIME]
+    assert results[0] == {"rows_before": 100, "rows_after": 20, "estimated": False}
+    assert "Python UDF" in results[1]["error"] and "error" in results[2]
+    assert len(tracer.events) == 3  # measuring is not traced
+    shown = magicpush_result(ip, "")
+    assert set(shown) == {"text/html", "text/plain"}
+    assert "Traceback" not in shown["text/plain"]
+    assert "MagicPush" in shown["text/plain"] or "reduction" in shown["text/plain"]
