@@ -18,7 +18,7 @@ from magicpush_lab.search.candidates import candidates
 from magicpush_lab.verify import row_to_row
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
-ROW_TO_ROW_OPS = (P.Filter, P.Project, P.InnerJoin)
+ROW_TO_ROW_OPS = (P.Filter, P.Project, P.InnerJoin, P.Reorder, P.Union)
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,15 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
 def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Budget) -> Verdict | None:
     """Equivalence, else superset; for a join, each input's share is checked on its own."""
     timeout = min(2000, max(1, budget.left_ms()))
+    if isinstance(node, P.Union):
+        # each output row is one input's row under the union's column names: a renaming
+        # projection per input, proved one input at a time
+        renames = [P.Project(child, tuple((out, m[out]) for out in node.output))
+                   for child, m in zip(node.inputs, node.column_maps())]
+        each = [row_to_row.verify(r, pred, (gi,), EQUIVALENT, timeout) for r, gi in zip(renames, g)]
+        if all(v.proved for v in each):
+            return replace(each[0], may_hide_errors=any(v.may_hide_errors for v in each))
+        return None
     if isinstance(node, P.InnerJoin) and all(x is not None for x in g):
         # both inputs get a predicate: prove each as a superset pushdown by itself
         each = [row_to_row.verify(node, pred, tuple(x if j == i else None for j, x in enumerate(g)),

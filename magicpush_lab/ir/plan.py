@@ -5,14 +5,15 @@ the node (None for nodes Spark added on its own), which is how a pushed
 predicate finds its way back to a notebook cell.
 
 Operators covered so far: Source, Filter, Project (the paper's RowTransform and
-DropColumn in one node, as Spark has them), InnerJoin, and Other, the barrier
-that carries the reason nothing can be pushed through it.
+DropColumn in one node, as Spark has them), InnerJoin, Reorder, Union, and
+Other, the barrier that carries the reason nothing can be pushed through it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Union
+import typing
+from typing import Iterator
 
 from magicpush_lab.ir.expr import Col, Expr
 
@@ -86,6 +87,40 @@ class InnerJoin:
 
 
 @dataclass(frozen=True)
+class Reorder:
+    """Sort, repartition and other operators that change only row order or placement."""
+
+    child: "Plan"
+    what: str  # the Spark operator, e.g. "Sort", "Repartition"
+    origin: int | None = None
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return self.child.output
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.child,)
+
+
+@dataclass(frozen=True)
+class Union:
+    """Bag union of inputs whose columns match by position; output columns are the first input's."""
+
+    inputs: tuple["Plan", ...]
+    output: tuple[Col, ...]
+    origin: int | None = None
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return self.inputs
+
+    def column_maps(self) -> tuple[dict[Col, Col], ...]:
+        """For each input, output column -> that input's column in the same position."""
+        return tuple(dict(zip(self.output, child.output)) for child in self.inputs)
+
+
+@dataclass(frozen=True)
 class Other:
     """A barrier: nothing is pushed through it, and `reason` says why."""
 
@@ -95,7 +130,7 @@ class Other:
     origin: int | None = None
 
 
-Plan = Union[Source, Filter, Project, InnerJoin, Other]
+Plan = typing.Union[Source, Filter, Project, InnerJoin, Reorder, Union, Other]
 
 
 def operator_name(node: Plan) -> str:

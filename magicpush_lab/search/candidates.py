@@ -29,9 +29,13 @@ class Candidate:
 
 def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
     """Candidates for pushing `f` through `op`, in the order they should be tried."""
-    if isinstance(op, P.Filter):
-        # the operator's own predicate stays where it is; F commutes with it
-        yield Candidate((f,), "late filter moved below the filter")
+    if isinstance(op, (P.Filter, P.Reorder)):
+        # a filter commutes with another filter (which stays where it is) and with reordering
+        yield Candidate((f,), f"late filter moved below the {P.operator_name(op)}")
+    elif isinstance(op, P.Union):
+        # every input gets the late filter, its columns renamed to that input's
+        yield Candidate(tuple(X.substitute(f, dict(m)) for m in op.column_maps()),
+                        "late filter pushed into every union input")
     elif isinstance(op, P.Project):
         yield from _through_project(op, f)
     elif isinstance(op, P.InnerJoin):

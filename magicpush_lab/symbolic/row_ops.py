@@ -40,6 +40,8 @@ def apply_op(op: P.Plan, inputs: list[SymbolicRow], ev: Evaluator) -> SymbolicRo
         merged = SymbolicRow(left.tag + right.tag, exists=z3.And(left.exists, right.exists),
                              route=[(left_keys, left), (right_keys, right)])
         return apply_filter(op.condition, merged, ev)
+    if isinstance(op, P.Reorder):
+        return inputs[0]  # a bag does not change when its rows are reordered
     raise Unsupported(f"{P.operator_name(op)} is not a row-to-row operator")
 
 

@@ -112,9 +112,32 @@ def to_expr(n: Node, ctx: Context) -> X.Expr:
     return X.Func(
         name=_snake(n.cls),
         args=kids,
-        dtype=spark_type(n.field("dataType")),
+        dtype=spark_type(n.field("dataType")) if n.field("dataType") else _result_type(n.cls, kids),
         deterministic=n.cls in _DETERMINISTIC,
     )
+
+
+# result types of common functions, which Catalyst's JSON does not write down
+_RESULT_TYPES = {
+    **dict.fromkeys("Length OctetLength BitLength Year Month DayOfMonth DayOfWeek WeekDay DayOfYear Hour "
+                    "Minute Second Quarter WeekOfYear Size Ascii Levenshtein StringInstr StringLocate "
+                    "DateDiff".split(), "int"),
+    **dict.fromkeys("Upper Lower Substring Concat ConcatWs StringTrim StringTrimLeft StringTrimRight "
+                    "RegExpExtract RegExpReplace StringReplace StringLPad StringRPad InitCap Reverse "
+                    "SubstringIndex Base64 FormatNumber StringRepeat Md5 Sha1 Sha2 Hex "
+                    "DateFormatClass".split(), "string"),
+    **dict.fromkeys("StartsWith EndsWith Contains Like RLike ILike IsNaN ArrayContains".split(), "boolean"),
+    **dict.fromkeys("Sqrt Log Log10 Log2 Exp Pow".split(), "double"),
+    **dict.fromkeys("CurrentDate DateAdd DateSub ParseToDate TruncDate MakeDate LastDay AddMonths".split(),
+                    "date"),
+}
+_SAME_AS_FIRST_ARGUMENT = {"Abs", "Greatest", "Least", "Round", "BRound", "Signum", "Pmod", "NaNvl"}
+
+
+def _result_type(cls: str, kids: tuple[X.Expr, ...]) -> str:
+    if cls in _SAME_AS_FIRST_ARGUMENT and kids:
+        return _type_of(kids[0])
+    return _RESULT_TYPES.get(cls, "other")
 
 
 def _expr_id(n: Node) -> int:
@@ -173,6 +196,8 @@ def _snake(name: str) -> str:
 _LEAVES = {"LogicalRelation", "LogicalRDD", "LocalRelation", "Range", "HiveTableRelation",
            "DataSourceV2Relation", "InMemoryRelation", "OneRowRelation", "LogicalRelationWithTable"}
 _PASS_THROUGH = {"SubqueryAlias", "ResolvedHint", "View"}
+# row order and placement only; a Sort under a limit never gets here, the limit is a barrier
+_REORDER = {"Sort", "Repartition", "RepartitionByExpression", "RebalancePartitions"}
 
 
 def to_plan(n: Node, ctx: Context) -> P.Plan:
@@ -197,6 +222,15 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
     if n.cls == "Project":
         outputs = tuple(_named(e, ctx) for e in expressions(n.field("projectList")))
         return P.Project(to_plan(n.kids[0], ctx), outputs, origin)
+    if n.cls in _REORDER:
+        return P.Reorder(to_plan(n.kids[0], ctx), n.cls, origin)
+    if n.cls == "Union":
+        if n.field("byName") or n.field("allowMissingCol"):
+            raise TranslateError("union by name: not analysed yet")
+        inputs = tuple(to_plan(k, ctx) for k in n.kids)
+        if not inputs[0].output or any(len(i.output) != len(inputs[0].output) for i in inputs):
+            raise TranslateError("union: input columns unknown")
+        return P.Union(inputs, inputs[0].output, origin)
     if n.cls == "Join":
         join_type = str((n.field("joinType") or {}).get("object", "")).rsplit(".", 1)[-1].rstrip("$")
         if join_type != "Inner":
@@ -245,7 +279,10 @@ def output_of(n: Node) -> tuple[X.Col, ...]:
             return tuple(cols)  # type: ignore[arg-type]
     if n.cls == "Join":
         return output_of(n.kids[0]) + output_of(n.kids[1])
+    if n.cls == "Union" and n.kids:
+        return output_of(n.kids[0])
     if n.kids and n.cls in ("Filter", "Sort", "SubqueryAlias", "ResolvedHint", "Repartition",
-                            "RepartitionByExpression", "Distinct", "GlobalLimit", "LocalLimit", "Sample"):
+                            "RepartitionByExpression", "RebalancePartitions", "Distinct", "GlobalLimit",
+                            "LocalLimit", "Sample"):
         return output_of(n.kids[0])
     return ()
