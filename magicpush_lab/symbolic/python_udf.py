@@ -29,7 +29,7 @@ from functools import lru_cache
 import z3
 
 from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, fresh
+from magicpush_lab.symbolic.values import Cell, Unsupported, default_value
 
 T = z3.BoolVal(True)
 F = z3.BoolVal(False)

@@ -26,7 +26,7 @@ from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
+from magicpush_lab.verify.verdict import SUPERSET, Verdict
 
 CATEGORY = "ROW-TO-ROW"
 BASE_CASE_ROWS = 1

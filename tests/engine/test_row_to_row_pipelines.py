@@ -9,7 +9,7 @@ compares the output bags.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import pytest

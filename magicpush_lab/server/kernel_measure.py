@@ -1,0 +1,146 @@
+"""Row counts measured on the notebook's live kernel.
+
+The counts must come from the SparkSession the notebook uses, which lives in
+the kernel process. The server sends one silent execute request whose only
+work is a user expression calling `magicpush_lab.kernel.measure_bundle` (built
+by `magicpush_lab.kernel.measure_expression`, which passes the requests as a
+string literal made by `json.dumps`); no notebook code runs in the server
+process.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from magicpush_lab.kernel import MEASURE_MIME, measure_expression
+from magicpush_lab.suggestion import Suggestion
+
+#: Counting rows runs Spark jobs and may wait behind a cell that is still running.
+DEFAULT_TIMEOUT = 300.0
+
+
+class MeasureError(Exception):
+    """The kernel could not measure at all (no reply, error status, bad payload)."""
+
+
+@dataclass(frozen=True)
+class MeasureOutcome:
+    suggestions: tuple[Suggestion, ...]
+    errors: tuple[str, ...]
+
+
+def measure_requests(suggestions: Sequence[Suggestion]) -> list[dict[str, Any]]:
+    return [{"source_event": s.source_event, "predicate_ir": s.predicate_ir} for s in suggestions]
+
+
+def _expression_error(result: dict[str, Any]) -> str:
+    ename = result.get("ename", "Error")
+    evalue = result.get("evalue", "")
+    if ename == "ModuleNotFoundError" and "magicpush_lab" in evalue:
+        return "magicpush_lab is not installed in this kernel's environment"
+    return f"{ename}: {evalue}" if evalue else ename
+
+
+async def _execute_user_expression(client: Any, expression: str, timeout: float) -> dict[str, Any]:
+    msg_id = client.execute(
+        "", silent=True, store_history=False, user_expressions={"m": expression}, allow_stdin=False
+    )
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise MeasureError(f"the kernel did not answer the measure request within {timeout:g} s")
+        try:
+            reply = await client.get_shell_msg(timeout=remaining)
+        except Exception as err:  # queue.Empty on timeout, or a closed channel
+            if time.monotonic() >= deadline:
+                raise MeasureError(
+                    f"the kernel did not answer the measure request within {timeout:g} s"
+                ) from err
+            raise MeasureError(f"lost the kernel's shell channel: {err!r}") from err
+        if reply.get("parent_header", {}).get("msg_id") == msg_id:
+            return reply["content"]
+
+
+def _parse_reply(content: dict[str, Any], expected: int) -> list[dict[str, Any]]:
+    if content.get("status") != "ok":
+        raise MeasureError(_expression_error(content))
+    result = content.get("user_expressions", {}).get("m")
+    if not isinstance(result, dict):
+        raise MeasureError("the kernel's reply has no measure result")
+    if result.get("status") != "ok":
+        raise MeasureError(_expression_error(result))
+    data = result.get("data", {})
+    if MEASURE_MIME not in data:
+        raise MeasureError(
+            f"the kernel's measure result has no {MEASURE_MIME} data (got {sorted(data)})"
+        )
+    payload = data[MEASURE_MIME]
+    if isinstance(payload, str):  # some kernels send JSON mime data as text
+        payload = json.loads(payload)
+    if not isinstance(payload, list) or len(payload) != expected:
+        raise MeasureError(f"expected {expected} measurement(s) from the kernel, got {payload!r:.200}")
+    return payload
+
+
+def apply_measurements(
+    suggestions: Sequence[Suggestion], measurements: Sequence[dict[str, Any]]
+) -> MeasureOutcome:
+    """Attach row counts to suggestions; a failed measurement leaves its suggestion unmeasured.
+
+    >>> from magicpush_lab.suggestion import Suggestion
+    >>> s = Suggestion("df", "F.col('v') > 1", "equivalent", (), (), 0, {})
+    >>> out = apply_measurements([s, s], [{"rows_before": 1000, "rows_after": 4, "estimated": False},
+    ...                                  {"error": "no session"}])
+    >>> out.suggestions[0].row_reduction, out.suggestions[1].rows_before, out.errors
+    (0.996, None, ("df: F.col('v') > 1: no session",))
+    """
+    measured: list[Suggestion] = []
+    errors: list[str] = []
+    for suggestion, m in zip(suggestions, measurements):
+        label = f"{suggestion.source}: {suggestion.predicate}"
+        if not isinstance(m, dict):
+            errors.append(f"{label}: malformed measurement {m!r:.100}")
+            measured.append(suggestion)
+        elif "error" in m:
+            errors.append(f"{label}: {m['error']}")
+            measured.append(suggestion)
+        else:
+            try:
+                before, after = m["rows_before"], m["rows_after"]
+                if not all(isinstance(n, int) and not isinstance(n, bool) for n in (before, after)):
+                    raise TypeError("row counts must be integers")
+                measured.append(suggestion.measured(before, after, bool(m.get("estimated", False))))
+            except (KeyError, TypeError) as err:
+                errors.append(f"{label}: malformed measurement ({err})")
+                measured.append(suggestion)
+    return MeasureOutcome(tuple(measured), tuple(errors))
+
+
+async def measure_on_kernel(
+    kernel_manager: Any,
+    kernel_id: str,
+    suggestions: Sequence[Suggestion],
+    timeout: float = DEFAULT_TIMEOUT,
+) -> MeasureOutcome:
+    """Measure every suggestion's rows before/after on the live kernel `kernel_id`.
+
+    Raises MeasureError when the kernel cannot measure at all; per-suggestion
+    failures are reported in the outcome's errors instead.
+    """
+    if not suggestions:
+        return MeasureOutcome((), ())
+    if kernel_id not in kernel_manager:
+        # the kernel was shut down while the optimizer ran
+        raise MeasureError(f"kernel {kernel_id} is no longer running")
+    requests = measure_requests(suggestions)
+    client = kernel_manager.get_kernel(kernel_id).client()
+    client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
+    try:
+        content = await _execute_user_expression(client, measure_expression(requests), timeout)
+    finally:
+        client.stop_channels()
+    return apply_measurements(suggestions, _parse_reply(content, len(requests)))

@@ -1,0 +1,217 @@
+import { ReactWidget } from '@jupyterlab/ui-components';
+import * as React from 'react';
+
+import { TracingStatus } from '../kernel';
+import { MagicPushModel, ModelState } from '../model';
+import { IOptimizeResult } from '../tokens';
+import { SuggestionCard } from './SuggestionCard';
+
+interface IView {
+  state: ModelState;
+  hasNotebook: boolean;
+  tracing: TracingStatus | null;
+  serverProblem: string | null;
+}
+
+function viewOf(model: MagicPushModel): IView {
+  return {
+    state: model.state,
+    hasNotebook: model.notebook !== null,
+    tracing: model.tracing,
+    serverProblem: model.serverProblem
+  };
+}
+
+/** Re-render on every model signal. */
+function useModel(model: MagicPushModel): IView {
+  const [view, setView] = React.useState(() => viewOf(model));
+  React.useEffect(() => {
+    const update = (): void => setView(viewOf(model));
+    model.stateChanged.connect(update);
+    model.notebookChanged.connect(update);
+    model.tracingChanged.connect(update);
+    model.serverProblemChanged.connect(update);
+    update();
+    return () => {
+      model.stateChanged.disconnect(update);
+      model.notebookChanged.disconnect(update);
+      model.tracingChanged.disconnect(update);
+      model.serverProblemChanged.disconnect(update);
+    };
+  }, [model]);
+  return view;
+}
+
+function Tracing(props: { tracing: TracingStatus | null }): JSX.Element | null {
+  const { tracing } = props;
+  if (tracing === null) {
+    return null;
+  }
+  switch (tracing.status) {
+    case 'waiting':
+      return (
+        <p className="jp-MagicPush-tracing jp-MagicPush-muted">
+          Waiting for the kernel…
+        </p>
+      );
+    case 'loading':
+      return (
+        <p className="jp-MagicPush-tracing jp-MagicPush-muted">
+          Loading the kernel extension…
+        </p>
+      );
+    case 'on':
+      return (
+        <p
+          className="jp-MagicPush-tracing jp-MagicPush-muted"
+          data-tracing="on"
+        >
+          PySpark tracing is on in this kernel.
+        </p>
+      );
+    case 'failed':
+      return (
+        <p
+          className="jp-MagicPush-tracing jp-MagicPush-error"
+          data-tracing="failed"
+        >
+          Tracing is off: {tracing.message}
+        </p>
+      );
+  }
+}
+
+function Notes(props: { title: string; items: string[] }): JSX.Element | null {
+  if (props.items.length === 0) {
+    return null;
+  }
+  return (
+    <section className="jp-MagicPush-notes" aria-label={props.title}>
+      <h3>{props.title}</h3>
+      <ul>
+        {props.items.map((item, i) => (
+          <li key={i}>{item}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Result(props: {
+  model: MagicPushModel;
+  result: IOptimizeResult;
+  applied: ReadonlySet<number>;
+  notebookName: string;
+}): JSX.Element {
+  const { model, result, applied } = props;
+  const seconds = `${result.optimizer_seconds.toFixed(2)} s`;
+  return (
+    <div className="jp-MagicPush-result">
+      {result.suggestions.length === 0 ? (
+        <p className="jp-MagicPush-empty">No proved pushdown found</p>
+      ) : (
+        <p className="jp-MagicPush-muted">
+          {result.suggestions.length === 1
+            ? '1 proved pushdown'
+            : `${result.suggestions.length} proved pushdowns`}{' '}
+          for {props.notebookName} ({seconds})
+        </p>
+      )}
+      {result.suggestions.map((suggestion, i) => (
+        <SuggestionCard
+          key={i}
+          suggestion={suggestion}
+          applied={applied.has(i)}
+          onApply={() => model.apply(i)}
+        />
+      ))}
+      <Notes title="Notes" items={result.notes} />
+      <Notes title="Measurement problems" items={result.measure_errors} />
+    </div>
+  );
+}
+
+function Body(props: {
+  model: MagicPushModel;
+  state: ModelState;
+}): JSX.Element | null {
+  const { model, state } = props;
+  switch (state.status) {
+    case 'idle':
+      return (
+        <p className="jp-MagicPush-muted">
+          Run the notebook's PySpark pipeline, then look for filters that can
+          move to its sources.
+        </p>
+      );
+    case 'running':
+      return (
+        <p className="jp-MagicPush-progress" role="status" aria-live="polite">
+          <span className="jp-MagicPush-spinner" aria-hidden="true" />
+          {state.stage}
+        </p>
+      );
+    case 'error':
+      return (
+        <p className="jp-MagicPush-error" role="alert">
+          {state.message}
+        </p>
+      );
+    case 'done':
+      return (
+        <Result
+          model={model}
+          result={state.result}
+          applied={state.applied}
+          notebookName={state.notebook.title.label}
+        />
+      );
+  }
+}
+
+export function SidebarView(props: { model: MagicPushModel }): JSX.Element {
+  const { model } = props;
+  const { state, hasNotebook, tracing, serverProblem } = useModel(model);
+  const running = state.status === 'running';
+  return (
+    <div className="jp-MagicPush-sidebar">
+      <header className="jp-MagicPush-header">
+        <h2>MagicPush</h2>
+        <button
+          className="jp-Button jp-mod-styled jp-mod-accept"
+          onClick={() => void model.optimize()}
+          disabled={running || !hasNotebook}
+          aria-label="Optimize pipeline"
+          title="Find filters that can be proved safe to apply at the pipeline's sources"
+        >
+          Optimize pipeline
+        </button>
+      </header>
+      {!hasNotebook && (
+        <p className="jp-MagicPush-notice" role="note">
+          The active tab is not a notebook. Open a notebook to optimize its
+          PySpark pipeline.
+        </p>
+      )}
+      {serverProblem && (
+        <p className="jp-MagicPush-error" role="alert">
+          {serverProblem}
+        </p>
+      )}
+      {hasNotebook && <Tracing tracing={tracing} />}
+      <Body model={model} state={state} />
+    </div>
+  );
+}
+
+/** The right-sidebar panel. */
+export class MagicPushSidebar extends ReactWidget {
+  constructor(private readonly _model: MagicPushModel) {
+    super();
+    this.addClass('jp-MagicPush-panel');
+  }
+
+  protected render(): JSX.Element {
+    return <SidebarView model={this._model} />;
+  }
+}

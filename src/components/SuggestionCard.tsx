@@ -1,0 +1,105 @@
+import * as React from 'react';
+
+import { ICellChange, ISuggestion } from '../tokens';
+import { ProofSteps } from './ProofSteps';
+import { RowReduction } from './RowReduction';
+
+export interface ISuggestionCardProps {
+  suggestion: ISuggestion;
+  applied: boolean;
+  onApply: () => void;
+}
+
+/** The rewritten cells, folded by default. */
+function CellChanges(props: { changes: ICellChange[] }): JSX.Element | null {
+  if (props.changes.length === 0) {
+    return null;
+  }
+  return (
+    <details className="jp-MagicPush-changes">
+      <summary>Rewritten cells</summary>
+      {props.changes.map(change => (
+        <section
+          key={change.index}
+          aria-label={`Cell ${change.index + 1} after the rewrite`}
+        >
+          <h4>cell {change.index + 1}</h4>
+          <pre>{change.rewritten}</pre>
+        </section>
+      ))}
+    </details>
+  );
+}
+
+const KIND_HELP = {
+  equivalent: 'The late filter is replaced by the filter on the source.',
+  superset: 'The filter on the source is added; the late filter is kept.'
+};
+
+/** One proved pushdown: the predicate, its proof and an Apply button. */
+export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
+  const { suggestion, applied, onApply } = props;
+  const [error, setError] = React.useState<string | null>(null);
+  const cellNumbers = suggestion.cells.map(c => c.index + 1).join(', ');
+  const cellWord = suggestion.cells.length === 1 ? 'cell' : 'cells';
+  const apply = (): void => {
+    try {
+      onApply();
+      setError(null);
+    } catch (reason) {
+      setError(reason instanceof Error ? reason.message : String(reason));
+    }
+  };
+  return (
+    <article
+      className="jp-MagicPush-card"
+      aria-label={`Pushdown onto ${suggestion.source}`}
+    >
+      <header className="jp-MagicPush-cardHeader">
+        <span className="jp-MagicPush-source">
+          source <code>{suggestion.source}</code>
+        </span>
+        <span
+          className={`jp-MagicPush-kind jp-MagicPush-kind-${suggestion.kind}`}
+          title={KIND_HELP[suggestion.kind]}
+        >
+          {suggestion.kind}
+        </span>
+      </header>
+      <pre className="jp-MagicPush-predicate">{suggestion.predicate}</pre>
+      <ProofSteps steps={suggestion.proof} />
+      <RowReduction suggestion={suggestion} />
+      {suggestion.may_hide_errors && (
+        <p className="jp-MagicPush-caveat">
+          The original pipeline can raise an error on a row that the rewritten
+          one filters out first.
+        </p>
+      )}
+      <CellChanges changes={suggestion.cells} />
+      <footer className="jp-MagicPush-cardFooter">
+        <button
+          className="jp-Button jp-mod-styled jp-mod-accept"
+          disabled={applied || suggestion.cells.length === 0}
+          onClick={apply}
+          aria-label={
+            applied
+              ? `Applied to ${cellWord} ${cellNumbers}`
+              : `Apply: rewrite ${cellWord} ${cellNumbers} to filter ${suggestion.source} at the source`
+          }
+        >
+          {applied ? 'Applied' : 'Apply'}
+        </button>
+        {cellNumbers && (
+          <span className="jp-MagicPush-muted">
+            {cellWord} {cellNumbers}
+          </span>
+        )}
+      </footer>
+      {error && (
+        <p className="jp-MagicPush-error" role="alert">
+          {error}
+        </p>
+      )}
+    </article>
+  );
+}

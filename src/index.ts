@@ -1,0 +1,107 @@
+import {
+  ILabShell,
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
+
+import { MagicPushSidebar } from './components/Sidebar';
+import { magicpushIcon } from './icons';
+import { MagicPushModel } from './model';
+import { CommandIDs, DEFAULT_SETTINGS, ISettings, PLUGIN_ID } from './tokens';
+
+function readSettings(settings: ISettingRegistry.ISettings): ISettings {
+  const measure = settings.get('measure').composite;
+  const timeBudget = settings.get('timeBudget').composite;
+  return {
+    measure: typeof measure === 'boolean' ? measure : DEFAULT_SETTINGS.measure,
+    timeBudget:
+      typeof timeBudget === 'number' ? timeBudget : DEFAULT_SETTINGS.timeBudget
+  };
+}
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: PLUGIN_ID,
+  description: 'Proved predicate pushdown for PySpark notebook pipelines.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  optional: [ILabShell, ICommandPalette, ISettingRegistry],
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    labShell: ILabShell | null,
+    palette: ICommandPalette | null,
+    settingRegistry: ISettingRegistry | null
+  ): void => {
+    const model = new MagicPushModel();
+    void model.checkServer();
+
+    tracker.forEach(panel => model.track(panel));
+    tracker.widgetAdded.connect((_, panel) => model.track(panel));
+
+    const updateNotebook = (): void => {
+      const current = labShell ? labShell.currentWidget : tracker.currentWidget;
+      model.notebook = current instanceof NotebookPanel ? current : null;
+    };
+    if (labShell) {
+      labShell.currentChanged.connect(updateNotebook);
+    } else {
+      tracker.currentChanged.connect(updateNotebook);
+    }
+    updateNotebook();
+
+    const sidebar = new MagicPushSidebar(model);
+    sidebar.id = 'magicpush-lab-sidebar';
+    sidebar.title.icon = magicpushIcon;
+    sidebar.title.caption = 'MagicPush: proved predicate pushdown';
+    app.shell.add(sidebar, 'right', { rank: 600 });
+
+    app.commands.addCommand(CommandIDs.openSidebar, {
+      label: 'Show MagicPush Sidebar',
+      execute: () => app.shell.activateById(sidebar.id)
+    });
+    app.commands.addCommand(CommandIDs.optimize, {
+      label: 'Optimize PySpark Pipeline (MagicPush)',
+      caption: 'Find filters that can be proved safe to apply at the sources',
+      icon: magicpushIcon,
+      isEnabled: () =>
+        model.notebook !== null && model.state.status !== 'running',
+      execute: async () => {
+        app.shell.activateById(sidebar.id);
+        await model.optimize();
+      }
+    });
+    model.stateChanged.connect(() =>
+      app.commands.notifyCommandChanged(CommandIDs.optimize)
+    );
+    model.notebookChanged.connect(() =>
+      app.commands.notifyCommandChanged(CommandIDs.optimize)
+    );
+
+    if (palette) {
+      palette.addItem({ command: CommandIDs.optimize, category: 'MagicPush' });
+      palette.addItem({
+        command: CommandIDs.openSidebar,
+        category: 'MagicPush'
+      });
+    }
+
+    if (settingRegistry) {
+      settingRegistry
+        .load(PLUGIN_ID)
+        .then(settings => {
+          model.settings = readSettings(settings);
+          settings.changed.connect(() => {
+            model.settings = readSettings(settings);
+          });
+        })
+        .catch(reason => {
+          console.error('MagicPush Lab: could not load settings', reason);
+        });
+    }
+  }
+};
+
+export default plugin;

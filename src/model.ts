@@ -1,0 +1,295 @@
+import { NotebookPanel } from '@jupyterlab/notebook';
+import { ISignal, Signal } from '@lumino/signaling';
+
+import { health, optimize } from './api';
+import { KernelExtensionLoader, pullTrace, TracingStatus } from './kernel';
+import {
+  DEFAULT_SETTINGS,
+  INotebookCellPayload,
+  IOptimizeResult,
+  ISettings,
+  ISuggestion
+} from './tokens';
+
+/** What the optimizer is doing while a request runs. */
+export type Stage = 'Reading trace…' | 'Searching and verifying…';
+
+export type ModelState =
+  | { status: 'idle' }
+  | { status: 'running'; stage: Stage }
+  | {
+      status: 'done';
+      result: IOptimizeResult;
+      notebook: NotebookPanel;
+      applied: ReadonlySet<number>;
+    }
+  | { status: 'error'; message: string };
+
+const NOT_A_NOTEBOOK =
+  'The active tab is not a notebook. Open a notebook to optimize its PySpark pipeline.';
+
+const NOTHING_TRACED =
+  'No PySpark DataFrame has been recorded in this kernel since tracing started. ' +
+  "Run the notebook's cells, then optimize again.";
+
+function messageOf(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
+}
+
+/**
+ * The Yjs undo manager of a shared cell. The `ISharedCell` interface does not
+ * declare it, but every cell implementation (`YBaseCell`) has one.
+ */
+function undoManagerOf(shared: object): { stopCapturing(): void } | null {
+  const manager = (shared as { undoManager?: { stopCapturing(): void } | null })
+    .undoManager;
+  return manager ?? null;
+}
+
+/** The cells of a notebook, in order, as the server expects them. */
+export function notebookCells(panel: NotebookPanel): INotebookCellPayload[] {
+  const cells: INotebookCellPayload[] = [];
+  const model = panel.content.model;
+  if (!model) {
+    return cells;
+  }
+  for (let i = 0; i < model.cells.length; i++) {
+    const cell = model.cells.get(i);
+    cells.push({
+      source: cell.sharedModel.getSource(),
+      cell_type: cell.type,
+      id: cell.id ?? null
+    });
+  }
+  return cells;
+}
+
+/**
+ * Optimizer state for the sidebar: which notebook is active, the current run
+ * and its result. Views listen to `stateChanged` and `notebookChanged`.
+ */
+export class MagicPushModel {
+  get state(): ModelState {
+    return this._state;
+  }
+
+  get stateChanged(): ISignal<this, ModelState> {
+    return this._stateChanged;
+  }
+
+  /** The active notebook, or null when the active tab is something else. */
+  get notebook(): NotebookPanel | null {
+    return this._notebook;
+  }
+
+  set notebook(panel: NotebookPanel | null) {
+    if (panel === this._notebook) {
+      return;
+    }
+    const previous = this._notebook
+      ? this._loaders.get(this._notebook)
+      : undefined;
+    previous?.statusChanged.disconnect(this._onTracingChanged, this);
+    this._notebook = panel;
+    if (panel) {
+      this.track(panel);
+      this._loaders
+        .get(panel)
+        ?.statusChanged.connect(this._onTracingChanged, this);
+    }
+    this._notebookChanged.emit(panel);
+    this._tracingChanged.emit(this.tracing);
+  }
+
+  /** Why the server cannot optimize (extension missing, z3 or pyspark not importable), or null. */
+  get serverProblem(): string | null {
+    return this._serverProblem;
+  }
+
+  get serverProblemChanged(): ISignal<this, string | null> {
+    return this._serverProblemChanged;
+  }
+
+  /** Ask the server extension whether it is installed and has its engine dependencies. */
+  async checkServer(): Promise<void> {
+    let problem: string | null = null;
+    try {
+      const status = await health();
+      const missing = [
+        status.z3 ? null : 'z3-solver',
+        status.pyspark ? null : 'pyspark'
+      ].filter((name): name is string => name !== null);
+      if (missing.length > 0) {
+        problem = `The Jupyter server cannot import ${missing.join(' and ')}; install it where the server runs.`;
+      }
+    } catch (reason) {
+      problem = messageOf(reason);
+    }
+    this._serverProblem = problem;
+    this._serverProblemChanged.emit(problem);
+  }
+
+  /** Whether the active notebook's kernel is traced; null without an active notebook. */
+  get tracing(): TracingStatus | null {
+    const loader = this._notebook
+      ? this._loaders.get(this._notebook)
+      : undefined;
+    return loader ? loader.status : null;
+  }
+
+  get tracingChanged(): ISignal<this, TracingStatus | null> {
+    return this._tracingChanged;
+  }
+
+  get notebookChanged(): ISignal<this, NotebookPanel | null> {
+    return this._notebookChanged;
+  }
+
+  get settings(): ISettings {
+    return this._settings;
+  }
+
+  set settings(settings: ISettings) {
+    this._settings = { ...settings };
+  }
+
+  /** Keep the kernel extension loaded in `panel`'s kernel for the panel's lifetime. */
+  track(panel: NotebookPanel): KernelExtensionLoader {
+    const known = this._loaders.get(panel);
+    if (known) {
+      return known;
+    }
+    const loader = new KernelExtensionLoader(panel.sessionContext);
+    this._loaders.set(panel, loader);
+    panel.disposed.connect(() => {
+      loader.dispose();
+      this._loaders.delete(panel);
+      if (this._notebook === panel) {
+        this.notebook = null;
+      }
+      if (this._state.status === 'done' && this._state.notebook === panel) {
+        this._setState({ status: 'idle' });
+      }
+    });
+    return loader;
+  }
+
+  /** Pull the trace of the active notebook's kernel and ask the server for proved pushdowns. */
+  async optimize(): Promise<void> {
+    if (this._state.status === 'running') {
+      return;
+    }
+    const panel = this._notebook;
+    if (!panel) {
+      this._setState({ status: 'error', message: NOT_A_NOTEBOOK });
+      return;
+    }
+    const run = ++this._run;
+    this._setState({ status: 'running', stage: 'Reading trace…' });
+    try {
+      await panel.sessionContext.ready;
+      const kernel = panel.sessionContext.session?.kernel;
+      if (!kernel) {
+        throw new Error(
+          'This notebook has no running kernel. Start a kernel and run the pipeline first.'
+        );
+      }
+      const loadError = await this.track(panel).ensureLoaded();
+      if (loadError !== null) {
+        throw new Error(loadError);
+      }
+      const trace = await pullTrace(kernel);
+      if (Array.isArray(trace.events) && trace.events.length === 0) {
+        throw new Error(NOTHING_TRACED);
+      }
+      this._setStage(run, 'Searching and verifying…');
+      const result = await optimize({
+        trace,
+        notebook: { path: panel.context.path, cells: notebookCells(panel) },
+        kernel_id: kernel.id,
+        measure: this._settings.measure,
+        time_budget: this._settings.timeBudget
+      });
+      if (run === this._run) {
+        this._setState({
+          status: 'done',
+          result,
+          notebook: panel,
+          applied: new Set()
+        });
+      }
+    } catch (reason) {
+      if (run === this._run) {
+        this._setState({ status: 'error', message: messageOf(reason) });
+      }
+    }
+  }
+
+  /**
+   * Rewrite the notebook cells of suggestion `index`, each as one undoable
+   * change. Refuses (throws) if any affected cell changed since the run.
+   */
+  apply(index: number): void {
+    const state = this._state;
+    if (state.status !== 'done') {
+      throw new Error('There is no optimization result to apply');
+    }
+    const suggestion: ISuggestion | undefined = state.result.suggestions[index];
+    if (!suggestion) {
+      throw new Error(`There is no suggestion ${index + 1}`);
+    }
+    const model = state.notebook.content.model;
+    if (state.notebook.isDisposed || !model) {
+      throw new Error('The notebook of this suggestion was closed');
+    }
+    const targets = suggestion.cells.map(change => {
+      const cell =
+        change.index < model.cells.length
+          ? model.cells.get(change.index)
+          : undefined;
+      if (!cell || cell.sharedModel.getSource() !== change.original) {
+        throw new Error(
+          `Cell ${change.index + 1} changed since the optimization; run Optimize pipeline again`
+        );
+      }
+      return { shared: cell.sharedModel, rewritten: change.rewritten };
+    });
+    for (const { shared, rewritten } of targets) {
+      // Stop capturing around the edit so Ctrl+Z undoes exactly this rewrite
+      // instead of merging it with the user's last typing.
+      const undo = undoManagerOf(shared);
+      undo?.stopCapturing();
+      shared.transact(() => shared.setSource(rewritten));
+      undo?.stopCapturing();
+    }
+    const applied = new Set(state.applied);
+    applied.add(index);
+    this._setState({ ...state, applied });
+  }
+
+  private _onTracingChanged(): void {
+    this._tracingChanged.emit(this.tracing);
+  }
+
+  private _setStage(run: number, stage: Stage): void {
+    if (run === this._run) {
+      this._setState({ status: 'running', stage });
+    }
+  }
+
+  private _setState(state: ModelState): void {
+    this._state = state;
+    this._stateChanged.emit(state);
+  }
+
+  private _state: ModelState = { status: 'idle' };
+  private _notebook: NotebookPanel | null = null;
+  private _settings: ISettings = { ...DEFAULT_SETTINGS };
+  private _run = 0;
+  private _loaders = new Map<NotebookPanel, KernelExtensionLoader>();
+  private _stateChanged = new Signal<this, ModelState>(this);
+  private _notebookChanged = new Signal<this, NotebookPanel | null>(this);
+  private _tracingChanged = new Signal<this, TracingStatus | null>(this);
+  private _serverProblem: string | null = null;
+  private _serverProblemChanged = new Signal<this, string | null>(this);
+}

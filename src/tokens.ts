@@ -1,0 +1,87 @@
+/**
+ * Shared identifiers and the JSON contract of the `/magicpush-lab/optimize` route.
+ */
+
+/** Plugin id; its settings schema is `schema/plugin.json`. */
+export const PLUGIN_ID = 'magicpush-lab:plugin';
+
+/** Commands contributed by the extension. */
+export namespace CommandIDs {
+  export const optimize = 'magicpush-lab:optimize';
+  export const openSidebar = 'magicpush-lab:open-sidebar';
+}
+
+/** MIME type of the trace returned by `magicpush_lab.kernel.trace_bundle()`. */
+export const TRACE_MIME = 'application/vnd.magicpush.trace+json';
+
+/** The trace, as recorded in the kernel; its fields are read by the server only. */
+export type Trace = { [key: string]: unknown };
+
+export type SuggestionKind = 'equivalent' | 'superset';
+
+/** One operator the predicate was pushed through, and how the step was proved. */
+export interface IProofStep {
+  operator: string;
+  category: string;
+  base_case_rows: number;
+  kind: SuggestionKind;
+}
+
+/** A notebook cell to rewrite; `index` counts every cell, markdown included. */
+export interface ICellChange {
+  index: number;
+  original: string;
+  rewritten: string;
+}
+
+export interface ISuggestion {
+  source: string;
+  predicate: string;
+  kind: SuggestionKind;
+  proof: IProofStep[];
+  cells: ICellChange[];
+  source_event: number;
+  predicate_ir: { [key: string]: unknown };
+  rows_before: number | null;
+  rows_after: number | null;
+  row_reduction: number | null;
+  estimated: boolean;
+  /** The original could raise on a row that the rewrite filters out first. */
+  may_hide_errors?: boolean;
+}
+
+export interface INotebookCellPayload {
+  source: string;
+  cell_type: string;
+  id: string | null;
+}
+
+export interface IOptimizeRequest {
+  trace: Trace;
+  notebook: { path: string | null; cells: INotebookCellPayload[] };
+  kernel_id: string | null;
+  measure: boolean;
+  time_budget?: number;
+}
+
+export interface IOptimizeResult {
+  notebook: string | null;
+  suggestions: ISuggestion[];
+  optimizer_seconds: number;
+  notes: string[];
+  measure_errors: string[];
+}
+
+export interface IHealth {
+  version: string;
+  z3: boolean;
+  pyspark: boolean;
+}
+
+/** User settings (see schema/plugin.json). */
+export interface ISettings {
+  measure: boolean;
+  timeBudget: number;
+}
+
+export const DEFAULT_SETTINGS: ISettings = { measure: true, timeBudget: 10 };

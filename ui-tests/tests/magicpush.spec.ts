@@ -1,0 +1,101 @@
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import * as path from 'path';
+
+const NOTEBOOK = 'udf_filter.ipynb';
+const SIDEBAR_ID = 'magicpush-lab-sidebar';
+
+// Spark starts in the kernel and writes a million rows of Parquet first.
+test.setTimeout(5 * 60 * 1000);
+test.use({ viewport: { width: 1280, height: 800 } });
+
+async function cellSource(
+  page: IJupyterLabPageFixture,
+  index: number
+): Promise<string> {
+  return page.evaluate(i => {
+    const app = (window as any).jupyterapp;
+    const panel = app.shell.currentWidget;
+    return panel.content.model.cells.get(i).sharedModel.getSource() as string;
+  }, index);
+}
+
+test('the sidebar says when the active tab is not a notebook', async ({
+  page
+}) => {
+  await page.sidebar.openTab(SIDEBAR_ID);
+  const sidebar = page.locator(`#${SIDEBAR_ID}`);
+  await expect(
+    sidebar.getByText('The active tab is not a notebook')
+  ).toBeVisible();
+  await expect(
+    sidebar.getByRole('button', { name: 'Optimize pipeline' })
+  ).toBeDisabled();
+});
+
+test('a notebook without PySpark calls gets an explanation, not a crash', async ({
+  page
+}) => {
+  await page.notebook.createNew('empty.ipynb');
+  await page.notebook.setCell(0, 'code', 'x = 1 + 1');
+  await page.sidebar.openTab(SIDEBAR_ID);
+  const sidebar = page.locator(`#${SIDEBAR_ID}`);
+  await expect(sidebar.locator('[data-tracing="on"]')).toBeVisible({
+    timeout: 60 * 1000
+  });
+  await page.notebook.run();
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+  await expect(sidebar.getByRole('alert')).toContainText(
+    'No PySpark DataFrame has been recorded in this kernel'
+  );
+});
+
+test('optimizing the UDF filter notebook shows a proved, measured pushdown', async ({
+  page,
+  tmpPath
+}) => {
+  const example = path.resolve(__dirname, '..', '..', 'examples', NOTEBOOK);
+  await page.contents.uploadFile(example, `${tmpPath}/${NOTEBOOK}`);
+  await page.notebook.openByPath(`${tmpPath}/${NOTEBOOK}`);
+  await page.notebook.activate(NOTEBOOK);
+  await page.sidebar.openTab(SIDEBAR_ID);
+  const sidebar = page.locator(`#${SIDEBAR_ID}`);
+  // The kernel extension loads once the kernel is idle; the cells must run after that.
+  await expect(sidebar.locator('[data-tracing="on"]')).toBeVisible({
+    timeout: 60 * 1000
+  });
+  await page.notebook.run();
+
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+
+  const card = sidebar.locator('.jp-MagicPush-card').first();
+  await expect(card).toBeVisible({ timeout: 3 * 60 * 1000 });
+  await expect(card.locator('.jp-MagicPush-category').first()).toHaveText(
+    'ROW-TO-ROW'
+  );
+  await expect(card).toContainText('base case: 1 row');
+  await expect(card.locator('.jp-MagicPush-source')).toContainText('orders');
+  await expect(card.locator('.jp-MagicPush-rows')).toHaveText(
+    /rows: 1,000,000 → [\d,]+ \(−\d+\.\d%\)/
+  );
+  await card.locator('summary', { hasText: 'Rewritten cells' }).click();
+  await expect(card.locator('.jp-MagicPush-changes pre').first()).toContainText(
+    '.filter('
+  );
+  await page.sidebar.close('left');
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'sidebar-suggestion.png')
+  });
+
+  // Apply rewrites the cell that reads `orders`; undo in that cell restores it.
+  const readCell = 3;
+  const original = await cellSource(page, readCell);
+  await card.getByRole('button', { name: /^Apply/ }).click();
+  await expect(card.getByRole('button', { name: /^Applied/ })).toBeDisabled();
+  const rewritten = await cellSource(page, readCell);
+  expect(rewritten).not.toEqual(original);
+  expect(rewritten).toContain('.filter(');
+
+  await page.notebook.enterCellEditingMode(readCell);
+  await page.keyboard.press('Control+z');
+  await expect.poll(() => cellSource(page, readCell)).toEqual(original);
+});
