@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, replace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
-from magicpush_lab.verify import row_to_row
+from magicpush_lab.verify import aggregate, row_to_row
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
-ROW_TO_ROW_OPS = (P.Filter, P.Project, P.InnerJoin, P.Reorder, P.Union)
+ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.Reorder, P.Union, P.Aggregate)
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
     if isinstance(node, P.Other):
         result.refusals.append(Refusal("Other", node.reason))
         return
-    if not isinstance(node, ROW_TO_ROW_OPS):
+    if not isinstance(node, ANALYSED_OPS):
         result.refusals.append(Refusal(P.operator_name(node), "operator not analysed yet"))
         return
     here = node.origin if node.origin is not None else consumer
@@ -122,6 +122,12 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
 def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Budget) -> Verdict | None:
     """Equivalence, else superset; for a join, each input's share is checked on its own."""
     timeout = min(2000, max(1, budget.left_ms()))
+    if isinstance(node, P.Aggregate):
+        for kind in (EQUIVALENT, SUPERSET):
+            verdict = aggregate.verify(node, pred, g, kind, timeout)
+            if verdict.proved:
+                return verdict
+        return None
     if isinstance(node, P.Union):
         # each output row is one input's row under the union's column names: a renaming
         # projection per input, proved one input at a time
@@ -149,7 +155,8 @@ def _last_failure(node: P.Plan, pred: X.Expr) -> tuple[str, dict]:
     """The naive candidate (F itself on the input) and why it fails, when F's columns exist below."""
     if len(node.children) != 1 or not X.columns(pred) <= set(node.children[0].output):
         return "", {}
-    verdict = row_to_row.verify(node, pred, (pred,), EQUIVALENT, 500)
+    check = aggregate.verify if isinstance(node, P.Aggregate) else row_to_row.verify
+    verdict = check(node, pred, (pred,), EQUIVALENT, 500)
     if verdict.proved or not verdict.counterexample:
         return "", {}
     return str(pred), verdict.counterexample

@@ -25,7 +25,8 @@ class Col:
 
     name: str
     id: int = -1
-    dtype: str = "other"
+    # identity is (name, exprId): the same column may be seen with and without its type
+    dtype: str = field(default="other", compare=False)
 
     def __str__(self) -> str:
         return self.name
@@ -183,7 +184,22 @@ class PyUdf:
         return f"{self.name}({', '.join(map(str, self.args))})"
 
 
-Expr = Union[Col, Lit, Arith, Neg, Cmp, And, Or, Not, IsNull, IsNotNull, In, Case, Coalesce, Cast, Func, PyUdf]
+@dataclass(frozen=True)
+class Agg:
+    """An aggregate call inside an Aggregate's outputs; `arg` None is count(*)."""
+
+    fn: str  # "max" | "min" | "sum" | "count" | "avg" | ...
+    arg: "Expr | None"
+    dtype: str = "other"
+    distinct: bool = False
+
+    def __str__(self) -> str:
+        inner = "*" if self.arg is None else str(self.arg)
+        return f"{self.fn}({'DISTINCT ' if self.distinct else ''}{inner})"
+
+
+Expr = Union[Col, Lit, Arith, Neg, Cmp, And, Or, Not, IsNull, IsNotNull, In, Case, Coalesce, Cast, Func, PyUdf,
+             Agg]
 
 TRUE = Lit(True, "boolean")
 FALSE = Lit(False, "boolean")
@@ -207,6 +223,8 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return (e.arg, *e.values)
     if isinstance(e, Case):
         return (*[x for b in e.branches for x in b], e.default)
+    if isinstance(e, Agg):
+        return () if e.arg is None else (e.arg,)
     raise TypeError(f"not an expression: {e!r}")
 
 
@@ -226,6 +244,8 @@ def with_children(e: Expr, kids: tuple[Expr, ...]) -> Expr:
         n = len(e.branches)
         branches = tuple((kids[2 * i], kids[2 * i + 1]) for i in range(n))
         return Case(branches, kids[2 * n])
+    if isinstance(e, Agg):
+        return e if e.arg is None else replace(e, arg=kids[0])
     raise TypeError(f"not an expression: {e!r}")
 
 
@@ -303,6 +323,20 @@ def or_(*args: Expr) -> Expr:
     if not flat:
         return FALSE
     return flat[0] if len(flat) == 1 else Or(tuple(flat))
+
+
+def dtype_of(e: Expr) -> str:
+    """The IR type of an expression's value, where it can be told without Spark."""
+    if isinstance(e, (Cmp, And, Or, Not, IsNull, IsNotNull, In)):
+        return "boolean"
+    if isinstance(e, (Neg,)):
+        return dtype_of(e.arg)
+    if isinstance(e, Case):
+        known = [dtype_of(v) for _, v in e.branches] + [dtype_of(e.default)]
+        return next((t for t in known if t not in ("null", "other")), "other")
+    if isinstance(e, Coalesce):
+        return next((t for t in map(dtype_of, e.args) if t not in ("null", "other")), "other")
+    return getattr(e, "dtype", "other")
 
 
 def size(e: Expr) -> int:

@@ -5,7 +5,8 @@ the node (None for nodes Spark added on its own), which is how a pushed
 predicate finds its way back to a notebook cell.
 
 Operators covered so far: Source, Filter, Project (the paper's RowTransform and
-DropColumn in one node, as Spark has them), InnerJoin, Reorder, Union, and
+DropColumn in one node, as Spark has them), InnerJoin, Aggregate (GroupBy), Reorder,
+Union, and
 Other, the barrier that carries the reason nothing can be pushed through it.
 """
 
@@ -87,6 +88,24 @@ class InnerJoin:
 
 
 @dataclass(frozen=True)
+class Aggregate:
+    """GroupBy: one output row per distinct value of `keys`; outputs may hold `Agg` calls."""
+
+    child: "Plan"
+    keys: tuple[Expr, ...]
+    outputs: tuple[tuple[Col, Expr], ...]
+    origin: int | None = None
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return tuple(c for c, _ in self.outputs)
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.child,)
+
+
+@dataclass(frozen=True)
 class Reorder:
     """Sort, repartition and other operators that change only row order or placement."""
 
@@ -130,13 +149,15 @@ class Other:
     origin: int | None = None
 
 
-Plan = typing.Union[Source, Filter, Project, InnerJoin, Reorder, Union, Other]
+Plan = typing.Union[Source, Filter, Project, InnerJoin, Aggregate, Reorder, Union, Other]
 
 
 def operator_name(node: Plan) -> str:
     """The paper's operator name (Table 1) for display in proofs."""
     if isinstance(node, Project):
         return node.kind
+    if isinstance(node, Aggregate):
+        return "GroupBy"
     return type(node).__name__
 
 

@@ -16,7 +16,7 @@ from magicpush_lab.ir import expr as X
 
 _KINDS = {cls.__name__: cls for cls in (
     X.Col, X.Lit, X.Arith, X.Neg, X.Cmp, X.And, X.Or, X.Not, X.IsNull, X.IsNotNull,
-    X.In, X.Case, X.Coalesce, X.Cast, X.Func, X.PyUdf)}
+    X.In, X.Case, X.Coalesce, X.Cast, X.Func, X.PyUdf, X.Agg)}
 
 
 def _value_to_json(v: Any) -> Any:
@@ -55,6 +55,8 @@ def expr_to_json(e: X.Expr) -> dict[str, Any]:
             out[f.name] = [expr_to_json(a) for a in v]
         elif dataclasses.is_dataclass(v):
             out[f.name] = expr_to_json(v)
+        elif v is None and f.name == "arg":
+            out[f.name] = None
         else:
             out[f.name] = v
     return out
@@ -77,7 +79,7 @@ def expr_from_json(d: dict[str, Any]) -> X.Expr:
         elif f.name in ("args", "values"):
             kwargs[f.name] = tuple(expr_from_json(a) for a in v)
         elif f.name in ("arg", "left", "right", "default"):
-            kwargs[f.name] = expr_from_json(v)
+            kwargs[f.name] = expr_from_json(v) if v is not None else None
         else:
             kwargs[f.name] = v
     return cls(**kwargs)

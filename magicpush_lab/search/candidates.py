@@ -40,6 +40,8 @@ def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
         yield from _through_project(op, f)
     elif isinstance(op, P.InnerJoin):
         yield from _through_join(op, f)
+    elif isinstance(op, P.Aggregate):
+        yield from _through_aggregate(op, f)
 
 
 def _through_project(op: P.Project, f: X.Expr) -> Iterator[Candidate]:
@@ -87,3 +89,36 @@ def _through_join(op: P.InnerJoin, f: X.Expr) -> Iterator[Candidate]:
     gr = X.and_(*right) if right else None
     if gl is not None or gr is not None:
         yield Candidate((gl, gr), "late filter split between the join inputs")
+
+
+def _through_aggregate(op: P.Aggregate, f: X.Expr) -> Iterator[Candidate]:
+    """Key conjuncts rewritten onto the keys; aggregate conjuncts with each aggregate replaced
+    by its argument (`max(x) > 3` gives `x > 3`), which only the verifier can accept or refuse."""
+    mapping = {col: e for col, e in op.outputs}
+    on_keys, on_rows = [], []
+    for conjunct in X.conjuncts(f):
+        substituted = X.substitute(conjunct, mapping)
+        aggs = [n for n in X.walk(substituted) if isinstance(n, X.Agg)]
+        if not aggs:
+            on_keys.append(substituted)
+        elif all(a.arg is not None for a in aggs):
+            per_row = X.transform(substituted, lambda n: n.arg if isinstance(n, X.Agg) else None)
+            on_rows.append(_readable(per_row))
+    if on_keys and on_rows:
+        yield Candidate((X.and_(*on_keys, *on_rows),), "group-key conjuncts and aggregate arguments")
+    if on_rows and not on_keys:
+        yield Candidate((X.and_(*on_rows),), "the late filter on the aggregates' arguments")
+    if on_keys:
+        yield Candidate((X.and_(*on_keys),), "the late filter's conjuncts on group keys")
+
+
+def _readable(e: X.Expr) -> X.Expr:
+    """A CASE inside a comparison (conditional aggregates) read back as plain conditions."""
+    if not any(isinstance(n, X.Case) for n in X.walk(e)):
+        return e
+    try:
+        row = SymbolicRow("in0")
+        phi = truth(Evaluator().eval(e, row))
+    except Unsupported:
+        return e
+    return predicate_from_formula(phi, [row]) or e

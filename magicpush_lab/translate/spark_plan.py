@@ -97,6 +97,20 @@ def to_expr(n: Node, ctx: Context) -> X.Expr:
         return X.Cast(kids[0], spark_type(n.field("dataType")))
     if n.cls == "Alias":
         return kids[0]
+    if n.cls == "AggregateExpression":
+        fn_node = n.kids[0]
+        if n.field("filter"):
+            raise TranslateError("aggregate with a FILTER clause: not analysed yet")
+        args = tuple(to_expr(k, ctx) for k in fn_node.kids)
+        fn = _snake(fn_node.cls)
+        if fn == "count" and all(isinstance(a, X.Lit) and a.value is not None for a in args):
+            return X.Agg("count", None, "long", bool(n.field("isDistinct")))
+        if len(args) != 1:
+            raise TranslateError(f"aggregate {fn_node.cls} with {len(args)} arguments")
+        dtype = {"count": "long", "avg": "double"}.get(fn, _type_of(args[0]))
+        if fn == "sum" and dtype in ("int", "short", "byte"):
+            dtype = "long"
+        return X.Agg(fn, args[0], dtype, bool(n.field("isDistinct")))
     if n.cls == "PythonUDF":
         name = n.field("name")
         udf = ctx.udfs.get(name)
@@ -179,7 +193,7 @@ def _arith_type(cls: str, kids: tuple[X.Expr, ...]) -> str:
 
 
 def _type_of(e: X.Expr) -> str:
-    return getattr(e, "dtype", "other")
+    return X.dtype_of(e)
 
 
 def _snake(name: str) -> str:
@@ -222,6 +236,10 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
     if n.cls == "Project":
         outputs = tuple(_named(e, ctx) for e in expressions(n.field("projectList")))
         return P.Project(to_plan(n.kids[0], ctx), outputs, origin)
+    if n.cls == "Aggregate":
+        keys = tuple(to_expr(e, ctx) for e in expressions(n.field("groupingExpressions")))
+        outputs = tuple(_named(e, ctx) for e in expressions(n.field("aggregateExpressions")))
+        return P.Aggregate(to_plan(n.kids[0], ctx), keys, outputs, origin)
     if n.cls in _REORDER:
         return P.Reorder(to_plan(n.kids[0], ctx), n.cls, origin)
     if n.cls == "Union":

@@ -1,0 +1,104 @@
+"""Symbolic semantics of GroupBy (the paper's GroupBy operator, category AGGREGATE).
+
+Rows carry a duplication factor (paper, Section 6): a symbolic row stands for
+`dup >= 1` equal rows, so that count(*) over a smaller table can equal count(*)
+over a larger one, as pre-condition (2) needs. Aggregates skip NULLs as Spark's
+do; max/min/sum of only NULLs is NULL, count is never NULL.
+
+`group_output(op, members, ev)` is the output row of one group; `members` are
+(row, is-member) pairs, all in the same group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.symbolic.encode import Evaluator, compare
+from magicpush_lab.symbolic.table import SymbolicRow
+from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, sort_of
+
+SUPPORTED = frozenset({"max", "min", "sum", "count", "avg"})
+
+
+@dataclass
+class Member:
+    row: SymbolicRow
+    present: z3.BoolRef  # the row belongs to the group
+    dup: z3.ArithRef  # how many equal rows it stands for
+
+
+def aggregates(op: P.Aggregate) -> tuple[X.Agg, ...]:
+    """The distinct aggregate calls of the operator's outputs."""
+    found: list[X.Agg] = []
+    for _, e in op.outputs:
+        for node in X.walk(e):
+            if isinstance(node, X.Agg) and node not in found:
+                found.append(node)
+    return tuple(found)
+
+
+def same_group(op: P.Aggregate, a: SymbolicRow, b: SymbolicRow, ev: Evaluator) -> z3.BoolRef:
+    """Grouping compares keys null-safely: NULL keys form a group of their own."""
+    conds = []
+    for k in op.keys:
+        x, y = ev.eval(k, a), ev.eval(k, b)
+        if x.sort != y.sort:
+            raise Unsupported("group keys of different sorts")
+        conds.append(z3.Or(z3.And(z3.Not(x.notnull), z3.Not(y.notnull)),
+                           z3.And(x.notnull, y.notnull, x.value == y.value)))
+    return z3.And(*conds) if conds else z3.BoolVal(True)
+
+
+def group_output(op: P.Aggregate, members: list[Member], ev: Evaluator) -> SymbolicRow:
+    """The output row of a group whose first member is its representative (keys come from it)."""
+    rep = members[0].row
+    values = {agg: _aggregate(agg, members, ev) for agg in aggregates(op)}
+    out = SymbolicRow(rep.tag + "g")
+    for col, e in op.outputs:
+        out.cells[(col.name, col.id)] = _output_cell(e, rep, values, ev)
+    return out
+
+
+def _output_cell(e: X.Expr, rep: SymbolicRow, values: dict[X.Agg, Cell], ev: Evaluator) -> Cell:
+    # aggregate calls become placeholder columns bound to their group values;
+    # everything else in the output expression is evaluated on the representative
+    holders: dict[X.Agg, X.Col] = {a: X.Col(f"__agg{i}", -1000 - i, a.dtype) for i, a in enumerate(values)}
+    replaced = X.transform(e, lambda n: holders.get(n) if isinstance(n, X.Agg) else None)
+    row = SymbolicRow(rep.tag + "o", route=[(None, rep)])
+    for agg, holder in holders.items():
+        row.cells[(holder.name, holder.id)] = values[agg]
+    return ev.eval(replaced, row)
+
+
+def _aggregate(agg: X.Agg, members: list[Member], ev: Evaluator) -> Cell:
+    if agg.fn not in SUPPORTED:
+        raise Unsupported(f"aggregate {agg.fn}")
+    if agg.distinct and agg.fn not in ("max", "min"):
+        raise Unsupported(f"{agg.fn}(DISTINCT ...)")
+    if agg.arg is None:  # count(*)
+        return Cell(z3.Sum(*[z3.If(m.present, m.dup, 0) for m in members]), z3.BoolVal(True))
+    cells = [ev.eval_guarded(agg.arg, m.row, m.present) for m in members]
+    live = [z3.And(m.present, c.notnull) for m, c in zip(members, cells)]
+    any_value = z3.Or(*live)
+    if agg.fn == "count":
+        return Cell(z3.Sum(*[z3.If(l, m.dup, 0) for l, m in zip(live, members)]), z3.BoolVal(True))
+    sort = cells[0].sort
+    if agg.fn in ("max", "min"):
+        op = ">" if agg.fn == "max" else "<"
+        best, best_live = cells[0].value, live[0]
+        for c, l in zip(cells[1:], live[1:]):
+            take = z3.And(l, z3.Or(z3.Not(best_live), compare(op, c.value, best)))
+            best, best_live = z3.If(take, c.value, best), z3.Or(best_live, l)
+        return Cell(best, any_value)
+    if sort not in (z3.IntSort(), z3.RealSort()):
+        raise Unsupported(f"{agg.fn} over {sort}")
+    total = z3.Sum(*[z3.If(l, m.dup * c.value, default_value(sort)) for l, m, c in zip(live, members, cells)])
+    if agg.fn == "sum":
+        out_sort = sort_of(agg.dtype)
+        return Cell(z3.ToReal(total) if out_sort == z3.RealSort() and sort == z3.IntSort() else total, any_value)
+    count = z3.Sum(*[z3.If(l, m.dup, 0) for l, m in zip(live, members)])
+    return Cell(z3.ToReal(total) / z3.ToReal(count), any_value)  # avg

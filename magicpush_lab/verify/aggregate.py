@@ -1,0 +1,236 @@
+"""The AGGREGATE category for GroupBy (paper, Section 4.2.2 and Table 2).
+
+Equivalence F(Aggr(T)) = Aggr(G(T)) is proved for every table when
+  (1) each aggregate is associative and commutative (max, min, sum, count);
+  (2) any two rows of a group can be replaced by one row with the same
+      aggregates (count through the duplication factor);
+  (3) for non-empty U, V of one group: F fails on Aggr(U+V) iff it fails on
+      Aggr(U) and on Aggr(V);
+  (4) if F passes Aggr(U+V) and G removes all of V, then Aggr(U+V) = Aggr(U);
+and F(Aggr(T)) = Aggr(G(T)) holds on every table of at most 2 rows (the base
+case). Superset replaces (3) by (3'): F fails on Aggr(U+V) and G removes V
+implies F fails on Aggr(U). By the paper's small-model argument, (3), (3') and
+(4) are checked with U and V single rows.
+
+(1) is a fact about the functions; (2) is shown by building the replacement
+row (the witness) and proving with Z3 that it gives the same output row. Where
+no witness is known (two aggregates reading the same column, sum next to
+count, sum over integers whose sum may not fit the column), the operator is
+refused with that reason. Global aggregates (no grouping keys) are refused:
+they return a row even for an empty input, which filtering the input changes.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import z3
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.ir.types import FRACTIONAL
+from magicpush_lab.symbolic.aggregate_ops import Member, aggregates, group_output, same_group
+from magicpush_lab.symbolic.encode import Evaluator, compare, truth
+from magicpush_lab.symbolic.table import SymbolicRow, domain
+from magicpush_lab.symbolic.values import Cell, Unsupported
+from magicpush_lab.verify.counterexample import rows_from_model
+from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove
+from magicpush_lab.verify.verdict import SUPERSET, Verdict
+
+CATEGORY = "AGGREGATE"
+BASE_CASE_ROWS = 2
+T = z3.BoolVal(True)
+
+
+def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
+           timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
+    def refuse(reason: str, example: dict | None = None) -> Verdict:
+        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
+
+    pred = g[0] if g else None
+    if pred is None:
+        return refuse("no predicate for the input")
+    reason = _refusal(op, f, pred)
+    if reason:
+        return refuse(reason)
+    try:
+        reason = _precondition_2(op, timeout_ms)
+        if reason:
+            return refuse(reason)
+        checks = [("(4)", _precondition_4(op, f, pred))]
+        checks.insert(0, ("(3')", _precondition_3_superset(op, f, pred)) if kind == SUPERSET
+                      else ("(3)", _precondition_3(op, f)))
+        for name, claim in checks:
+            proof = prove(claim, timeout_ms)
+            if not proof.proved:
+                return refuse(f"pre-condition {name} fails: {proof.reason}")
+        claim, rows = _base_case(op, f, pred, kind)
+    except Unsupported as err:
+        return refuse(f"cannot model: {err}")
+    proof = prove(claim, timeout_ms)
+    if not proof.proved:
+        example = rows_from_model(proof.model, rows) if proof.model is not None else {}
+        return refuse(f"base case fails: {proof.reason}", _one_table(example))
+    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+
+
+# ----------------------------------------------------------------------------- refusals and (1), (2)
+
+
+def _refusal(op: P.Aggregate, f: X.Expr, g: X.Expr) -> str:
+    if not op.keys:
+        return "a global aggregate returns a row even when its input is empty"
+    for e in (*op.keys, *(e for _, e in op.outputs), f, g):
+        for node in X.walk(e):
+            if not getattr(node, "deterministic", True):
+                return f"{node} is nondeterministic"
+            if isinstance(node, X.PyUdf):
+                return "Python UDFs inside an aggregation are not analysed yet"
+    for a in aggregates(op):
+        if a.fn not in ("max", "min", "sum", "count"):
+            return f"{a}: pre-condition (1) not established (only max, min, sum and count are)"
+    return ""
+
+
+def _precondition_2(op: P.Aggregate, timeout_ms: int) -> str:
+    """Two rows of a group can be replaced by one: build that row and prove it."""
+    aggs = aggregates(op)
+    counts = any(a.fn == "count" for a in aggs)
+    key_cols = frozenset(c for k in op.keys for c in X.columns(k))
+    seen: dict[X.Col, X.Agg] = {}
+    for a in aggs:
+        if a.fn == "count" and a.arg is not None:
+            return f"{a}: pre-condition (2) not established for count of a column"
+        if a.fn == "sum":
+            if not isinstance(a.arg, X.Col) or a.arg.dtype not in FRACTIONAL:
+                return f"{a}: pre-condition (2) not established (sum over an integer or an expression)"
+            if counts:
+                return f"{a} next to count: pre-condition (2) not established"
+        for c in X.columns(a.arg) - key_cols if a.arg is not None else ():
+            if c in seen and seen[c] != a:
+                return f"{seen[c]} and {a} read the same column: pre-condition (2) not established"
+            seen[c] = a
+
+    ev = Evaluator()
+    r1, r2 = SymbolicRow("w1"), SymbolicRow("w2")
+    d1, d2 = z3.Int("dup_w1"), z3.Int("dup_w2")
+    both = group_output(op, [Member(r1, T, d1), Member(r2, T, d2)], ev)
+    # the witness takes each aggregate's columns from the row that decides it
+    w = SymbolicRow("w", route=[(None, r1)])
+    for a in aggs:
+        if a.arg is None:
+            continue
+        c1, c2 = ev.eval(a.arg, r1), ev.eval(a.arg, r2)
+        if a.fn in ("max", "min"):
+            op_ = ">=" if a.fn == "max" else "<="
+            from_r1 = z3.And(c1.notnull, z3.Or(z3.Not(c2.notnull), compare(op_, c1.value, c2.value)))
+            for col in X.columns(a.arg) - key_cols:
+                x1, x2 = r1.cell(col), r2.cell(col)
+                w.cells[(col.name, col.id)] = Cell(z3.If(from_r1, x1.value, x2.value),
+                                                   z3.If(from_r1, x1.notnull, x2.notnull))
+        else:  # sum over a column
+            x1, x2 = c1, c2
+            value = z3.If(z3.And(x1.notnull, x2.notnull), x1.value + x2.value,
+                          z3.If(x1.notnull, x1.value, x2.value))
+            w.cells[(a.arg.name, a.arg.id)] = Cell(value, z3.Or(x1.notnull, x2.notnull))
+    dw = d1 + d2 if counts else z3.IntVal(1)
+    one = group_output(op, [Member(w, T, dw)], ev)
+    dups = z3.And(d1 >= 1, d2 >= 1) if counts else z3.And(d1 == 1, d2 == 1)
+    facts = z3.And(domain([r1, r2]), same_group(op, r1, r2, ev), dups, z3.Not(ev.error()))
+    proof = prove(z3.Implies(facts, z3.And(domain([w]), _rows_equal(op, both, one))), timeout_ms)
+    return "" if proof.proved else f"pre-condition (2) not established: {proof.reason}"
+
+
+# ----------------------------------------------------------------------------- (3), (3'), (4)
+
+
+def _uv(op: P.Aggregate, ev: Evaluator):
+    u, v = SymbolicRow("u"), SymbolicRow("v")
+    counts = any(a.fn == "count" for a in aggregates(op))
+    du, dv = (z3.Int("dup_u"), z3.Int("dup_v")) if counts else (z3.IntVal(1), z3.IntVal(1))
+    out_uv = group_output(op, [Member(u, T, du), Member(v, T, dv)], ev)
+    out_u = group_output(op, [Member(u, T, du)], ev)
+    out_v = group_output(op, [Member(v, T, dv)], ev)
+    facts = z3.And(same_group(op, u, v, ev), du >= 1, dv >= 1)
+    return u, v, out_uv, out_u, out_v, facts
+
+
+def _passes(f: X.Expr, row: SymbolicRow, ev: Evaluator) -> z3.BoolRef:
+    return truth(ev.eval(f, row))
+
+
+def _precondition_3(op: P.Aggregate, f: X.Expr) -> z3.BoolRef:
+    ev = Evaluator()
+    u, v, uv, ou, ov, facts = _uv(op, ev)
+    fails = z3.Not(_passes(f, uv, ev)) == z3.And(z3.Not(_passes(f, ou, ev)), z3.Not(_passes(f, ov, ev)))
+    return z3.Implies(z3.And(facts, domain([u, v]), z3.Not(ev.error())), fails)
+
+
+def _precondition_3_superset(op: P.Aggregate, f: X.Expr, g: X.Expr) -> z3.BoolRef:
+    ev = Evaluator()
+    u, v, uv, ou, _, facts = _uv(op, ev)
+    premise = z3.And(z3.Not(_passes(f, uv, ev)), z3.Not(truth(ev.eval(g, v))))
+    return z3.Implies(z3.And(facts, domain([u, v]), z3.Not(ev.error())),
+                      z3.Implies(premise, z3.Not(_passes(f, ou, ev))))
+
+
+def _precondition_4(op: P.Aggregate, f: X.Expr, g: X.Expr) -> z3.BoolRef:
+    ev = Evaluator()
+    u, v, uv, ou, _, facts = _uv(op, ev)
+    premise = z3.And(_passes(f, uv, ev), z3.Not(truth(ev.eval(g, v))))
+    return z3.Implies(z3.And(facts, domain([u, v]), z3.Not(ev.error())),
+                      z3.Implies(premise, _rows_equal(op, uv, ou)))
+
+
+# ----------------------------------------------------------------------------- base case
+
+
+def _slots(op: P.Aggregate, rows: list[SymbolicRow], present: list[z3.BoolRef], dups: list[z3.ArithRef],
+           ev: Evaluator) -> list[tuple[z3.BoolRef, SymbolicRow]]:
+    """Output rows of GroupBy on two optional rows: one group if they share keys, else two."""
+    r1, r2 = rows
+    e1, e2 = present
+    same = z3.And(e1, e2, same_group(op, r1, r2, ev))
+    a = group_output(op, [Member(r1, T, dups[0]), Member(r2, same, dups[1])], ev)
+    b = group_output(op, [Member(r2, T, dups[1])], ev)
+    return [(e1, a), (z3.And(e2, z3.Not(same)), b)]
+
+
+def _base_case(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+    rows = [SymbolicRow("in0"), SymbolicRow("in1")]
+    present = [z3.Bool("exists_in0"), z3.Bool("exists_in1")]
+    counts = any(a.fn == "count" for a in aggregates(op))
+    dups = [z3.Int("dup_in0"), z3.Int("dup_in1")] if counts else [z3.IntVal(1), z3.IntVal(1)]
+    original = Evaluator()
+    lhs = [(z3.And(ex, _passes(f, out, original)), out) for ex, out in _slots(op, rows, present, dups, original)]
+    rewritten = Evaluator()
+    kept = [z3.And(ex, truth(rewritten.eval_guarded(g, r, ex))) for ex, r in zip(present, rows)]
+    rhs = _slots(op, rows, kept, dups, rewritten)
+    if kind == SUPERSET:
+        rhs = [(z3.And(ex, _passes(f, out, rewritten)), out) for ex, out in rhs]
+    facts = z3.And(domain(rows), *(d >= 1 for d in dups), z3.Not(original.error()))
+    for r, ex in zip(rows, present):
+        r.exists = ex
+    claim = z3.Implies(facts, z3.And(z3.Not(rewritten.error()), _bags_equal(op, lhs, rhs)))
+    return claim, rows
+
+
+def _bags_equal(op: P.Aggregate, a: list, b: list) -> z3.BoolRef:
+    def same(x, y) -> z3.BoolRef:
+        (ex, rx), (ey, ry) = x, y
+        return z3.Or(z3.And(z3.Not(ex), z3.Not(ey)), z3.And(ex, ey, _rows_equal(op, rx, ry)))
+
+    return z3.Or(z3.And(same(a[0], b[0]), same(a[1], b[1])), z3.And(same(a[0], b[1]), same(a[1], b[0])))
+
+
+def _rows_equal(op: P.Aggregate, a: SymbolicRow, b: SymbolicRow) -> z3.BoolRef:
+    eqs = []
+    for col in op.output:
+        x, y = a.cell(col), b.cell(col)
+        eqs.append(z3.And(x.notnull == y.notnull, z3.Implies(x.notnull, x.value == y.value)))
+    return z3.And(*eqs)
+
+
+def _one_table(example: dict) -> dict:
+    rows = [r for table in example.values() for r in table]
+    return {"input": rows} if example else {}
