@@ -1,0 +1,130 @@
+"""Time the verifier per category: search + proof of one operator, repeated.
+
+    python benchmarks/verify_bench.py [--repeat 20]
+
+Prints, per case and per category, the median and the maximum time of
+finding and proving (or refusing) the pushdown through one operator. No Spark
+is needed: the operators are built as IR, as translate would build them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.pushdown import Budget, push_down
+
+V = X.Col("v", 1, "int")
+STORE = X.Col("store", 2, "string")
+AMOUNT = X.Col("amount", 3, "double")
+REGION = X.Col("region", 4, "string")
+STORE_R = X.Col("store", 5, "string")
+SALES = P.Source("sales", (V, STORE, AMOUNT), origin=0)
+STORES = P.Source("stores", (STORE_R, REGION), origin=1)
+
+BONUS = '''
+def bonus(v):
+    if v is None:
+        return None
+    if v > 500:
+        return v + 5
+    return v
+'''
+
+# a 14-branch UDF mapping amounts to price bands, in the spirit of the paper's Listing 6
+BANDS = "def band(v):\n    if v is None:\n        return 'unknown'\n" + "".join(
+    f"    {'if' if i == 0 else 'elif'} v < {100 * (i + 1)}:\n        return 'b{i}'\n" for i in range(13)
+) + "    return 'top'\n"
+
+
+def lit(v: object, t: str = "int") -> X.Lit:
+    return X.Lit(v, t)
+
+
+def udf_project(name: str, source: str, dtype: str) -> tuple[P.Project, X.Col]:
+    out = X.Col(name + "_out", 10, dtype)
+    return P.Project(SALES, ((V, V), (STORE, STORE), (AMOUNT, AMOUNT), (out, X.PyUdf(name, (V,), dtype, source)))), out
+
+
+def groupby(agg: X.Agg) -> tuple[P.Aggregate, X.Col]:
+    out = X.Col("agg", 11, agg.dtype)
+    return P.Aggregate(SALES, (STORE,), ((STORE, STORE), (out, agg))), out
+
+
+@dataclass(frozen=True)
+class Case:
+    category: str
+    title: str
+    build: Callable[[], P.Filter]
+
+
+def _bonus() -> P.Filter:
+    op, out = udf_project("bonus", BONUS, "int")
+    return P.Filter(op, X.Cmp(">", out, lit(1000)))
+
+
+def _bands() -> P.Filter:
+    op, out = udf_project("band", BANDS, "string")
+    return P.Filter(op, X.In(out, (lit("b3", "string"), lit("b7", "string"))))
+
+
+def _join() -> P.Filter:
+    join = P.InnerJoin(SALES, STORES, X.Cmp("=", STORE, STORE_R))
+    return P.Filter(join, X.and_(X.Cmp(">", V, lit(900)), X.Cmp("=", REGION, lit("north", "string"))))
+
+
+def _max() -> P.Filter:
+    op, out = groupby(X.Agg("max", V, "int"))
+    return P.Filter(op, X.Cmp(">", out, lit(900)))
+
+
+def _conditional_max() -> P.Filter:
+    weekend = X.In(X.Col("weekday", 6, "int"), (lit(6), lit(7)))
+    op, out = groupby(X.Agg("max", X.Case(((weekend, AMOUNT),), lit(None, "null")), "double"))
+    return P.Filter(op, X.Cmp(">", out, lit(1000.0, "double")))
+
+
+def _sum_refused() -> P.Filter:
+    op, out = groupby(X.Agg("sum", AMOUNT, "double"))
+    return P.Filter(op, X.Cmp(">", out, lit(1000.0, "double")))
+
+
+CASES = [
+    Case("ROW-TO-ROW", "UDF with a branch, filter on its output", _bonus),
+    Case("ROW-TO-ROW", "14-branch UDF, IN over two of its results", _bands),
+    Case("ROW-TO-ROW", "inner join, filter on both inputs", _join),
+    Case("AGGREGATE", "groupBy max, filter on the max", _max),
+    Case("AGGREGATE", "groupBy conditional max", _conditional_max),
+    Case("AGGREGATE", "groupBy sum (refused)", _sum_refused),
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=20)
+    args = ap.parse_args()
+    per_category: dict[str, list[float]] = {}
+    print(f"{'category':11s} {'case':45s} {'median ms':>9s} {'max ms':>8s}  result")
+    for case in CASES:
+        times, result = [], None
+        for _ in range(args.repeat):
+            late = case.build()
+            start = time.perf_counter()
+            walk = push_down(late, Budget(10.0))
+            times.append((time.perf_counter() - start) * 1000)
+            result = "; ".join(f"{p.predicate} [{p.kind}]" for p in walk.pushed) or "nothing pushed"
+        per_category.setdefault(case.category, []).extend(times)
+        print(f"{case.category:11s} {case.title:45s} {statistics.median(times):9.1f} {max(times):8.1f}  {result}")
+    print()
+    for category, times in per_category.items():
+        print(f"{category:11s} median {statistics.median(times):.1f} ms, max {max(times):.1f} ms "
+              f"over {len(times)} runs")
+
+
+if __name__ == "__main__":
+    main()
