@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, replace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
-from magicpush_lab.verify import aggregate, row_to_row
+from magicpush_lab.verify import aggregate, outer_join, row_to_row
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
-ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.Reorder, P.Union, P.Aggregate)
+ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate)
 
 
 @dataclass(frozen=True)
@@ -122,9 +122,14 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
 def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Budget) -> Verdict | None:
     """Equivalence, else superset; for a join, each input's share is checked on its own."""
     timeout = min(2000, max(1, budget.left_ms()))
-    if isinstance(node, P.Aggregate):
+    if isinstance(node, (P.Aggregate, P.OuterJoin)):
+        check = aggregate.verify if isinstance(node, P.Aggregate) else outer_join.verify
+        if sum(x is not None for x in g) > 1 and not all(
+                check(node, pred, _only(g, i), SUPERSET, timeout).proved for i, x in enumerate(g) if x is not None):
+            # each input's predicate becomes its own suggestion, so each must be correct alone
+            return None
         for kind in (EQUIVALENT, SUPERSET):
-            verdict = aggregate.verify(node, pred, g, kind, timeout)
+            verdict = check(node, pred, g, kind, timeout)
             if verdict.proved:
                 return verdict
         return None
@@ -139,8 +144,7 @@ def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Bu
         return None
     if isinstance(node, P.InnerJoin) and all(x is not None for x in g):
         # both inputs get a predicate: prove each as a superset pushdown by itself
-        each = [row_to_row.verify(node, pred, tuple(x if j == i else None for j, x in enumerate(g)),
-                                  SUPERSET, timeout) for i in range(len(g))]
+        each = [row_to_row.verify(node, pred, _only(g, i), SUPERSET, timeout) for i in range(len(g))]
         if all(v.proved for v in each):
             return replace(each[0], may_hide_errors=any(v.may_hide_errors for v in each))
         return None
@@ -149,6 +153,10 @@ def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Bu
         if verdict.proved:
             return verdict
     return None
+
+
+def _only(g: tuple[X.Expr | None, ...], i: int) -> tuple[X.Expr | None, ...]:
+    return tuple(x if j == i else None for j, x in enumerate(g))
 
 
 def _last_failure(node: P.Plan, pred: X.Expr) -> tuple[str, dict]:

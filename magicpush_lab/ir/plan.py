@@ -5,7 +5,8 @@ the node (None for nodes Spark added on its own), which is how a pushed
 predicate finds its way back to a notebook cell.
 
 Operators covered so far: Source, Filter, Project (the paper's RowTransform and
-DropColumn in one node, as Spark has them), InnerJoin, Aggregate (GroupBy), Reorder,
+DropColumn in one node, as Spark has them), InnerJoin, OuterJoin (left and right),
+Aggregate (GroupBy), Reorder,
 Union, and
 Other, the barrier that carries the reason nothing can be pushed through it.
 """
@@ -88,6 +89,25 @@ class InnerJoin:
 
 
 @dataclass(frozen=True)
+class OuterJoin:
+    """Left or right outer join: every row of the `preserved` input appears, NULL-padded if unmatched."""
+
+    left: "Plan"
+    right: "Plan"
+    condition: Expr
+    preserved: str = "left"  # "left" | "right"
+    origin: int | None = None
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return self.left.output + self.right.output
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True)
 class Aggregate:
     """GroupBy: one output row per distinct value of `keys`; outputs may hold `Agg` calls."""
 
@@ -149,7 +169,7 @@ class Other:
     origin: int | None = None
 
 
-Plan = typing.Union[Source, Filter, Project, InnerJoin, Aggregate, Reorder, Union, Other]
+Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, Reorder, Union, Other]
 
 
 def operator_name(node: Plan) -> str:
@@ -158,6 +178,8 @@ def operator_name(node: Plan) -> str:
         return node.kind
     if isinstance(node, Aggregate):
         return "GroupBy"
+    if isinstance(node, OuterJoin):
+        return "LeftOuterJoin" if node.preserved == "left" else "RightOuterJoin"
     return type(node).__name__
 
 

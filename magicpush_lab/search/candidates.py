@@ -40,6 +40,8 @@ def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
         yield from _through_project(op, f)
     elif isinstance(op, P.InnerJoin):
         yield from _through_join(op, f)
+    elif isinstance(op, P.OuterJoin):
+        yield from _through_outer_join(op, f)
     elif isinstance(op, P.Aggregate):
         yield from _through_aggregate(op, f)
 
@@ -122,3 +124,17 @@ def _readable(e: X.Expr) -> X.Expr:
     except Unsupported:
         return e
     return predicate_from_formula(phi, [row]) or e
+
+
+def _through_outer_join(op: P.OuterJoin, f: X.Expr) -> Iterator[Candidate]:
+    """Each input's conjuncts, both inputs first; the verifier decides which side may take them."""
+    split = next(_through_join(P.InnerJoin(op.left, op.right, op.condition), f), None)
+    if split is None:
+        return
+    gl, gr = split.predicates
+    if gl is not None and gr is not None:
+        yield Candidate((gl, gr), "late filter split between the join inputs")
+    if gl is not None:
+        yield Candidate((gl, None), "the late filter's conjuncts on the left input")
+    if gr is not None:
+        yield Candidate((None, gr), "the late filter's conjuncts on the right input")

@@ -251,11 +251,14 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         return P.Union(inputs, inputs[0].output, origin)
     if n.cls == "Join":
         join_type = str((n.field("joinType") or {}).get("object", "")).rsplit(".", 1)[-1].rstrip("$")
-        if join_type != "Inner":
-            raise TranslateError(f"{join_type or 'this'} join: only inner joins are analysed so far")
+        if join_type not in ("Inner", "LeftOuter", "RightOuter"):
+            raise TranslateError(f"{join_type or 'this'} join: not analysed yet")
         cond = expression(n.field("condition"))
         condition = to_expr(cond, ctx) if cond is not None else X.TRUE
-        return P.InnerJoin(to_plan(n.kids[0], ctx), to_plan(n.kids[1], ctx), condition, origin)
+        left, right = to_plan(n.kids[0], ctx), to_plan(n.kids[1], ctx)
+        if join_type == "Inner":
+            return P.InnerJoin(left, right, condition, origin)
+        return P.OuterJoin(left, right, condition, "left" if join_type == "LeftOuter" else "right", origin)
     raise TranslateError(f"{n.cls}: no pushdown analysis for this operator yet")
 
 
