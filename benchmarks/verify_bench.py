@@ -94,6 +94,16 @@ def _sum_refused() -> P.Filter:
     return P.Filter(op, X.Cmp(">", out, lit(1000.0, "double")))
 
 
+def _top_1000() -> P.Filter:
+    top = P.TopK(SALES, ((V, False, False), (STORE, True, True)), 1000)
+    return P.Filter(top, X.Cmp(">", V, lit(900)))
+
+
+def _top_listing_2() -> P.Filter:
+    top = P.TopK(SALES, ((V, True, True),), 3)
+    return P.Filter(top, X.Cmp(">", V, lit(2)))
+
+
 CASES = [
     Case("ROW-TO-ROW", "UDF with a branch, filter on its output", _bonus),
     Case("ROW-TO-ROW", "14-branch UDF, IN over two of its results", _bands),
@@ -101,6 +111,8 @@ CASES = [
     Case("AGGREGATE", "groupBy max, filter on the max", _max),
     Case("AGGREGATE", "groupBy conditional max", _conditional_max),
     Case("AGGREGATE", "groupBy sum (refused)", _sum_refused),
+    Case("TOPK", "orderBy(v desc).limit(1000), filter v > 900", _top_1000),
+    Case("TOPK", "orderBy(v).limit(3), filter v > 2 (refused)", _top_listing_2),
 ]
 
 

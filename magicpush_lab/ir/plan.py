@@ -6,7 +6,7 @@ predicate finds its way back to a notebook cell.
 
 Operators covered so far: Source, Filter, Project (the paper's RowTransform and
 DropColumn in one node, as Spark has them), InnerJoin, OuterJoin (left and right),
-Aggregate (GroupBy), Reorder,
+Aggregate (GroupBy), TopK, Reorder,
 Union, and
 Other, the barrier that carries the reason nothing can be pushed through it.
 """
@@ -126,6 +126,24 @@ class Aggregate:
 
 
 @dataclass(frozen=True)
+class TopK:
+    """orderBy(...).limit(k): the first k rows in the sort order."""
+
+    child: "Plan"
+    order: tuple[tuple[Expr, bool, bool], ...]  # (key, ascending, nulls first)
+    k: int
+    origin: int | None = None
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return self.child.output
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.child,)
+
+
+@dataclass(frozen=True)
 class Reorder:
     """Sort, repartition and other operators that change only row order or placement."""
 
@@ -169,7 +187,7 @@ class Other:
     origin: int | None = None
 
 
-Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, Reorder, Union, Other]
+Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, TopK, Reorder, Union, Other]
 
 
 def operator_name(node: Plan) -> str:

@@ -173,7 +173,8 @@ def _symbol_table(rows: Iterable[SymbolicRow]) -> dict[str, tuple[str, X.Col]]:
     return table
 
 
-_CMP_OPS = {z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">", z3.Z3_OP_EQ: "="}
+_CMP_OPS = {z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">", z3.Z3_OP_EQ: "=",
+            z3.Z3_OP_STRING_LT: "<", z3.Z3_OP_STRING_LE: "<="}
 _NEGATED = {"<=": ">", "<": ">=", ">=": "<", ">": "<=", "=": "!=", "!=": "="}
 
 

@@ -210,11 +210,6 @@ def compare(op: str, a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef:
         return a == b
     if op == "!=":
         return a != b
-    if a.sort() == z3.StringSort():
-        lt = {"<": z3.StrLT, "<=": z3.StrLE}
-        if op in lt:
-            return lt[op](a, b)
-        return {">": z3.StrLT, ">=": z3.StrLE}[op](b, a)
     if a.sort() == z3.BoolSort():
         ai, bi = z3.If(a, 1, 0), z3.If(b, 1, 0)
         return compare(op, ai, bi)

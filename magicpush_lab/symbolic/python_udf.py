@@ -352,9 +352,8 @@ def _compare_one(op: ast.cmpop, a: PyVal, b: PyVal, b_node: ast.expr, st: State,
     # ordering comparisons raise TypeError on None
     out.fail_when(st.live, z3.Or(a.none, b.none))
     if a.kind == "str" and b.kind == "str":
-        lt = {ast.Lt: lambda x, y: z3.StrLT(x, y), ast.LtE: lambda x, y: z3.StrLE(x, y),
-              ast.Gt: lambda x, y: z3.StrLT(y, x), ast.GtE: lambda x, y: z3.StrLE(y, x)}
-        return lt[type(op)](a.value, b.value)
+        x, y = a.value, b.value  # Z3 orders strings lexicographically, as Python does
+        return {ast.Lt: x < y, ast.LtE: x <= y, ast.Gt: x > y, ast.GtE: x >= y}[type(op)]
     _require_number(a, st, out)
     _require_number(b, st, out)
     a, b = _as_int(a), _as_int(b)

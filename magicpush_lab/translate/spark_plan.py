@@ -240,6 +240,10 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         keys = tuple(to_expr(e, ctx) for e in expressions(n.field("groupingExpressions")))
         outputs = tuple(_named(e, ctx) for e in expressions(n.field("aggregateExpressions")))
         return P.Aggregate(to_plan(n.kids[0], ctx), keys, outputs, origin)
+    if n.cls == "GlobalLimit":
+        return _top_k(n, ctx, origin)
+    if n.cls in ("LocalLimit", "Offset", "Tail"):
+        raise TranslateError(f"{n.cls}: which rows are kept depends on the order")
     if n.cls in _REORDER:
         return P.Reorder(to_plan(n.kids[0], ctx), n.cls, origin)
     if n.cls == "Union":
@@ -260,6 +264,22 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
             return P.InnerJoin(left, right, condition, origin)
         return P.OuterJoin(left, right, condition, "left" if join_type == "LeftOuter" else "right", origin)
     raise TranslateError(f"{n.cls}: no pushdown analysis for this operator yet")
+
+
+def _top_k(n: Node, ctx: Context, origin: int | None) -> P.Plan:
+    local = n.kids[0]
+    limit = expression(n.field("limitExpr"))
+    if local.cls != "LocalLimit" or limit is None or limit.cls != "Literal":
+        raise TranslateError("limit: not analysed in this form")
+    sort = local.kids[0]
+    if sort.cls != "Sort" or not sort.field("global"):
+        raise TranslateError("limit without a sort: which rows are kept depends on partitioning")
+    order = []
+    for entry in expressions(sort.field("order")):
+        direction = str((entry.field("direction") or {}).get("object", ""))
+        nulls = str((entry.field("nullOrdering") or {}).get("object", ""))
+        order.append((to_expr(entry.kids[0], ctx), direction.endswith("Ascending$"), nulls.endswith("NullsFirst$")))
+    return P.TopK(to_plan(sort.kids[0], ctx), tuple(order), int(limit.field("value")), origin)
 
 
 def _named(e: Node, ctx: Context) -> tuple[X.Col, X.Expr]:

@@ -50,6 +50,12 @@ def tier(v):
     return 3
 
 
+def store_rank(s):
+    if s is None:
+        return 0
+    return 2 if s >= "b" else 1
+
+
 LOOKUP = {1: 10}
 
 
@@ -63,6 +69,7 @@ UDFS = {
     "plus_one": (F.udf(plus_one, IntegerType()), udf_record("plus_one", plus_one)),
     "tier": (F.udf(tier, IntegerType()), udf_record("tier", tier)),
     "uses_global": (F.udf(uses_global, IntegerType()), udf_record("uses_global", uses_global)),
+    "store_rank": (F.udf(store_rank, IntegerType()), udf_record("store_rank", store_rank)),
     "noisy": (F.udf(bonus, IntegerType()).asNondeterministic(), udf_record("bonus", bonus, deterministic=False)),
 }
 
@@ -115,6 +122,9 @@ CASES = [
     Case("elif chain compared with a literal pushes the branch conditions",
          lambda s: s[0].withColumn("t", udf("tier")(F.col("v"))),
          lambda: F.col("t") == 2, EQUIVALENT, None, ("tier",)),
+    Case("string comparison inside a UDF becomes a string range on the source",
+         lambda s: s[0].withColumn("rank", udf("store_rank")(F.col("store"))),
+         lambda: F.col("rank") == 2, EQUIVALENT, ("store >= 'b'",), ("store_rank",)),
     Case("IS NULL on a UDF output that is NULL exactly for NULL input",
          lambda s: s[0].withColumn("score", udf("bonus")(F.col("v"))),
          lambda: F.col("score").isNull(), EQUIVALENT, ("v IS NULL",), ("bonus",)),
@@ -142,7 +152,20 @@ CASES = [
     Case("sort and repartition do not stop a filter on a UDF output",
          lambda s: s[0].withColumn("score", udf("bonus")(F.col("v"))).orderBy("store").repartition(3),
          lambda: F.col("score") > 1000, EQUIVALENT, ("v > 995",), ("bonus",)),
-    Case("limit after a sort is a barrier: nothing is pushed",
+    # orderBy + limit: the TOPK category
+    Case("top-k by v descending, filter v > c: prefix-closed, moves below the limit for any k",
+         lambda s: s[0].orderBy(F.col("v").desc(), "store", "amount").limit(50),
+         lambda: F.col("v") > 900, EQUIVALENT, ("v > 900",)),
+    Case("top-3 ascending, filter v > 2 (the paper's Listing 2): nothing is pushed",
+         lambda s: s[0].orderBy("v", "store", "amount").limit(3),
+         lambda: F.col("v") > 2, None, None),
+    Case("top-k, filter on a column outside the sort order: nothing is pushed",
+         lambda s: s[0].orderBy(F.col("v").desc(), "store", "amount").limit(50),
+         lambda: F.col("store") == "a", None, None),
+    Case("limit without a sort: nothing is pushed",
+         lambda s: s[0].limit(50),
+         lambda: F.col("v") > 900, None, None),
+    Case("limit after a sort stops a filter on a UDF output whose form is not prefix-closed",
          lambda s: s[0].withColumn("score", udf("bonus")(F.col("v"))).orderBy("v").limit(50),
          lambda: F.col("score") > 1000, None, None, ("bonus",)),
     Case("sample is a barrier: nothing is pushed",
