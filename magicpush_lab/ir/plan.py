@@ -6,7 +6,7 @@ predicate finds its way back to a notebook cell.
 
 Operators covered so far: Source, Filter, Project (the paper's RowTransform and
 DropColumn in one node, as Spark has them), InnerJoin, OuterJoin (left and right),
-Aggregate (GroupBy), TopK, Reorder,
+Aggregate (GroupBy), Window (CumAggr), TopK, Reorder,
 Union, and
 Other, the barrier that carries the reason nothing can be pushed through it.
 """
@@ -126,6 +126,24 @@ class Aggregate:
 
 
 @dataclass(frozen=True)
+class Window:
+    """Window functions: `computed` columns from each row's partition (their expressions are not modelled)."""
+
+    child: "Plan"
+    partition: tuple[Expr, ...]
+    computed: tuple[Col, ...]
+    origin: int | None = None
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return self.child.output + self.computed
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.child,)
+
+
+@dataclass(frozen=True)
 class TopK:
     """orderBy(...).limit(k): the first k rows in the sort order."""
 
@@ -187,7 +205,8 @@ class Other:
     origin: int | None = None
 
 
-Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, TopK, Reorder, Union, Other]
+Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, Window, TopK, Reorder, Union,
+                    Other]
 
 
 def operator_name(node: Plan) -> str:
@@ -196,6 +215,8 @@ def operator_name(node: Plan) -> str:
         return node.kind
     if isinstance(node, Aggregate):
         return "GroupBy"
+    if isinstance(node, Window):
+        return "CumAggr"
     if isinstance(node, OuterJoin):
         return "LeftOuterJoin" if node.preserved == "left" else "RightOuterJoin"
     return type(node).__name__

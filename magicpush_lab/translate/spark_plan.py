@@ -242,6 +242,15 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         return P.Aggregate(to_plan(n.kids[0], ctx), keys, outputs, origin)
     if n.cls == "GlobalLimit":
         return _top_k(n, ctx, origin)
+    if n.cls == "Window":
+        partition = tuple(to_expr(e, ctx) for e in expressions(n.field("partitionSpec")))
+        computed = []
+        for e in expressions(n.field("windowExpressions")):
+            if e.cls != "Alias":
+                raise TranslateError("unnamed window expression")
+            computed.append(X.Col(e.field("name"), _expr_id(e), "other"))
+        child = to_plan(n.kids[0], ctx)
+        return P.Window(child, _inline_partition(partition, child), tuple(computed), origin)
     if n.cls in ("LocalLimit", "Offset", "Tail"):
         raise TranslateError(f"{n.cls}: which rows are kept depends on the order")
     if n.cls in _REORDER:
@@ -264,6 +273,17 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
             return P.InnerJoin(left, right, condition, origin)
         return P.OuterJoin(left, right, condition, "left" if join_type == "LeftOuter" else "right", origin)
     raise TranslateError(f"{n.cls}: no pushdown analysis for this operator yet")
+
+
+def _inline_partition(partition: tuple[X.Expr, ...], child: P.Plan) -> tuple[X.Expr, ...]:
+    """Spark partitions by an expression through a helper column (`upper(s) AS _w0`) it adds
+    just below the window; read the expression back when its inputs pass through unchanged."""
+    if not isinstance(child, P.Project):
+        return partition
+    defined = {c: e for c, e in child.outputs if e != c}
+    inlined = tuple(X.substitute(k, defined) for k in partition)
+    ok = all(X.columns(k) <= set(child.output) for k in inlined)
+    return inlined if ok else partition
 
 
 def _top_k(n: Node, ctx: Context, origin: int | None) -> P.Plan:
@@ -322,6 +342,9 @@ def output_of(n: Node) -> tuple[X.Col, ...]:
         return output_of(n.kids[0]) + output_of(n.kids[1])
     if n.cls == "Union" and n.kids:
         return output_of(n.kids[0])
+    if n.cls == "Window" and n.kids:
+        named = [e for e in expressions(n.field("windowExpressions")) if e.cls == "Alias"]
+        return output_of(n.kids[0]) + tuple(X.Col(e.field("name"), _expr_id(e), "other") for e in named)
     if n.kids and n.cls in ("Filter", "Sort", "SubqueryAlias", "ResolvedHint", "Repartition",
                             "RepartitionByExpression", "RebalancePartitions", "Distinct", "GlobalLimit",
                             "LocalLimit", "Sample"):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import pytest
+from pyspark.sql import Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType
 
@@ -76,6 +77,14 @@ UDFS = {
 
 def udf(name: str):
     return UDFS[name][0]
+
+
+def by_store():
+    return Window.partitionBy("store").orderBy(F.col("v").desc(), "amount")
+
+
+def by_upper_store():
+    return Window.partitionBy(F.upper(F.col("store"))).orderBy(F.col("v").desc(), "amount")
 
 
 # ----------------------------------------------------------------------------- data
@@ -202,6 +211,22 @@ CASES = [
     Case("count only: no per-row form of the filter, nothing is pushed",
          lambda s: s[0].groupBy("store").agg(F.count("*").alias("n")),
          lambda: F.col("n") > 50, None, None),
+    # window functions: partition-constant filters
+    Case("window partitioned by store, filter on store: moves below the window",
+         lambda s: s[0].withColumn("rn", F.row_number().over(by_store())),
+         lambda: F.col("store") == "a", EQUIVALENT, ("store = 'a'",)),
+    Case("filter on row_number(): must not be pushed",
+         lambda s: s[0].withColumn("rn", F.row_number().over(by_store())),
+         lambda: F.col("rn") <= 3, None, None),
+    Case("filter on the window's order column, not its partition: must not be pushed",
+         lambda s: s[0].withColumn("running", F.sum("amount").over(by_store())),
+         lambda: F.col("v") > 900, None, None),
+    Case("window partitioned by an expression, filter on that expression: moves below the window",
+         lambda s: s[0].withColumn("rn", F.row_number().over(by_upper_store())),
+         lambda: F.upper(F.col("store")) == "A", EQUIVALENT, ("upper(store) = 'A'",)),
+    Case("window partitioned by an expression, filter that splits a partition: must not be pushed",
+         lambda s: s[0].withColumn("rn", F.row_number().over(by_upper_store())),
+         lambda: F.col("store") == "a", None, None),
     # outer joins: the LEFTOUTERJ category
     Case("left join, filter on the preserved side: equivalent pushdown to it",
          lambda s: s[0].join(s[1], "store", "left"),
