@@ -1,0 +1,209 @@
+"""A plain-Python evaluator of IR plans with Spark's semantics, for differential tests.
+
+Independent of the symbolic engine: values are Python values, NULL is None,
+predicates use three-valued logic (None is unknown), and Python UDFs run in
+CPython from their source. A UDF that raises makes the whole evaluation raise,
+as it makes a Spark job fail.
+"""
+
+from __future__ import annotations
+
+import functools
+import textwrap
+from collections import Counter
+from typing import Any
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+
+Row = dict[tuple[str, int], Any]
+
+
+class Undefined(Exception):
+    """The expression has no reference semantics here (the test skips that input)."""
+
+
+def bag(rows: list[Row], columns: tuple[X.Col, ...]) -> Counter:
+    return Counter(tuple(_canon(r.get((c.name, c.id))) for c in columns) for r in rows)
+
+
+def _canon(v: Any) -> Any:
+    return round(v, 9) if isinstance(v, float) else v
+
+
+def run(plan: P.Plan, tables: dict[int, list[Row]]) -> list[Row]:
+    """Evaluate a plan; `tables` maps a Source's origin to its rows."""
+    if isinstance(plan, P.Source):
+        return [dict(r) for r in tables[plan.origin]]
+    if isinstance(plan, P.Filter):
+        return [r for r in run(plan.child, tables) if evaluate(plan.condition, r) is True]
+    if isinstance(plan, P.Project):
+        return [{(c.name, c.id): evaluate(e, r) for c, e in plan.outputs} for r in run(plan.child, tables)]
+    if isinstance(plan, P.InnerJoin):
+        left, right = run(plan.left, tables), run(plan.right, tables)
+        return [{**a, **b} for a in left for b in right if evaluate(plan.condition, {**a, **b}) is True]
+    if isinstance(plan, P.OuterJoin):
+        keep, other = (plan.left, plan.right) if plan.preserved == "left" else (plan.right, plan.left)
+        pad = {(c.name, c.id): None for c in other.output}
+        out = []
+        other_rows = run(other, tables)
+        for a in run(keep, tables):
+            matches = [{**a, **b} for b in other_rows if evaluate(plan.condition, {**a, **b}) is True]
+            out.extend(matches or [{**a, **pad}])
+        return out
+    if isinstance(plan, P.Reorder):
+        return run(plan.child, tables)
+    if isinstance(plan, P.Union):
+        out = []
+        for child, mapping in zip(plan.inputs, plan.column_maps()):
+            out.extend({(c.name, c.id): r[(m.name, m.id)] for c, m in mapping.items()} for r in run(child, tables))
+        return out
+    if isinstance(plan, P.Aggregate):
+        return _aggregate(plan, run(plan.child, tables))
+    if isinstance(plan, P.TopK):
+        rows = run(plan.child, tables)
+        key = functools.cmp_to_key(lambda a, b: _order(plan, a, b) or _cmp_rows(a, b))
+        return sorted(rows, key=key)[: plan.k]
+    raise Undefined(f"no reference semantics for {type(plan).__name__}")
+
+
+def _aggregate(plan: P.Aggregate, rows: list[Row]) -> list[Row]:
+    groups: dict[tuple, list[Row]] = {}
+    for r in rows:
+        groups.setdefault(tuple(evaluate(k, r) for k in plan.keys), []).append(r)
+    if not plan.keys and not groups:
+        groups[()] = []
+    out = []
+    for members in groups.values():
+        rep = members[0] if members else {}
+        values = {}
+        for _, e in plan.outputs:
+            for node in X.walk(e):
+                if isinstance(node, X.Agg):
+                    values[node] = _agg(node, members)
+        out.append({(c.name, c.id): evaluate(X.transform(e, lambda n: _Value(values[n]) if isinstance(n, X.Agg)
+                                                        else None), rep)
+                    for c, e in plan.outputs})
+    return out
+
+
+class _Value(X.Lit):
+    def __init__(self, value: Any) -> None:
+        super().__init__(value, "other")
+
+
+def _agg(a: X.Agg, rows: list[Row]) -> Any:
+    if a.arg is None:
+        return len(rows)
+    vals = [v for v in (evaluate(a.arg, r) for r in rows) if v is not None]
+    if a.fn == "count":
+        return len(vals)
+    if not vals:
+        return None
+    return {"max": max, "min": min, "sum": sum}[a.fn](vals) if a.fn in ("max", "min", "sum") else _undefined(a)
+
+
+def _undefined(a: X.Agg) -> Any:
+    raise Undefined(str(a))
+
+
+def _order(plan: P.TopK, a: Row, b: Row) -> int:
+    for key, ascending, nulls_first in plan.order:
+        x, y = evaluate(key, a), evaluate(key, b)
+        if x is None and y is None:
+            continue
+        if x is None or y is None:
+            first_is_null = x is None
+            return -1 if first_is_null == nulls_first else 1
+        if x != y:
+            return (-1 if x < y else 1) * (1 if ascending else -1)
+    return 0
+
+
+def _cmp_rows(a: Row, b: Row) -> int:
+    ka, kb = repr(sorted(a.items())), repr(sorted(b.items()))
+    return (ka > kb) - (ka < kb)
+
+
+# ----------------------------------------------------------------------------- expressions
+
+
+def evaluate(e: X.Expr, row: Row) -> Any:
+    if isinstance(e, X.Col):
+        if (e.name, e.id) not in row:
+            raise Undefined(f"column {e} not in row")
+        return row[(e.name, e.id)]
+    if isinstance(e, X.Lit):
+        return e.value
+    if isinstance(e, X.Arith):
+        a, b = evaluate(e.left, row), evaluate(e.right, row)
+        if a is None or b is None:
+            return None
+        if e.op == "/":
+            return None if b == 0 else a / b
+        if e.op not in ("+", "-", "*"):
+            raise Undefined(str(e))
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    if isinstance(e, X.Neg):
+        a = evaluate(e.arg, row)
+        return None if a is None else -a
+    if isinstance(e, X.Cmp):
+        a, b = evaluate(e.left, row), evaluate(e.right, row)
+        if e.op == "<=>":
+            return a == b if a is not None and b is not None else (a is None and b is None)
+        if a is None or b is None:
+            return None
+        return {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[e.op]
+    if isinstance(e, X.And):
+        vals = [evaluate(a, row) for a in e.args]
+        return False if False in vals else (None if None in vals else True)
+    if isinstance(e, X.Or):
+        vals = [evaluate(a, row) for a in e.args]
+        return True if True in vals else (None if None in vals else False)
+    if isinstance(e, X.Not):
+        a = evaluate(e.arg, row)
+        return None if a is None else not a
+    if isinstance(e, X.IsNull):
+        return evaluate(e.arg, row) is None
+    if isinstance(e, X.IsNotNull):
+        return evaluate(e.arg, row) is not None
+    if isinstance(e, X.In):
+        a = evaluate(e.arg, row)
+        vals = [evaluate(v, row) for v in e.values]
+        if a is None:
+            return None
+        if a in [v for v in vals if v is not None]:
+            return True
+        return None if None in vals else False
+    if isinstance(e, X.Case):
+        for cond, value in e.branches:
+            if evaluate(cond, row) is True:
+                return evaluate(value, row)
+        return evaluate(e.default, row)
+    if isinstance(e, X.Coalesce):
+        for a in e.args:
+            v = evaluate(a, row)
+            if v is not None:
+                return v
+        return None
+    if isinstance(e, X.Cast):
+        return evaluate(e.arg, row)  # the differential tests only use widening casts
+    if isinstance(e, X.Func):
+        args = [evaluate(a, row) for a in e.args]
+        if any(a is None for a in args):
+            return None
+        fns = {"upper": lambda s: s.upper(), "length": len, "abs": abs}
+        if e.name not in fns:
+            raise Undefined(e.name)
+        return fns[e.name](*args)
+    if isinstance(e, X.PyUdf):
+        return _udf(e.source)(*[evaluate(a, row) for a in e.args])
+    raise Undefined(type(e).__name__)
+
+
+@functools.lru_cache(maxsize=None)
+def _udf(source: str):
+    namespace: dict[str, Any] = {}
+    exec(compile(textwrap.dedent(source), "<udf>", "exec"), namespace)  # test reference only
+    fns = [v for k, v in namespace.items() if callable(v) and not k.startswith("__")]
+    return fns[-1]
