@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, replace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
-from magicpush_lab.verify import aggregate, outer_join, row_to_row, topk, window
+from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
-                P.Window)
+                P.Window, P.RowExpand)
 
 
 @dataclass(frozen=True)
@@ -123,9 +123,9 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
 def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Budget) -> Verdict | None:
     """Equivalence, else superset; for a join, each input's share is checked on its own."""
     timeout = min(2000, max(1, budget.left_ms()))
-    if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window)):
+    if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window, P.RowExpand)):
         check = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
-                 P.Window: window.verify}[type(node)]
+                 P.Window: window.verify, P.RowExpand: row_expand.verify}[type(node)]
         if sum(x is not None for x in g) > 1 and not all(
                 check(node, pred, _only(g, i), SUPERSET, timeout).proved for i, x in enumerate(g) if x is not None):
             # each input's predicate becomes its own suggestion, so each must be correct alone

@@ -6,7 +6,7 @@ predicate finds its way back to a notebook cell.
 
 Operators covered so far: Source, Filter, Project (the paper's RowTransform and
 DropColumn in one node, as Spark has them), InnerJoin, OuterJoin (left and right),
-Aggregate (GroupBy), Window (CumAggr), TopK, Reorder,
+Aggregate (GroupBy), Window (CumAggr), RowExpand, TopK, Reorder,
 Union, and
 Other, the barrier that carries the reason nothing can be pushed through it.
 """
@@ -126,6 +126,25 @@ class Aggregate:
 
 
 @dataclass(frozen=True)
+class RowExpand:
+    """explode / posexplode / explode_outer / inline: each input row becomes 0..n rows."""
+
+    child: "Plan"
+    generator: str  # Spark's generator, e.g. "explode"
+    generated: tuple[Col, ...]
+    outer: bool = False
+    origin: int | None = None
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return self.child.output + self.generated
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.child,)
+
+
+@dataclass(frozen=True)
 class Window:
     """Window functions: `computed` columns from each row's partition (their expressions are not modelled)."""
 
@@ -205,8 +224,8 @@ class Other:
     origin: int | None = None
 
 
-Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, Window, TopK, Reorder, Union,
-                    Other]
+Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, Window, RowExpand, TopK, Reorder,
+                    Union, Other]
 
 
 def operator_name(node: Plan) -> str:

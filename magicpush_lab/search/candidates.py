@@ -29,7 +29,7 @@ class Candidate:
 
 def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
     """Candidates for pushing `f` through `op`, in the order they should be tried."""
-    if isinstance(op, (P.Filter, P.Reorder, P.TopK, P.Window)):
+    if isinstance(op, (P.Filter, P.Reorder, P.TopK, P.Window, P.RowExpand)):
         # a filter commutes with another filter (which stays where it is) and with reordering
         yield Candidate((f,), f"late filter moved below the {P.operator_name(op)}")
     elif isinstance(op, P.Union):

@@ -242,6 +242,14 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         return P.Aggregate(to_plan(n.kids[0], ctx), keys, outputs, origin)
     if n.cls == "GlobalLimit":
         return _top_k(n, ctx, origin)
+    if n.cls == "Generate":
+        if n.field("unrequiredChildIndex"):
+            raise TranslateError("generate that drops input columns: not analysed yet")
+        generator = expression(n.field("generator"))
+        generated = tuple(c for c in (to_expr(e, ctx) for e in expressions(n.field("generatorOutput")))
+                          if isinstance(c, X.Col))
+        return P.RowExpand(to_plan(n.kids[0], ctx), _snake(generator.cls) if generator else "generate",
+                           generated, bool(n.field("outer")), origin)
     if n.cls == "Window":
         partition = tuple(to_expr(e, ctx) for e in expressions(n.field("partitionSpec")))
         computed = []
@@ -342,6 +350,9 @@ def output_of(n: Node) -> tuple[X.Col, ...]:
         return output_of(n.kids[0]) + output_of(n.kids[1])
     if n.cls == "Union" and n.kids:
         return output_of(n.kids[0])
+    if n.cls == "Generate" and n.kids:
+        return output_of(n.kids[0]) + tuple(
+            c for c in (to_expr(e, Context()) for e in expressions(n.field("generatorOutput"))) if isinstance(c, X.Col))
     if n.cls == "Window" and n.kids:
         named = [e for e in expressions(n.field("windowExpressions")) if e.cls == "Alias"]
         return output_of(n.kids[0]) + tuple(X.Col(e.field("name"), _expr_id(e), "other") for e in named)

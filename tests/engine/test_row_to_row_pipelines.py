@@ -101,6 +101,8 @@ def sales_rows(seed: int = 7) -> list[tuple]:
 SALES_SCHEMA = "v int, store string, amount double"
 STORES_SCHEMA = "store string, region string"
 STORES_ROWS = [("a", "north"), ("b", "south"), ("c", "north"), (None, "east"), ("d", None)]
+BASKETS_SCHEMA = "v int, items array<int>"
+BASKETS_ROWS = [(1, [1, 2, 3]), (4, [5, None]), (5, []), (6, None), (None, [7]), (7, [2, 2]), (4, [5, None])]
 
 
 # ----------------------------------------------------------------------------- cases
@@ -211,6 +213,19 @@ CASES = [
     Case("count only: no per-row form of the filter, nothing is pushed",
          lambda s: s[0].groupBy("store").agg(F.count("*").alias("n")),
          lambda: F.col("n") > 50, None, None),
+    # explode: the ROW-EXPAND category
+    Case("explode, filter on a column of the exploded row: moves below the explode",
+         lambda s: s[0].withColumn("item", F.explode("items")),
+         lambda: F.col("v") > 3, EQUIVALENT, ("v > 3",), tables=("baskets",)),
+    Case("explode_outer, filter on a column of the exploded row: moves below it",
+         lambda s: s[0].withColumn("item", F.explode_outer("items")),
+         lambda: F.col("v") > 3, EQUIVALENT, ("v > 3",), tables=("baskets",)),
+    Case("explode, filter on the exploded element: must not be pushed as it is",
+         lambda s: s[0].withColumn("item", F.explode("items")),
+         lambda: F.col("item") > 2, None, None, tables=("baskets",)),
+    Case("posexplode, filter on the position: must not be pushed",
+         lambda s: s[0].select("v", F.posexplode("items")),
+         lambda: F.col("pos") == 0, None, None, tables=("baskets",)),
     # window functions: partition-constant filters
     Case("window partitioned by store, filter on store: moves below the window",
          lambda s: s[0].withColumn("rn", F.row_number().over(by_store())),
@@ -261,7 +276,8 @@ CASES = [
 
 
 def _sources(spark, case: Case):
-    data = {"sales": (sales_rows(), SALES_SCHEMA), "stores": (STORES_ROWS, STORES_SCHEMA)}
+    data = {"sales": (sales_rows(), SALES_SCHEMA), "stores": (STORES_ROWS, STORES_SCHEMA),
+            "baskets": (BASKETS_ROWS, BASKETS_SCHEMA)}
     return [spark.createDataFrame(*data[t]) for t in case.tables]
 
 
