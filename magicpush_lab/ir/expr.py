@@ -273,6 +273,12 @@ def is_deterministic(e: Expr) -> bool:
     return all(getattr(x, "deterministic", True) for x in walk(e))
 
 
+def first_nondeterministic(*exprs: Expr) -> Expr | None:
+    """The first nondeterministic call in `exprs`, or None: such a value differs between the
+    original and the rewritten run, so no filter may be reordered around it."""
+    return next((x for e in exprs for x in walk(e) if not getattr(x, "deterministic", True)), None)
+
+
 def has_python_udf(e: Expr) -> bool:
     return any(isinstance(x, PyUdf) for x in walk(e))
 

@@ -20,6 +20,24 @@ from typing import Iterator
 from magicpush_lab.ir.expr import Col, Expr
 
 
+class _OneInput:
+    """Operators with one input (`child`)."""
+
+    child: "Plan"
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.child,)
+
+
+class _SameColumns(_OneInput):
+    """One-input operators whose output columns are their input's."""
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return self.child.output
+
+
 @dataclass(frozen=True)
 class Source:
     """A table read by the pipeline: a file, a catalog table or an in-memory frame."""
@@ -34,22 +52,14 @@ class Source:
 
 
 @dataclass(frozen=True)
-class Filter:
+class Filter(_SameColumns):
     child: "Plan"
     condition: Expr
     origin: int | None = None
 
-    @property
-    def output(self) -> tuple[Col, ...]:
-        return self.child.output
-
-    @property
-    def children(self) -> tuple["Plan", ...]:
-        return (self.child,)
-
 
 @dataclass(frozen=True)
-class Project:
+class Project(_OneInput):
     """Each output column computed from one input row: RowTransform and DropColumn."""
 
     child: "Plan"
@@ -59,10 +69,6 @@ class Project:
     @property
     def output(self) -> tuple[Col, ...]:
         return tuple(c for c, _ in self.outputs)
-
-    @property
-    def children(self) -> tuple["Plan", ...]:
-        return (self.child,)
 
     @property
     def kind(self) -> str:
@@ -108,7 +114,7 @@ class OuterJoin:
 
 
 @dataclass(frozen=True)
-class Aggregate:
+class Aggregate(_OneInput):
     """GroupBy: one output row per distinct value of `keys`; outputs may hold `Agg` calls."""
 
     child: "Plan"
@@ -120,13 +126,9 @@ class Aggregate:
     def output(self) -> tuple[Col, ...]:
         return tuple(c for c, _ in self.outputs)
 
-    @property
-    def children(self) -> tuple["Plan", ...]:
-        return (self.child,)
-
 
 @dataclass(frozen=True)
-class RowExpand:
+class RowExpand(_OneInput):
     """explode / posexplode / explode_outer / inline: each input row becomes 0..n rows."""
 
     child: "Plan"
@@ -139,13 +141,9 @@ class RowExpand:
     def output(self) -> tuple[Col, ...]:
         return self.child.output + self.generated
 
-    @property
-    def children(self) -> tuple["Plan", ...]:
-        return (self.child,)
-
 
 @dataclass(frozen=True)
-class Window:
+class Window(_OneInput):
     """Window functions: `computed` columns from each row's partition (their expressions are not modelled)."""
 
     child: "Plan"
@@ -157,13 +155,9 @@ class Window:
     def output(self) -> tuple[Col, ...]:
         return self.child.output + self.computed
 
-    @property
-    def children(self) -> tuple["Plan", ...]:
-        return (self.child,)
-
 
 @dataclass(frozen=True)
-class TopK:
+class TopK(_SameColumns):
     """orderBy(...).limit(k): the first k rows in the sort order."""
 
     child: "Plan"
@@ -171,30 +165,14 @@ class TopK:
     k: int
     origin: int | None = None
 
-    @property
-    def output(self) -> tuple[Col, ...]:
-        return self.child.output
-
-    @property
-    def children(self) -> tuple["Plan", ...]:
-        return (self.child,)
-
 
 @dataclass(frozen=True)
-class Reorder:
+class Reorder(_SameColumns):
     """Sort, repartition and other operators that change only row order or placement."""
 
     child: "Plan"
     what: str  # the Spark operator, e.g. "Sort", "Repartition"
     origin: int | None = None
-
-    @property
-    def output(self) -> tuple[Col, ...]:
-        return self.child.output
-
-    @property
-    def children(self) -> tuple["Plan", ...]:
-        return (self.child,)
 
 
 @dataclass(frozen=True)

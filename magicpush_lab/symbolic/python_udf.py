@@ -283,9 +283,7 @@ def _binop(op: ast.operator, a: PyVal, b: PyVal, st: State, out: Outcome) -> PyV
         return PyVal("str", z3.Concat(a.value, b.value), F)
     _require_number(a, st, out)
     _require_number(b, st, out)
-    a, b = _as_int(a), _as_int(b)
-    if a.kind != b.kind:
-        a, b = _as_float(a), _as_float(b)
+    a, b = _same_number_kind(a, b)
     x, y = a.value, b.value
     if isinstance(op, ast.Add):
         return PyVal(a.kind, x + y, F)
@@ -356,9 +354,7 @@ def _compare_one(op: ast.cmpop, a: PyVal, b: PyVal, b_node: ast.expr, st: State,
         return {ast.Lt: x < y, ast.LtE: x <= y, ast.Gt: x > y, ast.GtE: x >= y}[type(op)]
     _require_number(a, st, out)
     _require_number(b, st, out)
-    a, b = _as_int(a), _as_int(b)
-    if a.kind != b.kind:
-        a, b = _as_float(a), _as_float(b)
+    a, b = _same_number_kind(a, b)
     x, y = a.value, b.value
     return {ast.Lt: x < y, ast.LtE: x <= y, ast.Gt: x > y, ast.GtE: x >= y}[type(op)]
 
@@ -401,9 +397,7 @@ def _call(e: ast.Call, st: State, out: Outcome) -> PyVal:
             for nxt in args[1:]:
                 for v in (acc, nxt):
                     _require_number(v, st, out)
-                x, y = _as_int(acc), _as_int(nxt)
-                if x.kind != y.kind:
-                    x, y = _as_float(x), _as_float(y)
+                x, y = _same_number_kind(acc, nxt)
                 # min keeps the first of equal values, max too; values are numbers so ties are equal
                 pick = (y.value < x.value) if name == "min" else (y.value > x.value)
                 acc = PyVal(x.kind, z3.If(pick, y.value, x.value), F)
@@ -460,6 +454,14 @@ def _as_int(v: PyVal) -> PyVal:
     if v.kind == "none":
         raise Unsupported("arithmetic on a value that is always None")
     return v
+
+
+def _same_number_kind(a: PyVal, b: PyVal) -> tuple[PyVal, PyVal]:
+    """Python's numeric tower for a binary operation: bool is int, and int meets float as float."""
+    a, b = _as_int(a), _as_int(b)
+    if a.kind != b.kind:
+        a, b = _as_float(a), _as_float(b)
+    return a, b
 
 
 def _as_float(v: PyVal) -> PyVal:

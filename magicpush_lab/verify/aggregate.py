@@ -80,12 +80,12 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
 def _refusal(op: P.Aggregate, f: X.Expr, g: X.Expr) -> str:
     if not op.keys:
         return "a global aggregate returns a row even when its input is empty"
-    for e in (*op.keys, *(e for _, e in op.outputs), f, g):
-        for node in X.walk(e):
-            if not getattr(node, "deterministic", True):
-                return f"{node} is nondeterministic"
-            if isinstance(node, X.PyUdf):
-                return "Python UDFs inside an aggregation are not analysed yet"
+    exprs = (*op.keys, *(e for _, e in op.outputs), f, g)
+    node = X.first_nondeterministic(*exprs)
+    if node is not None:
+        return f"{node} is nondeterministic"
+    if any(X.has_python_udf(e) for e in exprs):
+        return "Python UDFs inside an aggregation are not analysed yet"
     for a in aggregates(op):
         if a.fn not in ("max", "min", "sum", "count"):
             return f"{a}: pre-condition (1) not established (only max, min, sum and count are)"

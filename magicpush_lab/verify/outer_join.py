@@ -46,10 +46,9 @@ def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     def refuse(reason: str, example: dict | None = None) -> Verdict:
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
 
-    for e in (op.condition, f, *(x for x in g if x is not None)):
-        for node in X.walk(e):
-            if not getattr(node, "deterministic", True):
-                return refuse(f"{node} is nondeterministic")
+    node = X.first_nondeterministic(op.condition, f, *(x for x in g if x is not None))
+    if node is not None:
+        return refuse(f"{node} is nondeterministic")
     if X.has_python_udf(f) or X.has_python_udf(op.condition):
         # whether the NULL-padded row exists depends on the whole other input, so its errors
         # cannot be placed on one row: keep raising code out of this category for now

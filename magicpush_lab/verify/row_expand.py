@@ -39,10 +39,9 @@ def verify(op: P.RowExpand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         return refuse("only an equivalent predicate on the input row is analysed")
     if X.columns(pred) & set(op.generated):
         return refuse("the predicate reads a generated column, which the input does not have")
-    for e in (f, pred):
-        for node in X.walk(e):
-            if not getattr(node, "deterministic", True):
-                return refuse(f"{node} is nondeterministic")
+    node = X.first_nondeterministic(f, pred)
+    if node is not None:
+        return refuse(f"{node} is nondeterministic")
     try:
         row = SymbolicRow("in0")
         out = SymbolicRow("out", route=[(None, row)])  # generated cells are fresh: any value or NULL

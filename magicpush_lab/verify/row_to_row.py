@@ -68,11 +68,5 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
 def _refusal(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None]) -> str:
     if len(g) != len(op.children):
         return f"{len(g)} predicates for an operator with {len(op.children)} inputs"
-    exprs = (*op_expressions(op), f, *(x for x in g if x is not None))
-    for e in exprs:
-        for node in X.walk(e):
-            if not getattr(node, "deterministic", True):
-                # a nondeterministic value differs between the original and the
-                # rewritten run, so no reordering of filters around it is safe
-                return f"{node} is nondeterministic"
-    return ""
+    node = X.first_nondeterministic(*op_expressions(op), f, *(x for x in g if x is not None))
+    return f"{node} is nondeterministic" if node is not None else ""

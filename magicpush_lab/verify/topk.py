@@ -38,10 +38,9 @@ def verify(op: P.TopK, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
 
     if kind != EQUIVALENT or len(g) != 1 or g[0] != f:
         return refuse("only the late filter itself can move below a limit")
-    for e in (f, *(k for k, _, _ in op.order)):
-        for node in X.walk(e):
-            if not getattr(node, "deterministic", True):
-                return refuse(f"{node} is nondeterministic")
+    node = X.first_nondeterministic(f, *(k for k, _, _ in op.order))
+    if node is not None:
+        return refuse(f"{node} is nondeterministic")
     try:
         ev = Evaluator()
         r1, r2 = SymbolicRow("first"), SymbolicRow("second")

@@ -38,10 +38,9 @@ def verify(op: P.Window, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         return refuse("only the late filter itself can move below a window")
     if X.columns(f) & set(op.computed):
         return refuse("the late filter reads a window function's result")
-    for e in (f, *op.partition):
-        for node in X.walk(e):
-            if not getattr(node, "deterministic", True):
-                return refuse(f"{node} is nondeterministic")
+    node = X.first_nondeterministic(f, *op.partition)
+    if node is not None:
+        return refuse(f"{node} is nondeterministic")
     try:
         ev = Evaluator()
         r1, r2 = SymbolicRow("first"), SymbolicRow("second")
