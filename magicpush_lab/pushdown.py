@@ -101,27 +101,33 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
         result.refusals.append(Refusal(P.operator_name(node), "operator not analysed yet"))
         return
     here = node.origin if node.origin is not None else consumer
-    for cand in candidates(node, pred):
-        if budget.left_ms() == 0:
-            result.refusals.append(Refusal(P.operator_name(node), "time budget used up"))
+    cands = list(candidates(node, pred))
+    # equivalence for every candidate before superset for any: removing the late filter
+    # is worth more than a slightly more selective predicate that must keep it
+    for wanted in (EQUIVALENT, SUPERSET):
+        for cand in cands:
+            if budget.left_ms() == 0:
+                result.refusals.append(Refusal(P.operator_name(node), "time budget used up"))
+                return
+            budget.candidates_tried += 1
+            verdict = _verify(node, pred, cand.predicates, budget, wanted)
+            if verdict is None:
+                continue
+            step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, verdict.kind)
+            step_kind = EQUIVALENT if kind == EQUIVALENT and verdict.kind == EQUIVALENT else SUPERSET
+            for i, (child, g) in enumerate(zip(node.children, cand.predicates)):
+                if g is not None:
+                    _walk(child, g, steps + (step,), step_kind, late, here, i, budget, result,
+                          hides or verdict.may_hide_errors)
             return
-        budget.candidates_tried += 1
-        verdict = _verify(node, pred, cand.predicates, budget)
-        if verdict is None:
-            continue
-        step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, verdict.kind)
-        step_kind = EQUIVALENT if kind == EQUIVALENT and verdict.kind == EQUIVALENT else SUPERSET
-        for i, (child, g) in enumerate(zip(node.children, cand.predicates)):
-            if g is not None:
-                _walk(child, g, steps + (step,), step_kind, late, here, i, budget, result,
-                      hides or verdict.may_hide_errors)
-        return
     result.refusals.append(Refusal(P.operator_name(node), "no candidate could be proved",
                                    *_last_failure(node, pred)))
 
 
-def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Budget) -> Verdict | None:
-    """Equivalence, else superset; for a join, each input's share is checked on its own."""
+def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Budget,
+            kind: str) -> Verdict | None:
+    """Check one candidate for `kind`; predicates on both inputs of a join are proved one
+    input at a time as superset pushdowns, whatever `kind` asks."""
     timeout = min(2000, max(1, budget.left_ms()))
     if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window, P.RowExpand)):
         check = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
@@ -130,17 +136,14 @@ def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Bu
                 check(node, pred, _only(g, i), SUPERSET, timeout).proved for i, x in enumerate(g) if x is not None):
             # each input's predicate becomes its own suggestion, so each must be correct alone
             return None
-        for kind in (EQUIVALENT, SUPERSET):
-            verdict = check(node, pred, g, kind, timeout)
-            if verdict.proved:
-                return verdict
-        return None
+        verdict = check(node, pred, g, kind, timeout)
+        return verdict if verdict.proved else None
     if isinstance(node, P.Union):
         # each output row is one input's row under the union's column names: a renaming
         # projection per input, proved one input at a time
         renames = [P.Project(child, tuple((out, m[out]) for out in node.output))
                    for child, m in zip(node.inputs, node.column_maps())]
-        each = [row_to_row.verify(r, pred, (gi,), EQUIVALENT, timeout) for r, gi in zip(renames, g)]
+        each = [row_to_row.verify(r, pred, (gi,), kind, timeout) for r, gi in zip(renames, g)]
         if all(v.proved for v in each):
             return replace(each[0], may_hide_errors=any(v.may_hide_errors for v in each))
         return None
@@ -150,11 +153,8 @@ def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Bu
         if all(v.proved for v in each):
             return replace(each[0], may_hide_errors=any(v.may_hide_errors for v in each))
         return None
-    for kind in (EQUIVALENT, SUPERSET):
-        verdict = row_to_row.verify(node, pred, g, kind, timeout)
-        if verdict.proved:
-            return verdict
-    return None
+    verdict = row_to_row.verify(node, pred, g, kind, timeout)
+    return verdict if verdict.proved else None
 
 
 def _only(g: tuple[X.Expr | None, ...], i: int) -> tuple[X.Expr | None, ...]:

@@ -48,6 +48,11 @@ def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
 
 def _through_project(op: P.Project, f: X.Expr) -> Iterator[Candidate]:
     mapping = {col: e for col, e in op.outputs}
+    unchanged = _same_names_below(op, f)
+    if unchanged is not None:
+        # often the transform does not matter to F (the paper's Listing 5): try F as it is first,
+        # on the input's columns of the same names; it is simpler and cheaper to evaluate
+        yield Candidate((unchanged,), "the late filter unchanged, on the input's columns")
     parts = []  # per conjunct of F: its expression over the input, or None
     for conjunct in X.conjuncts(f):
         parts.append(_rewrite_conjunct(op, conjunct, mapping))
@@ -59,6 +64,17 @@ def _through_project(op: P.Project, f: X.Expr) -> Iterator[Candidate]:
     else:
         # conjuncts on columns with no expressible counterpart below are dropped
         yield Candidate((X.and_(*usable),), "conjuncts that can be expressed below the projection")
+
+
+def _same_names_below(op: P.Project, f: X.Expr) -> X.Expr | None:
+    """F with each recomputed column replaced by the input column of the same name, if any differs."""
+    below = {c.name: c for c in op.child.output}
+    recomputed = {col: below[col.name] for col, e in op.outputs
+                  if e != col and col in X.columns(f) and col.name in below}
+    passed = {col for col, e in op.outputs if e == col}
+    if not recomputed or not X.columns(f) <= passed | set(recomputed):
+        return None
+    return X.substitute(f, recomputed)
 
 
 def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Expr]) -> X.Expr | None:
