@@ -164,6 +164,10 @@ class Evaluator:
         if e.name == "abs" and len(args) == 1:
             a = args[0]
             return Cell(z3.If(a.value >= 0, a.value, -a.value), a.notnull)
+        encoded = _STRING_FUNCTIONS.get((e.name, len(args)))
+        if encoded is not None and all(a.sort == z3.StringSort() for a in args):
+            # NULL in, NULL out, as for Spark's string functions
+            return Cell(encoded(*[a.value for a in args]), z3.And(*[a.notnull for a in args]))
         return self._uninterpreted(e.name, args, sort, may_be_null=True)
 
     def _PyUdf(self, e: X.PyUdf, row: SymbolicRow) -> Cell:
@@ -203,6 +207,17 @@ class Evaluator:
         if not canon:  # a zero-argument function is a constant within one query
             return Cell(z3.Const(f"{name}_const", sort), z3.Bool(f"{name}_const_nn") if may_be_null else T)
         return Cell(fv(*canon), fn(*canon) if may_be_null else T)
+
+
+# Spark string functions with an exact Z3 counterpart (lengths count characters, as Spark's do)
+_STRING_FUNCTIONS = {
+    ("contains", 2): lambda s, x: z3.Contains(s, x),
+    ("startswith", 2): lambda s, x: z3.PrefixOf(x, s),
+    ("starts_with", 2): lambda s, x: z3.PrefixOf(x, s),
+    ("endswith", 2): lambda s, x: z3.SuffixOf(x, s),
+    ("ends_with", 2): lambda s, x: z3.SuffixOf(x, s),
+    ("length", 1): lambda s: z3.Length(s),
+}
 
 
 def compare(op: str, a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef:

@@ -15,7 +15,7 @@ from typing import Callable
 import pytest
 from pyspark.sql import Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import IntegerType
+from pyspark.sql.types import IntegerType, StringType
 
 from magicpush_lab.rewrite.pyspark_column import to_column
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
@@ -57,6 +57,40 @@ def store_rank(s):
     return 2 if s >= "b" else 1
 
 
+def category(s):
+    if s is None:
+        return "Unknown"
+    if "q" in s:
+        return "Finance"
+    elif "b" in s:
+        return "Software"
+    elif "c" in s:
+        return "Data"
+    elif "d" in s:
+        return "Group0"
+    elif "e" in s:
+        return "Group1"
+    elif "f" in s:
+        return "Group2"
+    elif "g" in s:
+        return "Group3"
+    elif "h" in s:
+        return "Group4"
+    elif "i" in s:
+        return "Group5"
+    elif "j" in s:
+        return "Group6"
+    elif "k" in s:
+        return "Group7"
+    elif "l" in s:
+        return "Group8"
+    elif "m" in s:
+        return "Group9"
+    elif "n" in s:
+        return "Group10"
+    return "Other"
+
+
 LOOKUP = {1: 10}
 
 
@@ -71,6 +105,7 @@ UDFS = {
     "tier": (F.udf(tier, IntegerType()), udf_record("tier", tier)),
     "uses_global": (F.udf(uses_global, IntegerType()), udf_record("uses_global", uses_global)),
     "store_rank": (F.udf(store_rank, IntegerType()), udf_record("store_rank", store_rank)),
+    "category": (F.udf(category, StringType()), udf_record("category", category, return_type="string")),
     "noisy": (F.udf(bonus, IntegerType()).asNondeterministic(), udf_record("bonus", bonus, deterministic=False)),
 }
 
@@ -136,6 +171,9 @@ CASES = [
     Case("string comparison inside a UDF becomes a string range on the source",
          lambda s: s[0].withColumn("rank", udf("store_rank")(F.col("store"))),
          lambda: F.col("rank") == 2, EQUIVALENT, ("store >= 'b'",), ("store_rank",)),
+    Case("14-branch UDF on substrings, filter on two of its results (the paper's Listing 6 shape)",
+         lambda s: s[0].withColumn("cat", udf("category")(F.col("store"))),
+         lambda: F.col("cat").isin("Software", "Data"), EQUIVALENT, None, ("category",)),
     Case("IS NULL on a UDF output that is NULL exactly for NULL input",
          lambda s: s[0].withColumn("score", udf("bonus")(F.col("v"))),
          lambda: F.col("score").isNull(), EQUIVALENT, ("v IS NULL",), ("bonus",)),
