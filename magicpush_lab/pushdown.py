@@ -110,7 +110,12 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
                 result.refusals.append(Refusal(P.operator_name(node), "time budget used up"))
                 return
             budget.candidates_tried += 1
-            verdict = _verify(node, pred, cand.predicates, budget, wanted)
+            try:
+                verdict = _verify(node, pred, cand.predicates, budget, wanted)
+            except Exception as err:  # noqa: BLE001 - a failed check is a refusal, never a wrong push
+                result.refusals.append(Refusal(P.operator_name(node), f"check failed: {type(err).__name__}: {err}",
+                                               ", ".join(map(str, filter(None, cand.predicates)))))
+                continue
             if verdict is None:
                 continue
             step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, verdict.kind)

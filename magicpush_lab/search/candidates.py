@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
+import z3
+
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.formula import predicate_from_formula
@@ -87,7 +89,7 @@ def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Ex
         ev = Evaluator()
         out = apply_op(op, [row], ev)
         phi = truth(ev.eval(conjunct, out))
-    except Unsupported:
+    except (Unsupported, z3.Z3Exception):
         return None
     return predicate_from_formula(phi, [row])
 
@@ -137,7 +139,7 @@ def _readable(e: X.Expr) -> X.Expr:
     try:
         row = SymbolicRow("in0")
         phi = truth(Evaluator().eval(e, row))
-    except Unsupported:
+    except (Unsupported, z3.Z3Exception):
         return e
     return predicate_from_formula(phi, [row]) or e
 

@@ -13,6 +13,7 @@ The result is only a candidate; the verifier decides whether it is correct.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from fractions import Fraction
 from typing import Iterable, Sequence
 
@@ -47,9 +48,21 @@ def predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow],
         return None
     if dnf is None:
         return None
-    conjs = [_prune_conj(c, timeout_ms) for c in dnf]
-    conjs = [c for c in conjs if c is not None]
-    conjs = _drop_subsumed(conjs, timeout_ms)
+    # first a propositional pass (theory atoms as plain booleans): cheap, and it removes the
+    # redundancy that comes from branch conditions and their negations; the theory solver then
+    # only sees what is left, under an overall deadline, since pruning is only for readability
+    abstract = _Abstraction()
+    conjs = [c for c in (_prune_conj(c, timeout_ms, abstract.of) for c in dnf) if c is not None]
+    conjs = _drop_subsumed(conjs, timeout_ms, abstract.of)
+    deadline = time.monotonic() + 2 * timeout_ms / 1000
+    if len(conjs) <= 8:
+        quick = min(timeout_ms, 300)
+        pruned = []
+        for c in conjs:
+            kept = _prune_conj(c, quick, None, deadline)
+            if kept is not None:
+                pruned.append(kept)
+        conjs = _drop_subsumed(pruned, quick, None, deadline)
     try:
         disjuncts = [X.and_(*_without_redundant_null_checks([_literal(l, symbols) for l in c])) for c in conjs]
     except NotExpressible:
@@ -119,28 +132,53 @@ def _first_term_ite(f: z3.ExprRef) -> z3.ExprRef | None:
 # ----------------------------------------------------------------------------- pruning
 
 
-def _prune_conj(conj: Conj, timeout_ms: int) -> Conj | None:
+class _Abstraction:
+    """Theory atoms as propositional variables (the same atom, the same variable)."""
+
+    def __init__(self) -> None:
+        self.vars: dict[int, z3.BoolRef] = {}
+
+    def of(self, lit: z3.BoolRef) -> z3.BoolRef:
+        negated = z3.is_not(lit)
+        atom = lit.arg(0) if negated else lit
+        var = self.vars.setdefault(atom.get_id(), z3.Bool(f"atom_{len(self.vars)}"))
+        return z3.Not(var) if negated else var
+
+
+def _check(formula_of, timeout_ms: int, deadline: float | None) -> bool | None:
+    if deadline is not None and time.monotonic() > deadline:
+        return None  # out of time: "may be satisfiable", which only keeps more
+    return satisfiable(formula_of(), timeout_ms)
+
+
+def _prune_conj(conj: Conj, timeout_ms: int, abstract=None, deadline: float | None = None) -> Conj | None:
     """Drop the conjunction if contradictory; drop literals the others imply."""
+    view = abstract or (lambda l: l)
     lits = list(dict.fromkeys(l for l in conj if not z3.is_true(z3.simplify(l))))
-    if satisfiable(z3.And(*lits), timeout_ms) is False:
+    if _check(lambda: z3.And(*map(view, lits)), timeout_ms, deadline) is False:
         return None
     i = 0
     while i < len(lits):
         rest = lits[:i] + lits[i + 1:]
-        if rest and satisfiable(z3.And(*rest, z3.Not(lits[i])), timeout_ms) is False:
+        if rest and _check(lambda: z3.And(*map(view, rest), z3.Not(view(lits[i]))), timeout_ms, deadline) is False:
             lits = rest
         else:
             i += 1
     return tuple(lits)
 
 
-def _drop_subsumed(conjs: list[Conj], timeout_ms: int) -> list[Conj]:
+def _drop_subsumed(conjs: list[Conj], timeout_ms: int, abstract=None, deadline: float | None = None) -> list[Conj]:
     """Remove disjuncts that imply another disjunct (they add no rows)."""
+    view = abstract or (lambda l: l)
+
+    def implies(a: Conj, b: Conj) -> bool:
+        return _check(lambda: z3.And(*map(view, a), z3.Not(z3.And(*map(view, b)))), timeout_ms, deadline) is False
+
     kept = list(conjs)
     i = 0
     while i < len(kept):
         others = kept[:i] + kept[i + 1:]
-        if any(satisfiable(z3.And(*kept[i], z3.Not(z3.And(*o))), timeout_ms) is False for o in others):
+        if any(implies(kept[i], o) for o in others):
             kept = others
         else:
             i += 1

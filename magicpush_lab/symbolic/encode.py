@@ -30,6 +30,8 @@ F = z3.BoolVal(False)
 
 def truth(c: Cell) -> z3.BoolRef:
     """A predicate cell as a filter sees it: NULL counts as false."""
+    if not z3.is_bool(c.value):
+        raise Unsupported(f"a filter condition of sort {c.sort}")
     return z3.And(c.notnull, c.value)
 
 
@@ -149,6 +151,9 @@ class Evaluator:
             return a
         if isinstance(e.arg, X.Lit) and e.arg.value is None:
             return Cell(default_value(target), F)
+        folded = _cast_literal(e.arg, e.dtype)
+        if folded is not None:
+            return folded
         if src in _RANK and target == z3.RealSort() and not e.dtype.startswith("decimal"):
             return Cell(z3.ToReal(a.value), a.notnull)
         return self._uninterpreted(f"cast_{e.dtype}", (a,), target, may_be_null=True)
@@ -229,6 +234,17 @@ def compare(op: str, a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef:
         ai, bi = z3.If(a, 1, 0), z3.If(b, 1, 0)
         return compare(op, ai, bi)
     return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
+def _cast_literal(arg: X.Expr, dtype: str) -> Cell | None:
+    """A number literal cast to a number type, when the cast is exact (0.0 to int, 3 to double)."""
+    if not isinstance(arg, X.Lit) or isinstance(arg.value, bool) or not isinstance(arg.value, (int, float)):
+        return None
+    if dtype in _RANK and float(arg.value).is_integer():
+        return literal(int(arg.value), dtype)
+    if dtype in ("double", "float"):
+        return literal(float(arg.value), dtype)
+    return None
 
 
 def _unify(a: Cell, b: Cell) -> tuple[Cell, Cell]:

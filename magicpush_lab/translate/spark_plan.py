@@ -140,7 +140,8 @@ _RESULT_TYPES = {
                     "RegExpExtract RegExpReplace StringReplace StringLPad StringRPad InitCap Reverse "
                     "SubstringIndex Base64 FormatNumber StringRepeat Md5 Sha1 Sha2 Hex "
                     "DateFormatClass".split(), "string"),
-    **dict.fromkeys("StartsWith EndsWith Contains Like RLike ILike IsNaN ArrayContains".split(), "boolean"),
+    **dict.fromkeys("StartsWith EndsWith Contains Like RLike ILike IsNaN ArrayContains AtLeastNNonNulls "
+                    "InSet".split(), "boolean"),
     **dict.fromkeys("Sqrt Log Log10 Log2 Exp Pow".split(), "double"),
     **dict.fromkeys("CurrentDate DateAdd DateSub ParseToDate TruncDate MakeDate LastDay AddMonths".split(),
                     "date"),

@@ -65,7 +65,7 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
             if not proof.proved:
                 return refuse(f"pre-condition {name} fails: {proof.reason}")
         claim, rows = _base_case(op, f, pred, kind)
-    except Unsupported as err:
+    except (Unsupported, z3.Z3Exception) as err:
         return refuse(f"cannot model: {err}")
     proof = prove(claim, timeout_ms)
     if not proof.proved:

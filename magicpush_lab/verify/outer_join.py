@@ -68,7 +68,7 @@ def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         f_padded = truth(Evaluator().eval(f, padded))
         gp_p = truth(rewritten.eval(gp, p)) if gp is not None else z3.BoolVal(True)
         go_o = truth(rewritten.eval(go, o)) if go is not None else z3.BoolVal(True)
-    except Unsupported as err:
+    except (Unsupported, z3.Z3Exception) as err:
         return refuse(f"cannot model: {err}")
     if kind == EQUIVALENT:
         conditions = z3.And(

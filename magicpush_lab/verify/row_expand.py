@@ -48,7 +48,7 @@ def verify(op: P.RowExpand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         original, rewritten = Evaluator(), Evaluator()
         keeps = truth(original.eval(f, out))
         pushed = truth(rewritten.eval(pred, row))
-    except Unsupported as err:
+    except (Unsupported, z3.Z3Exception) as err:
         return refuse(f"cannot model: {err}")
     facts = domain([row])
     if not prove(z3.Implies(facts, z3.Not(rewritten.error())), timeout_ms).proved:

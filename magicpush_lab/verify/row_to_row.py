@@ -50,7 +50,7 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         rhs = out2.exists
         if kind == SUPERSET:
             rhs = z3.And(rhs, truth(rewritten.eval_guarded(f, out2, out2.exists)))
-    except Unsupported as err:
+    except (Unsupported, z3.Z3Exception) as err:
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"cannot model: {err}")
 
     err_l, err_r = original.error(), rewritten.error()

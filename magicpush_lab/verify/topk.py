@@ -46,7 +46,7 @@ def verify(op: P.TopK, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         r1, r2 = SymbolicRow("first"), SymbolicRow("second")
         before = _sorts_no_later(op, r1, r2, ev)
         keeps1, keeps2 = truth(ev.eval(f, r1)), truth(ev.eval(f, r2))
-    except Unsupported as err:
+    except (Unsupported, z3.Z3Exception) as err:
         return refuse(f"cannot model: {err}")
     facts = domain([r1, r2])
     # below the limit F runs on every row, above it only on k of them: it must not raise anywhere

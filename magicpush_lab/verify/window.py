@@ -50,7 +50,7 @@ def verify(op: P.Window, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
             same.append(z3.Or(z3.And(z3.Not(a.notnull), z3.Not(b.notnull)),
                               z3.And(a.notnull, b.notnull, a.value == b.value)))
         keeps1, keeps2 = truth(ev.eval(f, r1)), truth(ev.eval(f, r2))
-    except Unsupported as err:
+    except (Unsupported, z3.Z3Exception) as err:
         return refuse(f"cannot model: {err}")
     facts = z3.And(domain([r1, r2]), z3.Not(ev.error()), *same)
     proof = prove(z3.Implies(facts, keeps1 == keeps2), timeout_ms)
