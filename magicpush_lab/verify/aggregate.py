@@ -60,10 +60,12 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         checks = [("(4)", _precondition_4(op, f, pred))]
         checks.insert(0, ("(3')", _precondition_3_superset(op, f, pred)) if kind == SUPERSET
                       else ("(3)", _precondition_3(op, f)))
-        for name, claim in checks:
+        for name, (claim, uv) in checks:
             proof = prove(claim, timeout_ms)
             if not proof.proved:
-                return refuse(f"pre-condition {name} fails: {proof.reason}")
+                # U and V are one row each, of one group
+                example = rows_from_model(proof.model, uv) if proof.model is not None else {}
+                return refuse(f"pre-condition {name} fails: {proof.reason}", _one_table(example))
         claim, rows = _base_case(op, f, pred, kind)
     except (Unsupported, z3.Z3Exception) as err:
         return refuse(f"cannot model: {err}")
@@ -159,27 +161,27 @@ def _passes(f: X.Expr, row: SymbolicRow, ev: Evaluator) -> z3.BoolRef:
     return truth(ev.eval(f, row))
 
 
-def _precondition_3(op: P.Aggregate, f: X.Expr) -> z3.BoolRef:
+def _precondition_3(op: P.Aggregate, f: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
     ev = Evaluator()
     u, v, uv, ou, ov, facts = _uv(op, ev)
     fails = z3.Not(_passes(f, uv, ev)) == z3.And(z3.Not(_passes(f, ou, ev)), z3.Not(_passes(f, ov, ev)))
-    return z3.Implies(z3.And(facts, domain([u, v]), z3.Not(ev.error())), fails)
+    return z3.Implies(z3.And(facts, domain([u, v]), z3.Not(ev.error())), fails), [u, v]
 
 
-def _precondition_3_superset(op: P.Aggregate, f: X.Expr, g: X.Expr) -> z3.BoolRef:
+def _precondition_3_superset(op: P.Aggregate, f: X.Expr, g: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
     ev = Evaluator()
     u, v, uv, ou, _, facts = _uv(op, ev)
     premise = z3.And(z3.Not(_passes(f, uv, ev)), z3.Not(truth(ev.eval(g, v))))
     return z3.Implies(z3.And(facts, domain([u, v]), z3.Not(ev.error())),
-                      z3.Implies(premise, z3.Not(_passes(f, ou, ev))))
+                      z3.Implies(premise, z3.Not(_passes(f, ou, ev)))), [u, v]
 
 
-def _precondition_4(op: P.Aggregate, f: X.Expr, g: X.Expr) -> z3.BoolRef:
+def _precondition_4(op: P.Aggregate, f: X.Expr, g: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
     ev = Evaluator()
     u, v, uv, ou, _, facts = _uv(op, ev)
     premise = z3.And(_passes(f, uv, ev), z3.Not(truth(ev.eval(g, v))))
     return z3.Implies(z3.And(facts, domain([u, v]), z3.Not(ev.error())),
-                      z3.Implies(premise, _rows_equal(op, uv, ou)))
+                      z3.Implies(premise, _rows_equal(op, uv, ou))), [u, v]
 
 
 # ----------------------------------------------------------------------------- base case

@@ -49,6 +49,9 @@ def test_listing_1_sum_passes_one_row_but_is_refused():
     for kind in (EQUIVALENT, SUPERSET):
         verdict = aggregate.verify(op, f, (g,), kind)
         assert not verdict.proved and "pre-condition" in verdict.reason
+        # the counterexample is a group of two rows on which the rewrite changes the sum's verdict
+        rows = verdict.counterexample["input"]
+        assert len(rows) == 2 and len({r["month"] for r in rows}) == 1
 
 
 def test_fig_1_max_pushes_as_equivalent():
