@@ -71,18 +71,35 @@ def translate_event(trace: Trace, eid: int) -> P.Plan:
     by_id = {e.id: e for e in trace.events}
     upstream = ancestors(trace, eid)
     events_by_key: dict[str, int] = {}
-    udfs: dict[str, Udf] = {}
     # later events win: re-running a cell gives an identical plan a newer event
     for e in sorted((by_id[i] for i in upstream), key=lambda e: e.id):
         events_by_key[canonical_plan(e.plan)] = e.id
-        for u in e.udfs:
-            udfs[u.name] = u
+    udfs = udfs_by_name(by_id[i] for i in upstream)
     ctx = Context(
         events_by_key=events_by_key,
         source_events=frozenset(i for i in upstream if is_source_op(by_id[i].op)),
         udfs=udfs,
     )
     return to_plan(decode_text(by_id[eid].plan), ctx)
+
+
+def udfs_by_name(events) -> dict[str, Udf]:
+    """The UDFs the events used, by the name Spark's plan calls them.
+
+    Spark's plan names a Python UDF by its function's name, so two different UDFs
+    can share one (every lambda is `<lambda>`, a redefined function keeps its name).
+    A name with more than one definition gets no source: the UDF is then a black box,
+    never analysed with another UDF's body.
+    """
+    found: dict[str, Udf] = {}
+    for e in events:
+        for u in e.udfs:
+            seen = found.get(u.name)
+            if seen is None:
+                found[u.name] = u
+            elif (seen.source, seen.deterministic) != (u.source, u.deterministic):
+                found[u.name] = Udf(u.name, None, seen.deterministic and u.deterministic, u.return_type, u.kind)
+    return found
 
 
 @lru_cache(maxsize=4096)

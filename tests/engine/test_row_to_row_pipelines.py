@@ -91,6 +91,12 @@ def category(s):
     return "Other"
 
 
+def either(v, region):
+    if region is None:
+        return 1 if v is not None and v > 1 else 0
+    return 1 if len(region) > 4 else 0
+
+
 LOOKUP = {1: 10}
 
 
@@ -98,13 +104,19 @@ def uses_global(v):
     return LOOKUP.get(v, 0)
 
 
+INC = lambda v: v + 1 if v is not None else None  # noqa: E731 - lambdas are the point here
+DEC = lambda v: v - 1 if v is not None else None  # noqa: E731
+
 UDFS = {
+    "lambda_inc": (F.udf(INC, IntegerType()), udf_record("<lambda>", INC)),
+    "lambda_dec": (F.udf(DEC, IntegerType()), udf_record("<lambda>", DEC)),
     "bonus": (F.udf(bonus, IntegerType()), udf_record("bonus", bonus)),
     "shift": (F.udf(shift, IntegerType()), udf_record("shift", shift)),
     "plus_one": (F.udf(plus_one, IntegerType()), udf_record("plus_one", plus_one)),
     "tier": (F.udf(tier, IntegerType()), udf_record("tier", tier)),
     "uses_global": (F.udf(uses_global, IntegerType()), udf_record("uses_global", uses_global)),
     "store_rank": (F.udf(store_rank, IntegerType()), udf_record("store_rank", store_rank)),
+    "either": (F.udf(either, IntegerType()), udf_record("either", either)),
     "category": (F.udf(category, StringType()), udf_record("category", category, return_type="string")),
     "noisy": (F.udf(bonus, IntegerType()).asNondeterministic(), udf_record("bonus", bonus, deterministic=False)),
 }
@@ -183,6 +195,9 @@ CASES = [
     Case("nondeterministic UDF: nothing is pushed",
          lambda s: s[0].withColumn("score", udf("noisy")(F.col("v"))),
          lambda: F.col("score") > 1000, None, None, ("noisy",)),
+    Case("two different lambda UDFs share Spark's name <lambda>: neither body is trusted, nothing pushed",
+         lambda s: s[0].withColumn("x", udf("lambda_inc")(F.col("v"))).withColumn("y", udf("lambda_dec")(F.col("v"))),
+         lambda: F.col("x") > 900, None, None, ("lambda_inc", "lambda_dec")),
     Case("UDF reading a global it captured: a black box, nothing is pushed",
          lambda s: s[0].withColumn("x", udf("uses_global")(F.col("v"))),
          lambda: F.col("x") > 3, None, None, ("uses_global",)),
@@ -314,9 +329,13 @@ CASES = [
     Case("right join, filter on the preserved (right) side: equivalent pushdown to it",
          lambda s: s[0].join(s[1], "store", "right"),
          lambda: F.col("region") == "north", EQUIVALENT, ("region = 'north'",), tables=("sales", "stores")),
-    Case("left join, filters on both inputs: each pushed, late filter kept",
+    Case("left join, filters on both inputs: each pushed, late filter kept (the paper's Listing 3, line 7)",
          lambda s: s[0].join(s[1], "store", "left"),
          lambda: (F.col("v") > 900) & (F.col("region") == "north"), SUPERSET, ("v > 900", "region = 'north'"),
+         tables=("sales", "stores")),
+    Case("left join, UDF filter that reads both inputs through a null test: nothing (Listing 3, line 8)",
+         lambda s: s[0].join(s[1], "store", "left"),
+         lambda: udf("either")(F.col("v"), F.col("region")) == 1, None, None, ("either",),
          tables=("sales", "stores")),
     Case("inner join, filter on one side: equivalent pushdown to that side",
          lambda s: s[0].join(s[1], "store"),
