@@ -38,6 +38,21 @@ class _SameColumns(_OneInput):
         return self.child.output
 
 
+class _TwoInputs:
+    """Joins: the left input's columns, then the right input's."""
+
+    left: "Plan"
+    right: "Plan"
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return self.left.output + self.right.output
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.left, self.right)
+
+
 @dataclass(frozen=True)
 class Source:
     """A table read by the pipeline: a file, a catalog table or an in-memory frame."""
@@ -79,23 +94,15 @@ class Project(_OneInput):
 
 
 @dataclass(frozen=True)
-class InnerJoin:
+class InnerJoin(_TwoInputs):
     left: "Plan"
     right: "Plan"
     condition: Expr
     origin: int | None = None
 
-    @property
-    def output(self) -> tuple[Col, ...]:
-        return self.left.output + self.right.output
-
-    @property
-    def children(self) -> tuple["Plan", ...]:
-        return (self.left, self.right)
-
 
 @dataclass(frozen=True)
-class OuterJoin:
+class OuterJoin(_TwoInputs):
     """Left or right outer join: every row of the `preserved` input appears, NULL-padded if unmatched."""
 
     left: "Plan"
@@ -103,14 +110,6 @@ class OuterJoin:
     condition: Expr
     preserved: str = "left"  # "left" | "right"
     origin: int | None = None
-
-    @property
-    def output(self) -> tuple[Col, ...]:
-        return self.left.output + self.right.output
-
-    @property
-    def children(self) -> tuple["Plan", ...]:
-        return (self.left, self.right)
 
 
 @dataclass(frozen=True)

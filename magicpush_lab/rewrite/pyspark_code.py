@@ -184,6 +184,20 @@ def _module_aliases(tree: object, module: str) -> list[str]:
     return found
 
 
+def _existing_alias(cell_sources: Sequence[str], module: str) -> tuple[str | None, set[str]]:
+    """The first name the cells import `module` under, else None and every name the cells bind."""
+    names: set[str] = set()
+    for src in cell_sources:
+        tree = parse_cell(src)
+        if tree is None:
+            continue
+        aliases = _module_aliases(tree, module)
+        if aliases:
+            return aliases[0], names
+        names |= bound_names(tree)
+    return None, names
+
+
 def functions_alias(cell_sources: Sequence[str]) -> tuple[str, str | None]:
     """How the notebook refers to pyspark.sql.functions, and the import to add if it does not.
 
@@ -192,15 +206,9 @@ def functions_alias(cell_sources: Sequence[str]) -> tuple[str, str | None]:
     >>> functions_alias(["from pyspark.sql.functions import col"])
     ('F', 'from pyspark.sql import functions as F')
     """
-    names: set[str] = set()
-    for src in cell_sources:
-        tree = parse_cell(src)
-        if tree is None:
-            continue
-        aliases = _module_aliases(tree, "pyspark.sql.functions")
-        if aliases:
-            return aliases[0], None
-        names |= bound_names(tree)
+    alias, names = _existing_alias(cell_sources, "pyspark.sql.functions")
+    if alias is not None:
+        return alias, None
     alias = next(n for n in ("F", "sf", "psf", "spark_functions") if n not in names)
     return alias, FUNCTIONS_IMPORT.format(alias=alias)
 
@@ -213,15 +221,9 @@ def datetime_alias(cell_sources: Sequence[str]) -> tuple[str, str | None]:
     >>> datetime_alias(["import datetime"])
     ('datetime', None)
     """
-    names: set[str] = set()
-    for src in cell_sources:
-        tree = parse_cell(src)
-        if tree is None:
-            continue
-        aliases = _module_aliases(tree, "datetime")
-        if aliases:
-            return aliases[0], None
-        names |= bound_names(tree)
+    alias, names = _existing_alias(cell_sources, "datetime")
+    if alias is not None:
+        return alias, None
     if "datetime" not in names:
         return "datetime", "import datetime"
     return "_dt", "import datetime as _dt"

@@ -8,6 +8,16 @@ const SIDEBAR_ID = 'magicpush-lab-sidebar';
 test.setTimeout(5 * 60 * 1000);
 test.use({ viewport: { width: 1280, height: 800 } });
 
+/** Open the MagicPush sidebar and wait until the notebook's kernel traces PySpark. */
+async function openTracingSidebar(page: IJupyterLabPageFixture) {
+  await page.sidebar.openTab(SIDEBAR_ID);
+  const sidebar = page.locator(`#${SIDEBAR_ID}`);
+  await expect(sidebar.locator('[data-tracing="on"]')).toBeVisible({
+    timeout: 60 * 1000
+  });
+  return sidebar;
+}
+
 async function cellSource(
   page: IJupyterLabPageFixture,
   index: number
@@ -37,11 +47,7 @@ test('a notebook without PySpark calls gets an explanation, not a crash', async 
 }) => {
   await page.notebook.createNew('empty.ipynb');
   await page.notebook.setCell(0, 'code', 'x = 1 + 1');
-  await page.sidebar.openTab(SIDEBAR_ID);
-  const sidebar = page.locator(`#${SIDEBAR_ID}`);
-  await expect(sidebar.locator('[data-tracing="on"]')).toBeVisible({
-    timeout: 60 * 1000
-  });
+  const sidebar = await openTracingSidebar(page);
   await page.notebook.run();
   await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
   await expect(sidebar.getByRole('alert')).toContainText(
@@ -57,12 +63,8 @@ test('optimizing the UDF filter notebook shows a proved, measured pushdown', asy
   await page.contents.uploadFile(example, `${tmpPath}/${NOTEBOOK}`);
   await page.notebook.openByPath(`${tmpPath}/${NOTEBOOK}`);
   await page.notebook.activate(NOTEBOOK);
-  await page.sidebar.openTab(SIDEBAR_ID);
-  const sidebar = page.locator(`#${SIDEBAR_ID}`);
   // The kernel extension loads once the kernel is idle; the cells must run after that.
-  await expect(sidebar.locator('[data-tracing="on"]')).toBeVisible({
-    timeout: 60 * 1000
-  });
+  const sidebar = await openTracingSidebar(page);
   await page.notebook.run();
 
   await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
