@@ -55,7 +55,9 @@ class Event:
 
     op: the PySpark API, e.g. "read.parquet", "createDataFrame", "filter", "withColumn", "join".
     inputs: ids of the events that produced the DataFrames this call consumed.
-    plan: Spark's analyzed logical plan of the result, as `LogicalPlan.toJSON()` gives it.
+    plan: Spark's analyzed logical plan of the result, as `LogicalPlan.toJSON()` gives it,
+        with the Expand projections and pivot values it writes as null filled in
+        (capture/plan_fields.py).
     """
 
     id: int

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from magicpush_lab.capture.plan_fields import analyzed_plan_json
 from magicpush_lab.capture.trace import Cell, Event, Inspection, Site, Trace, Udf
 
 def _getitem_op(args: tuple, kwargs: dict) -> str | None:
@@ -445,7 +446,7 @@ class Tracer:
 
     def _add_event(self, op: str, inputs: tuple[int, ...], df: Any, site: Site | None,
                    args: tuple[str, ...]) -> int:
-        plan = df._jdf.queryExecution().analyzed().toJSON()
+        plan = analyzed_plan_json(df._jdf)
         columns = tuple((f.name, f.dataType.simpleString()) for f in df.schema.fields)
         udfs = self._udfs_of(plan)
         with self._lock:

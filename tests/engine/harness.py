@@ -6,13 +6,14 @@ import inspect
 import textwrap
 from typing import Callable
 
+from magicpush_lab.capture.plan_fields import analyzed_plan_json
 from magicpush_lab.capture.trace import Event, Trace, Udf
 from magicpush_lab.pushdown import WalkResult, late_filter, push_down
 from magicpush_lab.translate.dataflow import translate_event
 
 
 def plan_event(i: int, op: str, df, inputs=(), udfs=()) -> Event:
-    return Event(id=i, op=op, inputs=tuple(inputs), plan=df._jdf.queryExecution().analyzed().toJSON(),
+    return Event(id=i, op=op, inputs=tuple(inputs), plan=analyzed_plan_json(df._jdf),
                  udfs=tuple(udfs))
 
 
@@ -29,3 +30,18 @@ def run_engine(sources: list, final, udfs=()) -> WalkResult:
     late = late_filter(plan)
     assert late is not None, "the test pipeline must end in a filter"
     return push_down(late)
+
+
+def bag(df) -> list:
+    """A DataFrame's rows as a sorted list: equal bags compare equal."""
+    return sorted((tuple(r) for r in df.collect()), key=repr)
+
+
+def rewritten_pipeline(walk: WalkResult, sources: list, body: Callable, late: Callable, superset: bool):
+    """The pipeline with each pushed predicate applied to its source; the late filter stays for superset."""
+    from magicpush_lab.rewrite.pyspark_column import to_column
+
+    pushed_to = {p.source.origin: p.predicate for p in walk.pushed}
+    filtered = [s.filter(to_column(pushed_to[i])) if i in pushed_to else s for i, s in enumerate(sources)]
+    out = body(filtered)
+    return out.filter(late()) if superset else out
