@@ -19,7 +19,7 @@ from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, 
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
-                P.Window, P.RowExpand)
+                P.Window, P.RowExpand, P.Expand)
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,10 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
         result.refusals.append(Refusal(P.operator_name(node), "operator not analysed yet"))
         return
     here = node.origin if node.origin is not None else consumer
-    cands = list(candidates(node, pred))
+    # a predicate that is always true filters nothing: that input gets no pushdown
+    cands = [replace(c, predicates=tuple(None if g == X.TRUE else g for g in c.predicates))
+             for c in candidates(node, pred)]
+    cands = [c for c in cands if any(g is not None for g in c.predicates)]
     # equivalence for every candidate before superset for any: removing the late filter
     # is worth more than a slightly more selective predicate that must keep it
     for wanted in (EQUIVALENT, SUPERSET):
@@ -134,9 +137,10 @@ def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Bu
     """Check one candidate for `kind`; predicates on both inputs of a join are proved one
     input at a time as superset pushdowns, whatever `kind` asks."""
     timeout = min(2000, max(1, budget.left_ms()))
-    if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window, P.RowExpand)):
+    if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window, P.RowExpand, P.Expand)):
         check = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
-                 P.Window: window.verify, P.RowExpand: row_expand.verify}[type(node)]
+                 P.Window: window.verify, P.RowExpand: row_expand.verify,
+                 P.Expand: row_expand.verify_unpivot}[type(node)]
         if sum(x is not None for x in g) > 1 and not all(
                 check(node, pred, _only(g, i), SUPERSET, timeout).proved for i, x in enumerate(g) if x is not None):
             # each input's predicate becomes its own suggestion, so each must be correct alone

@@ -6,8 +6,8 @@ predicate finds its way back to a notebook cell.
 
 Operators covered so far: Source, Filter, Project (the paper's RowTransform and
 DropColumn in one node, as Spark has them), InnerJoin, OuterJoin (left and right),
-Aggregate (GroupBy), Window (CumAggr), RowExpand, TopK, Reorder,
-Union, and
+Aggregate (GroupBy and Pivot), Window (CumAggr), RowExpand, Expand (UnPivot),
+TopK, Reorder, Union, and
 Other, the barrier that carries the reason nothing can be pushed through it.
 """
 
@@ -120,6 +120,7 @@ class Aggregate(_OneInput):
     keys: tuple[Expr, ...]
     outputs: tuple[tuple[Col, Expr], ...]
     origin: int | None = None
+    pivot: bool = False  # made by groupBy().pivot(): one conditional aggregate per pivot value
 
     @property
     def output(self) -> tuple[Col, ...]:
@@ -139,6 +140,24 @@ class RowExpand(_OneInput):
     @property
     def output(self) -> tuple[Col, ...]:
         return self.child.output + self.generated
+
+
+@dataclass(frozen=True)
+class Expand(_OneInput):
+    """Each input row becomes one output row per projection (unpivot, stack, rollup, cube).
+
+    The paper's UnPivot: `projections[i][j]` computes output column j of the i-th
+    row made from each input row.
+    """
+
+    child: "Plan"
+    projections: tuple[tuple[Expr, ...], ...]
+    output: tuple[Col, ...]
+    origin: int | None = None
+
+    def rows(self) -> tuple[dict[Col, Expr], ...]:
+        """Each projection as output column -> its expression over the input."""
+        return tuple(dict(zip(self.output, p)) for p in self.projections)
 
 
 @dataclass(frozen=True)
@@ -201,8 +220,8 @@ class Other:
     origin: int | None = None
 
 
-Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, Window, RowExpand, TopK, Reorder,
-                    Union, Other]
+Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, Window, RowExpand, Expand, TopK,
+                    Reorder, Union, Other]
 
 
 def operator_name(node: Plan) -> str:
@@ -210,7 +229,9 @@ def operator_name(node: Plan) -> str:
     if isinstance(node, Project):
         return node.kind
     if isinstance(node, Aggregate):
-        return "GroupBy"
+        return "Pivot" if node.pivot else "GroupBy"
+    if isinstance(node, Expand):
+        return "UnPivot"
     if isinstance(node, Window):
         return "CumAggr"
     if isinstance(node, OuterJoin):

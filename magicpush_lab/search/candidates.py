@@ -46,6 +46,8 @@ def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
         yield from _through_outer_join(op, f)
     elif isinstance(op, P.Aggregate):
         yield from _through_aggregate(op, f)
+    elif isinstance(op, P.Expand):
+        yield from _through_unpivot(op, f)
 
 
 def _through_project(op: P.Project, f: X.Expr) -> Iterator[Candidate]:
@@ -82,7 +84,7 @@ def _same_names_below(op: P.Project, f: X.Expr) -> X.Expr | None:
 def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Expr]) -> X.Expr | None:
     substituted = X.substitute(conjunct, mapping)
     if not X.has_python_udf(substituted) and X.is_deterministic(substituted):
-        return substituted
+        return _readable(substituted)  # when(...).otherwise(...) = 1 reads back as the when's test
     # a Python UDF in the way: interpret it and read the condition back as SQL
     try:
         row = SymbolicRow("in0")
@@ -132,9 +134,26 @@ def _through_aggregate(op: P.Aggregate, f: X.Expr) -> Iterator[Candidate]:
         yield Candidate((X.and_(*on_keys),), "the late filter's conjuncts on group keys")
 
 
-def _readable(e: X.Expr) -> X.Expr:
+def _through_unpivot(op: P.Expand, f: X.Expr) -> Iterator[Candidate]:
+    """F rewritten once per made row (paper, Section 4.4.1: a column that maps to several input
+    columns gives one component per column): the same predicate for every row is the late
+    filter itself below the unpivot; otherwise "any made row passes", a superset candidate."""
+    per_row = []
+    for projection in op.rows():
+        rewritten = _readable(X.substitute(f, projection), simplify=True)
+        if rewritten not in per_row:
+            per_row.append(rewritten)
+    if len(per_row) == 1:
+        yield Candidate((per_row[0],), "late filter moved below the UnPivot")
+        return
+    # each part is already simplified (constant parts folded); or_ drops the false ones and keeps
+    # the projections' order, so the predicate reads in the notebook's column order
+    yield Candidate((X.or_(*per_row),), "the late filter on any row the UnPivot makes")
+
+
+def _readable(e: X.Expr, simplify: bool = False) -> X.Expr:
     """A CASE inside a comparison (conditional aggregates) read back as plain conditions."""
-    if not any(isinstance(n, X.Case) for n in X.walk(e)):
+    if not simplify and not any(isinstance(n, X.Case) for n in X.walk(e)):
         return e
     try:
         row = SymbolicRow("in0")

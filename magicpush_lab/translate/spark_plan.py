@@ -234,6 +234,8 @@ def to_plan(n: Node, ctx: Context) -> P.Plan:
 def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
     if n.cls == "Filter":
         return P.Filter(to_plan(n.kids[0], ctx), to_expr(expression(n.field("condition")), ctx), origin)
+    if n.cls == "Project" and n.kids[0].cls == "Aggregate" and _pivot_firsts(n.kids[0]):
+        return _pivot(n, ctx, origin)
     if n.cls == "Project":
         outputs = tuple(_named(e, ctx) for e in expressions(n.field("projectList")))
         return P.Project(to_plan(n.kids[0], ctx), outputs, origin)
@@ -243,6 +245,16 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         return P.Aggregate(to_plan(n.kids[0], ctx), keys, outputs, origin)
     if n.cls == "GlobalLimit":
         return _top_k(n, ctx, origin)
+    if n.cls == "Expand":
+        if n.field("projections") is None:
+            raise TranslateError("Expand whose projections the plan does not show")
+        output = output_of(n)
+        projections = tuple(tuple(to_expr(e, ctx) for e in expressions(row)) for row in n.field("projections"))
+        if any(len(p) != len(output) for p in projections):
+            raise TranslateError("Expand: projections do not match its output")
+        return P.Expand(to_plan(n.kids[0], ctx), projections, output, origin)
+    if n.cls == "Generate" and _is_stack(n):
+        return _stack(n, ctx, origin)
     if n.cls == "Generate":
         if n.field("unrequiredChildIndex"):
             raise TranslateError("generate that drops input columns: not analysed yet")
@@ -282,6 +294,95 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
             return P.InnerJoin(left, right, condition, origin)
         return P.OuterJoin(left, right, condition, "left" if join_type == "LeftOuter" else "right", origin)
     raise TranslateError(f"{n.cls}: no pushdown analysis for this operator yet")
+
+
+def _is_stack(n: Node) -> bool:
+    generator = expression(n.field("generator"))
+    return generator is not None and generator.cls == "Stack" and not n.field("unrequiredChildIndex")
+
+
+def _stack(n: Node, ctx: Context, origin: int | None) -> P.Plan:
+    """stack(n, v1, v2, ...): the values in rows of len/n columns, NULL-padded; with the input
+    columns in front, each row is a projection of the input row, as in an Expand."""
+    generator = expression(n.field("generator"))
+    count, *values = generator.kids
+    if count.cls != "Literal" or int(count.field("value")) < 1:
+        raise TranslateError("stack with a row count that is not a positive literal")
+    child = to_plan(n.kids[0], ctx)
+    generated = tuple(c for c in (to_expr(e, ctx) for e in expressions(n.field("generatorOutput")))
+                      if isinstance(c, X.Col))
+    rows, width = int(count.field("value")), len(generated)
+    cells = [to_expr(v, ctx) for v in values]
+    if not generated or width * rows < len(cells) or bool(n.field("outer")):
+        raise TranslateError("stack in a form not analysed")
+    cells += [X.Lit(None, "null")] * (width * rows - len(cells))
+    projections = tuple(tuple(child.output) + tuple(cells[i * width:(i + 1) * width]) for i in range(rows))
+    return P.Expand(child, projections, child.output + generated, origin)
+
+
+def _pivot_firsts(n: Node) -> list[Node]:
+    return [x for e in expressions(n.field("aggregateExpressions")) for x in _walk(e) if x.cls == "PivotFirst"]
+
+
+def _walk(n: Node):
+    yield n
+    for k in n.kids:
+        yield from _walk(k)
+
+
+def _pivot(n: Node, ctx: Context, origin: int | None) -> P.Plan:
+    """groupBy(k).pivot(p, values).agg(a) as one GroupBy with an aggregate per pivot value.
+
+    Spark computes a(...) per (k, p) group, gathers the per-value results into an
+    array (PivotFirst) and reads one array slot per output column. Slot i is the
+    aggregate over the group's rows whose p is null-safe equal to value i, and NULL
+    when there are none; `a(CASE WHEN p <=> value_i THEN x END)` is exactly that for
+    the aggregates that skip NULLs and give NULL on no input (sum, max, min, avg,
+    first...), and count needs the explicit "no rows" case.
+    """
+    outer = n.kids[0]
+    inner = outer.kids[0]
+    if inner.cls != "Aggregate":
+        raise TranslateError("pivot in a form not analysed")
+    below = dict(_named(e, ctx) for e in expressions(inner.field("aggregateExpressions")))
+    slots: dict[int, tuple[X.Expr, X.Agg, tuple[X.Expr, ...]]] = {}
+    for e in expressions(outer.field("aggregateExpressions")):
+        if e.cls != "Alias" or e.kids[0].cls != "AggregateExpression" or e.kids[0].kids[0].cls != "PivotFirst":
+            continue
+        pivot_first = e.kids[0].kids[0]
+        values = pivot_first.field("pivotColumnValues")
+        if values is None:
+            raise TranslateError("pivot whose values the plan does not show")
+        pivot_col, value_col = (to_expr(k, ctx) for k in pivot_first.kids)
+        agg = below.get(value_col) if isinstance(value_col, X.Col) else None
+        if not isinstance(agg, X.Agg):
+            raise TranslateError("pivot over an aggregate expression: not analysed yet")
+        slots[_expr_id(e)] = (X.substitute(pivot_col, below), agg,
+                              tuple(to_expr(expression(v), ctx) for v in values))
+    keys = tuple(X.substitute(to_expr(k, ctx), below) for k in expressions(outer.field("groupingExpressions")))
+    outputs = []
+    for e in expressions(n.field("projectList")):
+        if e.cls == "AttributeReference":
+            col = to_expr(e, ctx)
+            outputs.append((col, X.substitute(col, below)))
+            continue
+        item = e.kids[0] if e.cls == "Alias" else None
+        if item is None or item.cls != "GetArrayItem" or item.kids[1].cls != "Literal":
+            raise TranslateError("pivot in a form not analysed")
+        pivot_col, agg, values = slots[_expr_id(item.kids[0])]
+        value = _pivot_slot(agg, X.Cmp("<=>", pivot_col, values[int(item.kids[1].field("value"))]))
+        outputs.append((X.Col(e.field("name"), _expr_id(e), agg.dtype), value))
+    return P.Aggregate(to_plan(inner.kids[0], ctx), keys, tuple(outputs), origin, pivot=True)
+
+
+def _pivot_slot(agg: X.Agg, chosen: X.Expr) -> X.Expr:
+    none = X.Lit(None, "null")
+    if agg.fn != "count":
+        return X.Agg(agg.fn, X.Case(((chosen, agg.arg),), none), agg.dtype, agg.distinct)
+    rows = X.Agg("count", X.Case(((chosen, X.Lit(1, "int")),), none), "long")
+    counted = X.Agg("count", X.Case(((chosen, agg.arg if agg.arg is not None else X.Lit(1, "int")),), none),
+                    "long", agg.distinct)
+    return X.Case(((X.Cmp(">", rows, X.Lit(0, "long")), counted),), none)
 
 
 def _inline_partition(partition: tuple[X.Expr, ...], child: P.Plan) -> tuple[X.Expr, ...]:

@@ -34,7 +34,7 @@ from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, Unsupported
 from magicpush_lab.verify.counterexample import rows_from_model
-from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove
+from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import SUPERSET, Verdict
 
 CATEGORY = "AGGREGATE"
@@ -50,6 +50,20 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     pred = g[0] if g else None
     if pred is None:
         return refuse("no predicate for the input")
+    by_groups = _whole_groups(op, f, pred, kind, timeout_ms)
+    if by_groups is not None and by_groups.proved:
+        return by_groups
+    general = _general(op, f, pred, kind, timeout_ms)
+    reads_aggregates = any(isinstance(n, X.Agg) for c, e in op.outputs if c in X.columns(f) for n in X.walk(e))
+    # the failure that explains most: the paper's pre-conditions when F reads an aggregate
+    return general if general.proved or reads_aggregates or by_groups is None else by_groups
+
+
+def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: int) -> Verdict:
+    """The paper's route: pre-conditions (2), (3) or (3'), (4), then the 2-row base case."""
+    def refuse(reason: str, example: dict | None = None) -> Verdict:
+        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
+
     reason = _refusal(op, f, pred)
     if reason:
         return refuse(reason)
@@ -74,6 +88,53 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         example = rows_from_model(proof.model, rows) if proof.model is not None else {}
         return refuse(f"base case fails: {proof.reason}", _one_table(example))
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+
+
+# ----------------------------------------------------------------------------- whole groups
+
+
+def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int) -> Verdict | None:
+    """A G that gives every row of a group the same verdict keeps or drops whole groups, so the
+    groups it keeps have the same rows and the same aggregates, whatever the aggregates are
+    (pivots, avg, black boxes). Proved on two rows, with the aggregate outputs left free (any
+    value, NULL included, so the proof holds for whatever the aggregates compute):
+      (a) rows of one group agree on G;
+      (b) on one row r: F on r's group output <=> G(r) (=> for a superset pushdown).
+    None for a global aggregate.
+    """
+    if not op.keys:
+        return None
+    on_keys = {c: e for c, e in op.outputs if not any(isinstance(n, X.Agg) for n in X.walk(e))}
+    node = X.first_nondeterministic(f, g, *op.keys, *on_keys.values())
+    if node is not None:
+        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{node} is nondeterministic")
+    try:
+        original, rewritten = Evaluator(), Evaluator()
+        r1, r2 = SymbolicRow("in0"), SymbolicRow("in1")
+        same = same_group(op, r1, r2, original)
+        out = SymbolicRow("out")  # aggregate outputs: fresh, unconstrained cells
+        for col, e in on_keys.items():
+            out.cells[(col.name, col.id)] = original.eval(e, r1)
+        passes = _passes(f, out, original)
+        g1, g2 = truth(rewritten.eval(g, r1)), truth(rewritten.eval(g, r2))
+        reads = Evaluator()  # the aggregates read every row; a dropped group may have raised there
+        for a in aggregates(op):
+            if a.arg is not None:
+                reads.eval(a.arg, r1)
+    except (Unsupported, z3.Z3Exception):
+        return None
+    kept = passes == g1 if kind != SUPERSET else z3.Implies(passes, g1)
+    facts = z3.And(domain([r1, r2]), z3.Not(original.error()))
+    claims = [("G differs within a group", z3.Implies(same, g1 == g2)),
+              ("F on the group's output and G disagree", kept)]
+    for name, claim in claims:
+        proof = prove(z3.Implies(facts, z3.And(z3.Not(rewritten.error()), claim)), timeout_ms)
+        if not proof.proved:
+            example = rows_from_model(proof.model, [r1, r2]) if proof.model is not None else {}
+            return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{name}: {proof.reason}", _one_table(example))
+    hides = satisfiable(z3.And(domain([r1]), reads.error()), timeout_ms)
+    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved: G keeps or drops whole groups", {},
+                   hides is not False)
 
 
 # ----------------------------------------------------------------------------- refusals and (1), (2)

@@ -1,4 +1,4 @@
-"""The ROW-EXPAND category: explode, posexplode, explode_outer, inline (paper, Table 2).
+"""The ROW-EXPAND category: explode, posexplode, explode_outer, inline, and UnPivot (paper, Table 2).
 
 Each input row becomes any number of output rows that repeat its columns and
 add generated ones. A late filter that gives the same verdict to every output
@@ -19,10 +19,11 @@ import z3
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
+from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.counterexample import rows_from_model
-from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove
+from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import EQUIVALENT, Verdict
 
 CATEGORY = "ROW-EXPAND"
@@ -58,3 +59,46 @@ def verify(op: P.RowExpand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         example = rows_from_model(proof.model, [row, out]) if proof.model is not None else {}
         return refuse(f"the filter's verdict depends on the generated values: {proof.reason}", example)
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+
+
+def verify_unpivot(op: P.Expand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
+                   timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
+    """UnPivot (Expand): each input row r becomes the rows p_1(r) .. p_K(r), one per projection.
+
+    One input row is the base case, and the claims are per projection:
+      equivalence  F(p_i(r)) <=> G(r) for every i (each made row kept exactly when r is);
+      superset     F(p_i(r)) => G(r) for every i (no made row that F keeps is lost).
+    As everywhere, where the original does not raise the rewrite must not raise either.
+    """
+    def refuse(reason: str, example: dict | None = None) -> Verdict:
+        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
+
+    pred = g[0] if len(g) == 1 else None
+    if pred is None:
+        return refuse("no predicate for the input")
+    node = X.first_nondeterministic(f, pred, *(e for p in op.projections for e in p))
+    if node is not None:
+        return refuse(f"{node} is nondeterministic")
+    try:
+        row = SymbolicRow("in0")
+        original, rewritten = Evaluator(), Evaluator()
+        keeps = []
+        for i, projection in enumerate(op.rows()):
+            made = apply_op(P.Project(op.child, tuple(projection.items())), [row], original)
+            keeps.append(truth(original.eval(f, made)))
+        pushed = truth(rewritten.eval(pred, row))
+    except (Unsupported, z3.Z3Exception) as err:
+        return refuse(f"cannot model: {err}")
+    if kind == EQUIVALENT:
+        holds = z3.And(*(k == pushed for k in keeps))
+    else:
+        holds = z3.And(*(z3.Implies(k, pushed) for k in keeps))
+    facts = domain([row])
+    err_l, err_r = original.error(), rewritten.error()
+    proof = prove(z3.Implies(z3.And(facts, z3.Not(err_l)), z3.And(z3.Not(err_r), holds)), timeout_ms)
+    if not proof.proved:
+        example = rows_from_model(proof.model, [row]) if proof.model is not None else {}
+        return refuse(f"some row the unpivot makes is {'kept differently' if kind == EQUIVALENT else 'lost'}:"
+                      f" {proof.reason}", example)
+    hides = satisfiable(z3.And(facts, err_l, z3.Not(err_r)), timeout_ms)
+    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved", {}, hides is not False)
