@@ -104,6 +104,53 @@ def _top_listing_2() -> P.Filter:
     return P.Filter(top, X.Cmp(">", V, lit(2)))
 
 
+YEAR = X.Col("year", 7, "int")
+YEARS = tuple(range(1990, 2022))  # 32 pivot values, 32 output columns
+
+
+def pivot32() -> tuple[P.Aggregate, tuple[X.Col, ...]]:
+    """groupBy(store).pivot(year, 32 years).agg(sum(amount)), as translate reads it."""
+    child = P.Source("sales", (V, STORE, AMOUNT, YEAR), origin=0)
+    cols = tuple(X.Col(str(y), 100 + i, "double") for i, y in enumerate(YEARS))
+    slots = tuple((c, X.Agg("sum", X.Case(((X.Cmp("<=>", YEAR, lit(y)), AMOUNT),), lit(None, "null")), "double"))
+                  for c, y in zip(cols, YEARS))
+    return P.Aggregate(child, (STORE,), ((STORE, STORE), *slots), pivot=True), cols
+
+
+def _pivot_key() -> P.Filter:
+    op, _ = pivot32()
+    return P.Filter(op, X.Cmp("=", STORE, lit("a", "string")))
+
+
+def _pivot_key_and_column() -> P.Filter:
+    op, cols = pivot32()
+    return P.Filter(op, X.and_(X.Cmp("=", STORE, lit("a", "string")), X.Cmp(">", cols[5], lit(10.0, "double"))))
+
+
+def _pivot_column() -> P.Filter:
+    op, cols = pivot32()
+    return P.Filter(op, X.Cmp(">", cols[31], lit(10.0, "double")))
+
+
+def unpivot32() -> tuple[P.Expand, X.Col, X.Col]:
+    """unpivot(["store"], 32 year columns, "year", "revenue")."""
+    values = tuple(X.Col(f"v{y}", 200 + i, "double") for i, y in enumerate(YEARS))
+    child = P.Source("revenue", (STORE, *values), origin=0)
+    name, value = X.Col("year", 300, "string"), X.Col("revenue", 301, "double")
+    rows = tuple((STORE, lit(c.name, "string"), c) for c in values)
+    return P.Expand(child, rows, (STORE, name, value)), name, value
+
+
+def _unpivot_id() -> P.Filter:
+    op, _, _ = unpivot32()
+    return P.Filter(op, X.Cmp("=", STORE, lit("a", "string")))
+
+
+def _unpivot_value() -> P.Filter:
+    op, _, value = unpivot32()
+    return P.Filter(op, X.Cmp(">", value, lit(2000.0, "double")))
+
+
 CASES = [
     Case("ROW-TO-ROW", "UDF with a branch, filter on its output", _bonus),
     Case("ROW-TO-ROW", "14-branch UDF, IN over two of its results", _bands),
@@ -113,6 +160,11 @@ CASES = [
     Case("AGGREGATE", "groupBy sum (refused)", _sum_refused),
     Case("TOPK", "orderBy(v desc).limit(1000), filter v > 900", _top_1000),
     Case("TOPK", "orderBy(v).limit(3), filter v > 2 (refused)", _top_listing_2),
+    Case("PIVOT", "pivot to 32 columns, filter on the key", _pivot_key),
+    Case("PIVOT", "pivot to 32 columns, key and one pivoted column (superset)", _pivot_key_and_column),
+    Case("PIVOT", "pivot to 32 columns, filter on a pivoted column (refused)", _pivot_column),
+    Case("UNPIVOT", "unpivot of 32 columns, filter on the id", _unpivot_id),
+    Case("UNPIVOT", "unpivot of 32 columns, filter on the value (superset)", _unpivot_value),
 ]
 
 
@@ -121,7 +173,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=20)
     args = ap.parse_args()
     per_category: dict[str, list[float]] = {}
-    print(f"{'category':11s} {'case':45s} {'median ms':>9s} {'max ms':>8s}  result")
+    print(f"{'category':11s} {"case":60s} {'median ms':>9s} {'max ms':>8s}  result")
     for case in CASES:
         times, result = [], None
         for _ in range(args.repeat):
@@ -131,7 +183,7 @@ def main() -> None:
             times.append((time.perf_counter() - start) * 1000)
             result = "; ".join(f"{p.predicate} [{p.kind}]" for p in walk.pushed) or "nothing pushed"
         per_category.setdefault(case.category, []).extend(times)
-        print(f"{case.category:11s} {case.title:45s} {statistics.median(times):9.1f} {max(times):8.1f}  {result}")
+        print(f"{case.category:11s} {case.title:60s} {statistics.median(times):9.1f} {max(times):8.1f}  {result}")
     print()
     for category, times in per_category.items():
         print(f"{category:11s} median {statistics.median(times):.1f} ms, max {max(times):.1f} ms "

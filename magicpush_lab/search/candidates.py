@@ -138,17 +138,28 @@ def _through_unpivot(op: P.Expand, f: X.Expr) -> Iterator[Candidate]:
     """F rewritten once per made row (paper, Section 4.4.1: a column that maps to several input
     columns gives one component per column): the same predicate for every row is the late
     filter itself below the unpivot; otherwise "any made row passes", a superset candidate."""
-    per_row = []
+    substituted = []
     for projection in op.rows():
-        rewritten = _readable(X.substitute(f, projection), simplify=True)
-        if rewritten not in per_row:
-            per_row.append(rewritten)
+        e = X.substitute(f, projection)
+        if e not in substituted:
+            substituted.append(e)
+    # the name column becomes a literal per row: fold `'v2005' = 'v2006'` and the like
+    per_row = []
+    for e in substituted:
+        folded = _readable(e, simplify=True) if _has_constant_part(e) else e
+        if folded not in per_row:
+            per_row.append(folded)
     if len(per_row) == 1:
         yield Candidate((per_row[0],), "late filter moved below the UnPivot")
         return
     # each part is already simplified (constant parts folded); or_ drops the false ones and keeps
     # the projections' order, so the predicate reads in the notebook's column order
     yield Candidate((X.or_(*per_row),), "the late filter on any row the UnPivot makes")
+
+
+def _has_constant_part(e: X.Expr) -> bool:
+    """Some part of `e` other than a literal reads no column (so it can be folded)."""
+    return any(not isinstance(n, X.Lit) and not X.columns(n) for n in X.walk(e))
 
 
 def _readable(e: X.Expr, simplify: bool = False) -> X.Expr:
