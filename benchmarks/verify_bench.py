@@ -173,7 +173,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=20)
     args = ap.parse_args()
     per_category: dict[str, list[float]] = {}
-    print(f"{'category':11s} {"case":60s} {'median ms':>9s} {'max ms':>8s}  result")
+    print(f"{'category':11s} {'case':60s} {'median ms':>9s} {'max ms':>8s}  result")
     for case in CASES:
         times, result = [], None
         for _ in range(args.repeat):
