@@ -16,7 +16,7 @@ import inspect
 import math
 import re
 from functools import lru_cache, reduce
-from typing import Any
+from typing import Any, Callable
 
 from magicpush_lab.ir import expr as X
 
@@ -111,8 +111,10 @@ def spark_function(name: str) -> Any:
     return fn
 
 
-def to_column(e: X.Expr) -> Any:
-    """Build the PySpark Column of an IR expression; ValueError for Python UDFs and unknown nodes."""
+def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None) -> Any:
+    """Build the PySpark Column of an IR expression; ValueError for unknown nodes, and for Python
+    UDFs unless `udf` makes their PySpark UDF (predicates never call one; tests that run whole
+    IR plans on Spark do)."""
     from pyspark.sql import functions as F
 
     if isinstance(e, X.Col):
@@ -123,17 +125,21 @@ def to_column(e: X.Expr) -> Any:
         cast = literal_cast(e)
         return c.cast(cast) if cast else c
     if isinstance(e, X.PyUdf):
-        raise ValueError(f"predicate calls the Python UDF {e.name}; it is never measured")
+        if udf is None:
+            raise ValueError(f"predicate calls the Python UDF {e.name}; it is never measured")
+        return udf(e)(*[to_column(a, udf) for a in e.args])
+    if isinstance(e, X.Agg):
+        return _aggregate(e, None if e.arg is None else to_column(e.arg, udf))
     if isinstance(e, X.Arith):
         if e.op not in ARITHMETIC:
             raise ValueError(f"unknown arithmetic operator {e.op!r}")
-        left, right = to_column(e.left), to_column(e.right)
+        left, right = to_column(e.left, udf), to_column(e.right, udf)
         return {"+": left.__add__, "-": left.__sub__, "*": left.__mul__,
                 "/": left.__truediv__, "%": left.__mod__}[e.op](right)
     if isinstance(e, X.Neg):
-        return -to_column(e.arg)
+        return -to_column(e.arg, udf)
     if isinstance(e, X.Cmp):
-        left, right = to_column(e.left), to_column(e.right)
+        left, right = to_column(e.left, udf), to_column(e.right, udf)
         if e.op == "<=>":
             return left.eqNullSafe(right)
         op = COMPARISONS.get(e.op)
@@ -142,36 +148,48 @@ def to_column(e: X.Expr) -> Any:
         return {"==": left.__eq__, "!=": left.__ne__, "<": left.__lt__, "<=": left.__le__,
                 ">": left.__gt__, ">=": left.__ge__}[op](right)
     if isinstance(e, X.And):
-        return reduce(lambda a, b: a & b, (to_column(a) for a in e.args))
+        return reduce(lambda a, b: a & b, (to_column(a, udf) for a in e.args))
     if isinstance(e, X.Or):
-        return reduce(lambda a, b: a | b, (to_column(a) for a in e.args))
+        return reduce(lambda a, b: a | b, (to_column(a, udf) for a in e.args))
     if isinstance(e, X.Not):
-        return ~to_column(e.arg)
+        return ~to_column(e.arg, udf)
     if isinstance(e, X.IsNull):
-        return to_column(e.arg).isNull()
+        return to_column(e.arg, udf).isNull()
     if isinstance(e, X.IsNotNull):
-        return to_column(e.arg).isNotNull()
+        return to_column(e.arg, udf).isNotNull()
     if isinstance(e, X.In):
-        return to_column(e.arg).isin(*[to_column(v) for v in e.values])
+        return to_column(e.arg, udf).isin(*[to_column(v, udf) for v in e.values])
     if isinstance(e, X.Case):
         if not e.branches:
-            return to_column(e.default)
+            return to_column(e.default, udf)
         (c0, v0), *rest = e.branches
-        out = F.when(to_column(c0), to_column(v0))
+        out = F.when(to_column(c0, udf), to_column(v0, udf))
         for c, v in rest:
-            out = out.when(to_column(c), to_column(v))
-        return out.otherwise(to_column(e.default))
+            out = out.when(to_column(c, udf), to_column(v, udf))
+        return out.otherwise(to_column(e.default, udf))
     if isinstance(e, X.Coalesce):
-        return F.coalesce(*[to_column(a) for a in e.args])
+        return F.coalesce(*[to_column(a, udf) for a in e.args])
     if isinstance(e, X.Cast):
-        return to_column(e.arg).cast(e.dtype)
+        return to_column(e.arg, udf).cast(e.dtype)
     if isinstance(e, X.Func):
         fn = spark_function(e.name)
         modes = function_arg_modes(e.name, len(e.args))
-        args = [a.value if m == "value" and isinstance(a, X.Lit) and literal_cast(a) is None else to_column(a)
-                for a, m in zip(e.args, modes)]
+        args = [a.value if m == "value" and isinstance(a, X.Lit) and literal_cast(a) is None
+                else to_column(a, udf) for a, m in zip(e.args, modes)]
         return fn(*args)
     raise ValueError(f"cannot build a Column from {type(e).__name__}")
+
+
+def _aggregate(e: X.Agg, arg: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    if e.fn not in ("max", "min", "sum", "count", "avg", "first"):
+        raise ValueError(f"no PySpark aggregate for {e.fn}")
+    if arg is None:
+        return F.count(F.lit(1))
+    if e.distinct and e.fn in ("count", "sum"):
+        return F.count_distinct(arg) if e.fn == "count" else F.sum_distinct(arg)
+    return getattr(F, e.fn)(arg)
 
 
 def is_finite_number(v: Any) -> bool:

@@ -60,6 +60,9 @@ def run(plan: P.Plan, tables: dict[int, list[Row]]) -> list[Row]:
         return out
     if isinstance(plan, P.Aggregate):
         return _aggregate(plan, run(plan.child, tables))
+    if isinstance(plan, P.Expand):
+        return [{(c.name, c.id): evaluate(e, r) for c, e in made.items()}
+                for r in run(plan.child, tables) for made in plan.rows()]
     if isinstance(plan, P.TopK):
         rows = run(plan.child, tables)
         key = functools.cmp_to_key(lambda a, b: _order(plan, a, b) or _cmp_rows(a, b))
