@@ -198,8 +198,22 @@ class Agg:
         return f"{self.fn}({'DISTINCT ' if self.distinct else ''}{inner})"
 
 
+@dataclass(frozen=True)
+class ArrayExists:
+    """Spark's `exists(array, var -> body)`: TRUE if the body is TRUE for some element, NULL if
+    it is never TRUE but NULL for some element, else FALSE. `body` may read the row's columns."""
+
+    array: "Expr"
+    var: Col
+    body: "Expr"
+    dtype: str = "boolean"
+
+    def __str__(self) -> str:
+        return f"exists({self.array}, {self.var.name} -> {self.body})"
+
+
 Expr = Union[Col, Lit, Arith, Neg, Cmp, And, Or, Not, IsNull, IsNotNull, In, Case, Coalesce, Cast, Func, PyUdf,
-             Agg]
+             Agg, ArrayExists]
 
 TRUE = Lit(True, "boolean")
 FALSE = Lit(False, "boolean")
@@ -225,6 +239,8 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return (*[x for b in e.branches for x in b], e.default)
     if isinstance(e, Agg):
         return () if e.arg is None else (e.arg,)
+    if isinstance(e, ArrayExists):
+        return (e.array, e.body)
     raise TypeError(f"not an expression: {e!r}")
 
 
@@ -246,6 +262,8 @@ def with_children(e: Expr, kids: tuple[Expr, ...]) -> Expr:
         return Case(branches, kids[2 * n])
     if isinstance(e, Agg):
         return e if e.arg is None else replace(e, arg=kids[0])
+    if isinstance(e, ArrayExists):
+        return replace(e, array=kids[0], body=kids[1])
     raise TypeError(f"not an expression: {e!r}")
 
 
@@ -266,7 +284,9 @@ def walk(e: Expr) -> Iterator[Expr]:
 
 
 def columns(e: Expr) -> frozenset[Col]:
-    return frozenset(x for x in walk(e) if isinstance(x, Col))
+    """The columns `e` reads from its row (a lambda's variable is not one of them)."""
+    bound = {x.var for x in walk(e) if isinstance(x, ArrayExists)}
+    return frozenset(x for x in walk(e) if isinstance(x, Col) and x not in bound)
 
 
 def is_deterministic(e: Expr) -> bool:

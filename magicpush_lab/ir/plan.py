@@ -136,6 +136,7 @@ class RowExpand(_OneInput):
     generated: tuple[Col, ...]
     outer: bool = False
     origin: int | None = None
+    array: Expr | None = None  # what explode/posexplode expand, when it is an array
 
     @property
     def output(self) -> tuple[Col, ...]:

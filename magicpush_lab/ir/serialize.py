@@ -16,7 +16,7 @@ from magicpush_lab.ir import expr as X
 
 _KINDS = {cls.__name__: cls for cls in (
     X.Col, X.Lit, X.Arith, X.Neg, X.Cmp, X.And, X.Or, X.Not, X.IsNull, X.IsNotNull,
-    X.In, X.Case, X.Coalesce, X.Cast, X.Func, X.PyUdf, X.Agg)}
+    X.In, X.Case, X.Coalesce, X.Cast, X.Func, X.PyUdf, X.Agg, X.ArrayExists)}
 
 
 def _value_to_json(v: Any) -> Any:
@@ -78,7 +78,7 @@ def expr_from_json(d: dict[str, Any]) -> X.Expr:
             kwargs[f.name] = tuple((expr_from_json(c), expr_from_json(r)) for c, r in v)
         elif f.name in ("args", "values"):
             kwargs[f.name] = tuple(expr_from_json(a) for a in v)
-        elif f.name in ("arg", "left", "right", "default"):
+        elif f.name in ("arg", "left", "right", "default", "array", "var", "body"):
             kwargs[f.name] = expr_from_json(v) if v is not None else None
         else:
             kwargs[f.name] = v

@@ -55,6 +55,7 @@ class _Renderer:
     def __init__(self, alias: str, dt: str) -> None:
         self.alias = alias
         self.dt = dt
+        self.bound: dict[X.Col, str] = {}  # lambda variables in scope -> their Python names
 
     def code(self, e: X.Expr, min_prec: int, column: bool) -> str:
         """Code for `e` that can stand where an operand of precedence `min_prec` is needed.
@@ -83,7 +84,18 @@ class _Renderer:
     def render(self, e: X.Expr, column: bool) -> tuple[str, int]:
         a = self.alias
         if isinstance(e, X.Col):
+            if e in self.bound:
+                return self.bound[e], ATOM
             return f"{a}.col({json.dumps(column_ref(e.name), ensure_ascii=False)})", ATOM
+        if isinstance(e, X.ArrayExists):
+            name = f"x{len(self.bound)}" if self.bound else "x"
+            array = self.code(e.array, CMP, True)
+            self.bound[e.var] = name
+            try:
+                body = self.code(e.body, CMP, True)
+            finally:
+                del self.bound[e.var]
+            return f"{a}.exists({array}, lambda {name}: {body})", ATOM
         if isinstance(e, X.Lit):
             cast = literal_cast(e)
             if cast:

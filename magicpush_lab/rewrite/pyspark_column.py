@@ -16,7 +16,7 @@ import inspect
 import math
 import re
 from functools import lru_cache, reduce
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from magicpush_lab.ir import expr as X
 
@@ -111,13 +111,16 @@ def spark_function(name: str) -> Any:
     return fn
 
 
-def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None) -> Any:
+def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None,
+              bound: Mapping[X.Col, Any] | None = None) -> Any:
     """Build the PySpark Column of an IR expression; ValueError for unknown nodes, and for Python
     UDFs unless `udf` makes their PySpark UDF (predicates never call one; tests that run whole
     IR plans on Spark do)."""
     from pyspark.sql import functions as F
 
     if isinstance(e, X.Col):
+        if bound and e in bound:  # a lambda's variable
+            return bound[e]
         return F.col(column_ref(e.name))
     if isinstance(e, X.Lit):
         check_literal(e.value)
@@ -127,19 +130,22 @@ def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None) -> Any:
     if isinstance(e, X.PyUdf):
         if udf is None:
             raise ValueError(f"predicate calls the Python UDF {e.name}; it is never measured")
-        return udf(e)(*[to_column(a, udf) for a in e.args])
+        return udf(e)(*[to_column(a, udf, bound) for a in e.args])
+    if isinstance(e, X.ArrayExists):
+        return F.exists(to_column(e.array, udf, bound),
+                        lambda x: to_column(e.body, udf, {**(bound or {}), e.var: x}))
     if isinstance(e, X.Agg):
-        return _aggregate(e, None if e.arg is None else to_column(e.arg, udf))
+        return _aggregate(e, None if e.arg is None else to_column(e.arg, udf, bound))
     if isinstance(e, X.Arith):
         if e.op not in ARITHMETIC:
             raise ValueError(f"unknown arithmetic operator {e.op!r}")
-        left, right = to_column(e.left, udf), to_column(e.right, udf)
+        left, right = to_column(e.left, udf, bound), to_column(e.right, udf, bound)
         return {"+": left.__add__, "-": left.__sub__, "*": left.__mul__,
                 "/": left.__truediv__, "%": left.__mod__}[e.op](right)
     if isinstance(e, X.Neg):
-        return -to_column(e.arg, udf)
+        return -to_column(e.arg, udf, bound)
     if isinstance(e, X.Cmp):
-        left, right = to_column(e.left, udf), to_column(e.right, udf)
+        left, right = to_column(e.left, udf, bound), to_column(e.right, udf, bound)
         if e.op == "<=>":
             return left.eqNullSafe(right)
         op = COMPARISONS.get(e.op)
@@ -148,34 +154,34 @@ def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None) -> Any:
         return {"==": left.__eq__, "!=": left.__ne__, "<": left.__lt__, "<=": left.__le__,
                 ">": left.__gt__, ">=": left.__ge__}[op](right)
     if isinstance(e, X.And):
-        return reduce(lambda a, b: a & b, (to_column(a, udf) for a in e.args))
+        return reduce(lambda a, b: a & b, (to_column(a, udf, bound) for a in e.args))
     if isinstance(e, X.Or):
-        return reduce(lambda a, b: a | b, (to_column(a, udf) for a in e.args))
+        return reduce(lambda a, b: a | b, (to_column(a, udf, bound) for a in e.args))
     if isinstance(e, X.Not):
-        return ~to_column(e.arg, udf)
+        return ~to_column(e.arg, udf, bound)
     if isinstance(e, X.IsNull):
-        return to_column(e.arg, udf).isNull()
+        return to_column(e.arg, udf, bound).isNull()
     if isinstance(e, X.IsNotNull):
-        return to_column(e.arg, udf).isNotNull()
+        return to_column(e.arg, udf, bound).isNotNull()
     if isinstance(e, X.In):
-        return to_column(e.arg, udf).isin(*[to_column(v, udf) for v in e.values])
+        return to_column(e.arg, udf, bound).isin(*[to_column(v, udf, bound) for v in e.values])
     if isinstance(e, X.Case):
         if not e.branches:
-            return to_column(e.default, udf)
+            return to_column(e.default, udf, bound)
         (c0, v0), *rest = e.branches
-        out = F.when(to_column(c0, udf), to_column(v0, udf))
+        out = F.when(to_column(c0, udf, bound), to_column(v0, udf, bound))
         for c, v in rest:
-            out = out.when(to_column(c, udf), to_column(v, udf))
-        return out.otherwise(to_column(e.default, udf))
+            out = out.when(to_column(c, udf, bound), to_column(v, udf, bound))
+        return out.otherwise(to_column(e.default, udf, bound))
     if isinstance(e, X.Coalesce):
-        return F.coalesce(*[to_column(a, udf) for a in e.args])
+        return F.coalesce(*[to_column(a, udf, bound) for a in e.args])
     if isinstance(e, X.Cast):
-        return to_column(e.arg, udf).cast(e.dtype)
+        return to_column(e.arg, udf, bound).cast(e.dtype)
     if isinstance(e, X.Func):
         fn = spark_function(e.name)
         modes = function_arg_modes(e.name, len(e.args))
         args = [a.value if m == "value" and isinstance(a, X.Lit) and literal_cast(a) is None
-                else to_column(a, udf) for a, m in zip(e.args, modes)]
+                else to_column(a, udf, bound) for a, m in zip(e.args, modes)]
         return fn(*args)
     raise ValueError(f"cannot build a Column from {type(e).__name__}")
 

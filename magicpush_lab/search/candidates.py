@@ -34,6 +34,8 @@ def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
     if isinstance(op, (P.Filter, P.Reorder, P.TopK, P.Window, P.RowExpand)):
         # a filter commutes with another filter (which stays where it is) and with reordering
         yield Candidate((f,), f"late filter moved below the {P.operator_name(op)}")
+        if isinstance(op, P.RowExpand):
+            yield from _through_explode(op, f)
     elif isinstance(op, P.Union):
         # every input gets the late filter, its columns renamed to that input's
         yield Candidate(tuple(X.substitute(f, dict(m)) for m in op.column_maps()),
@@ -48,6 +50,17 @@ def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
         yield from _through_aggregate(op, f)
     elif isinstance(op, P.Expand):
         yield from _through_unpivot(op, f)
+
+
+def _through_explode(op: P.RowExpand, f: X.Expr) -> Iterator[Candidate]:
+    """A filter on the exploded element: keep the rows with some element that passes it,
+    `exists(array, x -> F[element := x])`, a superset candidate (the late filter stays)."""
+    if op.array is None or not X.columns(f) & {op.generated[-1]}:
+        return
+    element = op.generated[-1]
+    var = X.Col("x", -1 - element.id if element.id >= 0 else element.id - 1, element.dtype)
+    yield Candidate((X.ArrayExists(op.array, var, X.substitute(f, {element: var})),),
+                    "rows with an element that passes the late filter")
 
 
 def _through_project(op: P.Project, f: X.Expr) -> Iterator[Candidate]:

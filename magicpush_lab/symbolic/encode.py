@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import z3
@@ -193,6 +194,23 @@ class Evaluator:
                 return cell
         # no source or not interpretable: a black box (uninterpreted function)
         return self._uninterpreted(f"udf_{e.name}", args, sort_of(e.dtype), may_be_null=True)
+
+    def _ArrayExists(self, e: X.ArrayExists, row: SymbolicRow) -> Cell:
+        """exists(array, var -> body) as a black box of the array and the row columns the body
+        reads: two calls with the same body agree on the same values. What links it to the
+        array's elements (an element passing the body makes it TRUE) is added by the ROW-EXPAND
+        check, the one place that knows an element of the array."""
+        free = sorted(X.columns(e.body) - {e.var}, key=lambda c: (c.name, c.id))
+        # the body with its free columns numbered identifies the function across rows and sides
+        shape = str(X.substitute(e.body, {c: X.Col(f"${i}", -1 - i, c.dtype) for i, c in enumerate(free)}))
+        args = (self.eval(e.array, row), *(self.eval(c, row) for c in free))
+        # named by the shape itself, so every evaluator of one query means the same function by it
+        name = "exists_" + hashlib.sha256(shape.encode()).hexdigest()[:24]
+        canon = [x for a in args for x in (z3.If(a.notnull, a.value, default_value(a.sort)), a.notnull)]
+        domain = [x.sort() for x in canon]
+        value = z3.Function(name, *domain, z3.BoolSort())(*canon)
+        notnull = z3.Function(name + "_nn", *domain, z3.BoolSort())(*canon)
+        return Cell(value, notnull)
 
     def _uninterpreted(self, name: str, args: tuple[Cell, ...], sort: z3.SortRef,
                        may_be_null: bool = True) -> Cell:

@@ -261,8 +261,13 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         generator = expression(n.field("generator"))
         generated = tuple(c for c in (to_expr(e, ctx) for e in expressions(n.field("generatorOutput")))
                           if isinstance(c, X.Col))
+        array = None
+        # over an array, explode makes one column and posexplode two; over a map, one more (the key)
+        if generator is not None and generator.kids and \
+                len(generated) == {"Explode": 1, "PosExplode": 2}.get(generator.cls, -1):
+            array = to_expr(generator.kids[0], ctx)
         return P.RowExpand(to_plan(n.kids[0], ctx), _snake(generator.cls) if generator else "generate",
-                           generated, bool(n.field("outer")), origin)
+                           generated, bool(n.field("outer")), origin, array)
     if n.cls == "Window":
         partition = tuple(to_expr(e, ctx) for e in expressions(n.field("partitionSpec")))
         computed = []

@@ -21,10 +21,10 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import Unsupported, literal
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
-from magicpush_lab.verify.verdict import EQUIVALENT, Verdict
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 CATEGORY = "ROW-EXPAND"
 BASE_CASE_ROWS = 1
@@ -36,6 +36,8 @@ def verify(op: P.RowExpand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
 
     pred = g[0] if len(g) == 1 else None
+    if kind == SUPERSET and isinstance(pred, X.ArrayExists):
+        return _element_superset(op, f, pred, timeout_ms)
     if kind != EQUIVALENT or pred is None:
         return refuse("only an equivalent predicate on the input row is analysed")
     if X.columns(pred) & set(op.generated):
@@ -59,6 +61,52 @@ def verify(op: P.RowExpand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         example = rows_from_model(proof.model, [row, out]) if proof.model is not None else {}
         return refuse(f"the filter's verdict depends on the generated values: {proof.reason}", example)
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+
+
+def _element_superset(op: P.RowExpand, f: X.Expr, pred: X.ArrayExists, timeout_ms: int) -> Verdict:
+    """G = exists(array, x -> B(x)) below explode, late filter kept: every made row (r, e) that F
+    keeps must come from an r that G keeps. The solver knows e is an element of r's array, so
+    "B(e) is TRUE" makes G TRUE (the one fact about `exists` it needs, for this e); it must prove
+    F(r, e) => G(r). explode_outer also makes a row with a NULL element for an empty or NULL
+    array, which G drops: F must never keep that row."""
+    def refuse(reason: str, example: dict | None = None) -> Verdict:
+        return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS, reason, example or {})
+
+    if op.array is None or pred.array != op.array:
+        return refuse("the predicate tests another array than the one exploded")
+    element = op.generated[-1]
+    if X.columns(f) & set(op.generated[:-1]):
+        return refuse("the late filter reads the element's position")
+    node = X.first_nondeterministic(f, pred)
+    if node is not None:
+        return refuse(f"{node} is nondeterministic")
+    try:
+        row = SymbolicRow("in0")
+        made = SymbolicRow("out", route=[(None, row)])  # the element: any value or NULL
+        original, rewritten = Evaluator(), Evaluator()
+        keeps = truth(original.eval(f, made))
+        kept = truth(rewritten.eval(pred, row))
+        body_on_element = truth(rewritten.eval(X.substitute(pred.body, {pred.var: element}), made))
+        padded = SymbolicRow("pad", route=[(None, row)])
+        for c in op.generated:
+            padded.cells[(c.name, c.id)] = literal(None, c.dtype)
+        pad_kept = truth(original.eval(f, padded)) if op.outer else z3.BoolVal(False)
+    except (Unsupported, z3.Z3Exception) as err:
+        return refuse(f"cannot model: {err}")
+    facts = z3.And(domain([row, made]), z3.Implies(body_on_element, kept))
+    proof = prove(z3.Implies(z3.And(facts, z3.Not(original.error())), z3.Implies(keeps, kept)), timeout_ms)
+    if not proof.proved:
+        example = rows_from_model(proof.model, [row, made]) if proof.model is not None else {}
+        return refuse(f"the late filter keeps an element the predicate does not test: {proof.reason}", example)
+    if op.outer:
+        proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(original.error())), z3.Not(pad_kept)), timeout_ms)
+        if not proof.proved:
+            example = rows_from_model(proof.model, [row]) if proof.model is not None else {}
+            return refuse("the late filter keeps the NULL element explode_outer makes for an empty array",
+                          example)
+    # exists stops at the first element that passes, so it may skip one on which F would raise
+    hides = satisfiable(z3.And(domain([row, made]), original.error()), timeout_ms)
+    return Verdict(True, SUPERSET, CATEGORY, BASE_CASE_ROWS, "proved", {}, hides is not False)
 
 
 def verify_unpivot(op: P.Expand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
