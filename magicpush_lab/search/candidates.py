@@ -21,6 +21,7 @@ from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.verify import nan
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,10 @@ def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Ex
         phi = truth(ev.eval(conjunct, out))
     except (Unsupported, z3.Z3Exception):
         return None
-    return predicate_from_formula(phi, [row])
+    derived = predicate_from_formula(phi, [row])
+    exposed = nan.exposed_arguments([substituted], derived) if derived is not None else ()
+    # read from a UDF body over a double: rows where it is NaN stay (verify/nan.py)
+    return nan.keep_nan_rows(derived, exposed) if exposed else derived
 
 
 def _through_join(op: P.InnerJoin, f: X.Expr) -> Iterator[Candidate]:

@@ -24,6 +24,7 @@ from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_filter, apply_op, op_expressions
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.verify import nan
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import SUPERSET, Verdict
@@ -35,7 +36,7 @@ BASE_CASE_ROWS = 1
 def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
     """Check candidate `g` (one predicate or None per input of `op`) for late filter `f`."""
-    refusal = _refusal(op, f, g)
+    refusal = _refusal(op, f, g, kind)
     if refusal:
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, refusal)
     try:
@@ -65,8 +66,20 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved", {}, hides is not False)
 
 
-def _refusal(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None]) -> str:
+def _refusal(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str) -> str:
     if len(g) != len(op.children):
         return f"{len(g)} predicates for an operator with {len(op.children)} inputs"
     node = X.first_nondeterministic(*op_expressions(op), f, *(x for x in g if x is not None))
-    return f"{node} is nondeterministic" if node is not None else ""
+    if node is not None:
+        return f"{node} is nondeterministic"
+    for gi in g:
+        if gi is None:
+            continue
+        # what the original computes F from: through a projection, F with the outputs inlined
+        original = X.substitute(f, dict(op.outputs)) if isinstance(op, P.Project) else f
+        exposed = nan.exposed_arguments((original,), gi)
+        if exposed and (kind != SUPERSET or not nan.keeps_nan_rows(gi, exposed)):
+            names = ", ".join(map(str, exposed))
+            return (f"a Python UDF compares {names}, which may be NaN, as Python does, not as Spark does:"
+                    f" only a superset pushdown that keeps NaN rows is sound")
+    return ""

@@ -34,7 +34,7 @@ def run_engine(sources: list, final, udfs=()) -> WalkResult:
 
 def bag(df) -> list:
     """A DataFrame's rows as a sorted list: equal bags compare equal."""
-    return sorted((tuple(r) for r in df.collect()), key=repr)
+    return sorted((tuple("NaN" if v != v else v for v in r) for r in df.collect()), key=repr)  # NaN != NaN
 
 
 def rewritten_pipeline(walk: WalkResult, sources: list, body: Callable, late: Callable, superset: bool):

@@ -91,6 +91,12 @@ def category(s):
     return "Other"
 
 
+def low_amount(a):
+    if a is None:
+        return None
+    return 1 if a > 5.0 else 0
+
+
 def either(v, region):
     if region is None:
         return 1 if v is not None and v > 1 else 0
@@ -117,6 +123,7 @@ UDFS = {
     "uses_global": (F.udf(uses_global, IntegerType()), udf_record("uses_global", uses_global)),
     "store_rank": (F.udf(store_rank, IntegerType()), udf_record("store_rank", store_rank)),
     "either": (F.udf(either, IntegerType()), udf_record("either", either)),
+    "low_amount": (F.udf(low_amount, IntegerType()), udf_record("low_amount", low_amount)),
     "category": (F.udf(category, StringType()), udf_record("category", category, return_type="string")),
     "noisy": (F.udf(bonus, IntegerType()).asNondeterministic(), udf_record("bonus", bonus, deterministic=False)),
 }
@@ -192,6 +199,14 @@ CASES = [
     Case("negated filter on a UDF output keeps three-valued logic",
          lambda s: s[0].withColumn("score", udf("bonus")(F.col("v"))),
          lambda: ~(F.col("score") > 1000), EQUIVALENT, None, ("bonus",)),
+    Case("UDF over a double that may be NaN: Python's NaN takes the else branch, so NaN rows stay (superset)",
+         lambda s: s[0].withColumn("low", udf("low_amount")(F.col("amount"))),
+         lambda: F.col("low") == 0, SUPERSET, ("amount <= 5.0 OR isnan(amount)",), ("low_amount",),
+         tables=("sales_with_nan",)),
+    Case("the same UDF over a double, filter its NaN branch cannot reach: still kept for NaN rows",
+         lambda s: s[0].withColumn("low", udf("low_amount")(F.col("amount"))),
+         lambda: F.col("low") == 1, SUPERSET, ("amount > 5.0 OR isnan(amount)",), ("low_amount",),
+         tables=("sales_with_nan",)),
     Case("nondeterministic UDF: nothing is pushed",
          lambda s: s[0].withColumn("score", udf("noisy")(F.col("v"))),
          lambda: F.col("score") > 1000, None, None, ("noisy",)),
@@ -368,12 +383,13 @@ CASES = [
 
 def _sources(spark, case: Case):
     data = {"sales": (sales_rows(), SALES_SCHEMA), "stores": (STORES_ROWS, STORES_SCHEMA),
-            "baskets": (BASKETS_ROWS, BASKETS_SCHEMA)}
+            "baskets": (BASKETS_ROWS, BASKETS_SCHEMA),
+            "sales_with_nan": (sales_rows() + [(7, "a", float("nan")), (8, "b", float("nan"))], SALES_SCHEMA)}
     return [spark.createDataFrame(*data[t]) for t in case.tables]
 
 
 def _bag(df) -> list:
-    return sorted((tuple(r) for r in df.collect()), key=repr)
+    return sorted((tuple("NaN" if v != v else v for v in r) for r in df.collect()), key=repr)  # NaN != NaN
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.title for c in CASES])
