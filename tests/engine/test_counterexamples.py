@@ -18,13 +18,11 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import DateType, DoubleType, StructType
 from pyspark.sql.window import Window
 
-from magicpush_lab.capture.trace import Trace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.pushdown import check
-from magicpush_lab.translate.dataflow import translate_event
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
-from tests.engine.harness import bag, plan_event
+from tests.engine.harness import bag, translate_pipeline
 
 # a candidate: Spark SQL on that input, or the IR built from the operator (for lambdas the
 # SQL parser gives but the plan translation does not read), or None for "no predicate"
@@ -123,7 +121,7 @@ def test_wrong_candidate_is_refused_with_a_counterexample_spark_confirms(spark, 
 
 def _operator_and_late_filter(sources: list[DataFrame], trap: Trap) -> tuple[P.Plan, X.Expr]:
     final = trap.body(sources).filter(trap.late)
-    plan = _translate(sources, final)
+    plan = translate_pipeline(sources, final)
     assert isinstance(plan, P.Filter)
     op = plan.child
     while isinstance(op, P.Project) and all(out == e for out, e in op.outputs):
@@ -136,7 +134,7 @@ def _candidate(c: Candidate, source: DataFrame, op: P.Plan) -> X.Expr | None:
         return None
     if callable(c):
         return c(op)
-    plan = _translate([source], source.filter(c))
+    plan = translate_pipeline([source], source.filter(c))
     assert isinstance(plan, P.Filter)
     return plan.condition
 
@@ -148,12 +146,6 @@ def _apply(frame: DataFrame, c: Candidate, op: P.Plan) -> DataFrame:
         from magicpush_lab.rewrite.pyspark_column import to_column
         return frame.filter(to_column(c(op)))
     return frame.filter(c)
-
-
-def _translate(sources: list[DataFrame], final: DataFrame) -> P.Plan:
-    events = [plan_event(i, "createDataFrame", s) for i, s in enumerate(sources)]
-    events.append(plan_event(len(sources), "filter", final, range(len(sources))))
-    return translate_event(Trace(events=tuple(events)), len(sources))
 
 
 def _rows(table: list[dict], schema: StructType) -> list[tuple]:
