@@ -70,6 +70,8 @@ TRAPS = [
          ("k INT, t INT, v INT",),
          lambda t: t[0].withColumn("run", F.sum("v").over(Window.partitionBy("k").orderBy("t"))),
          "t > 5", ("t > 5",), EQUIVALENT),
+    Trap("Listing 2 as written: top 3 ascending, then v > 2", "TOPK",
+         ("v INT",), lambda t: t[0].orderBy("v").limit(3), "v > 2", ("v > 2",), EQUIVALENT),
     Trap("Listing 2: the top 3 by score are not the top 3 of those in category a", "TOPK",
          ("category STRING, score INT",),
          lambda t: t[0].orderBy(F.col("score").desc()).limit(3),
@@ -170,3 +172,14 @@ def _any_value(dtype) -> object:
     if name.startswith("array"):
         return []
     return {"string": "a", "double": 1.0, "boolean": True, "date": dt.date(2024, 1, 1)}.get(name, 1)
+
+
+def test_listing_2_counterexample_has_the_four_rows_the_paper_says_are_needed(spark):
+    trap = next(t for t in TRAPS if t.name.startswith("Listing 2 as written"))
+    empty = [spark.createDataFrame([], StructType.fromDDL(s)) for s in trap.schemas]
+    op, late = _operator_and_late_filter(empty, trap)
+    verdict = check(op, late, (_candidate(trap.candidate[0], empty[0], op),), trap.kind)
+    rows = verdict.counterexample["input 1"]
+    # three rows the filter drops (NULL or at most 2) sort first, then one it keeps: the shape of
+    # the paper's (NULL)(1)(2)(3)
+    assert len(rows) == 4 and all(r["v"] is None or r["v"] <= 2 for r in rows[:3]) and rows[3]["v"] > 2
