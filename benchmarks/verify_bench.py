@@ -94,6 +94,31 @@ def _sum_refused() -> P.Filter:
     return P.Filter(op, X.Cmp(">", out, lit(1000.0, "double")))
 
 
+def _fold_max() -> P.Filter:
+    """max written as a reduce (the paper's Figure 1(2)): aggregate(collect_list(v), 0, greatest)."""
+    acc, elem = X.Col("acc", 20, "int"), X.Col("x", 21, "int")
+    body = X.FoldBody(lit(0), acc, elem, X.Func("greatest", (acc, elem), "int"), acc, acc)
+    op, out = groupby(X.Agg("fold", V, "int", False, body))
+    return P.Filter(op, X.Cmp(">", out, lit(900)))
+
+
+def _left_join() -> P.Filter:
+    """sales left join stores, filter on the preserved side and on the joined side."""
+    join = P.OuterJoin(SALES, STORES, X.Cmp("=", STORE, STORE_R), "left")
+    return P.Filter(join, X.and_(X.Cmp(">", V, lit(900)), X.Cmp("=", REGION, lit("north", "string"))))
+
+
+ITEMS = X.Col("items", 8, "array<int>")
+ITEM = X.Col("item", 9, "int")
+
+
+def _explode_element() -> P.Filter:
+    """explode(items) as item, filter on the element: exists(items, x -> x > 3) below it."""
+    child = P.Source("baskets", (V, ITEMS), origin=0)
+    op = P.RowExpand(child, "explode", (ITEM,), False, None, ITEMS)
+    return P.Filter(op, X.and_(X.Cmp(">", ITEM, lit(3)), X.Cmp(">", V, lit(10))))
+
+
 def _top_1000() -> P.Filter:
     top = P.TopK(SALES, ((V, False, False), (STORE, True, True)), 1000)
     return P.Filter(top, X.Cmp(">", V, lit(900)))
@@ -158,6 +183,9 @@ CASES = [
     Case("AGGREGATE", "groupBy max, filter on the max", _max),
     Case("AGGREGATE", "groupBy conditional max", _conditional_max),
     Case("AGGREGATE", "groupBy sum (refused)", _sum_refused),
+    Case("AGGREGATE", "max written as a reduce (Figure 1(2))", _fold_max),
+    Case("LEFTOUTERJ", "left join, filter on both inputs", _left_join),
+    Case("ROW-EXPAND", "explode, filter on the element and a column", _explode_element),
     Case("TOPK", "orderBy(v desc).limit(1000), filter v > 900", _top_1000),
     Case("TOPK", "orderBy(v).limit(3), filter v > 2 (refused)", _top_listing_2),
     Case("PIVOT", "pivot to 32 columns, filter on the key", _pivot_key),

@@ -60,8 +60,11 @@ def _through_explode(op: P.RowExpand, f: X.Expr) -> Iterator[Candidate]:
         return
     element = op.generated[-1]
     var = X.Col("x", -1 - element.id if element.id >= 0 else element.id - 1, element.dtype)
-    yield Candidate((X.ArrayExists(op.array, var, X.substitute(f, {element: var})),),
-                    "rows with an element that passes the late filter")
+    # conjuncts on the row's own columns stay outside the lambda, where a scan can skip on them
+    on_element = [c for c in X.conjuncts(f) if element in X.columns(c)]
+    on_row = [c for c in X.conjuncts(f) if element not in X.columns(c)]
+    exists = X.ArrayExists(op.array, var, X.substitute(X.and_(*on_element), {element: var}))
+    yield Candidate((X.and_(*on_row, exists),), "rows with an element that passes the late filter")
 
 
 def _through_project(op: P.Project, f: X.Expr) -> Iterator[Candidate]:

@@ -36,7 +36,7 @@ def verify(op: P.RowExpand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
 
     pred = g[0] if len(g) == 1 else None
-    if kind == SUPERSET and isinstance(pred, X.ArrayExists):
+    if kind == SUPERSET and pred is not None and any(isinstance(c, X.ArrayExists) for c in X.conjuncts(pred)):
         return _element_superset(op, f, pred, timeout_ms)
     if kind != EQUIVALENT or pred is None:
         return refuse("only an equivalent predicate on the input row is analysed")
@@ -63,20 +63,25 @@ def verify(op: P.RowExpand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
 
 
-def _element_superset(op: P.RowExpand, f: X.Expr, pred: X.ArrayExists, timeout_ms: int) -> Verdict:
-    """G = exists(array, x -> B(x)) below explode, late filter kept: every made row (r, e) that F
-    keeps must come from an r that G keeps. The solver knows e is an element of r's array, so
-    "B(e) is TRUE" makes G TRUE (the one fact about `exists` it needs, for this e); it must prove
-    F(r, e) => G(r). explode_outer also makes a row with a NULL element for an empty or NULL
-    array, which G drops: F must never keep that row."""
+def _element_superset(op: P.RowExpand, f: X.Expr, pred: X.Expr, timeout_ms: int) -> Verdict:
+    """G = R AND exists(array, x -> B(x)) below explode, late filter kept (R, on the row's own
+    columns, may be absent): every made row (r, e) that F keeps must come from an r that G
+    keeps. The solver knows e is an element of r's array, so "B(e) is TRUE" makes the exists
+    TRUE (the one fact about `exists` it needs, for this e); it must prove F(r, e) => G(r).
+    explode_outer also makes a row with a NULL element for an empty or NULL array, which G
+    drops: F must never keep that row."""
     def refuse(reason: str, example: dict | None = None) -> Verdict:
         return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS, reason, example or {})
 
-    if op.array is None or pred.array != op.array:
+    found = [c for c in X.conjuncts(pred) if isinstance(c, X.ArrayExists)]
+    if len(found) != 1 or op.array is None or found[0].array != op.array:
         return refuse("the predicate tests another array than the one exploded")
+    exists = found[0]
     element = op.generated[-1]
     if X.columns(f) & set(op.generated[:-1]):
         return refuse("the late filter reads the element's position")
+    if X.columns(pred) & set(op.generated):
+        return refuse("the predicate reads a generated column, which the input does not have")
     node = X.first_nondeterministic(f, pred)
     if node is not None:
         return refuse(f"{node} is nondeterministic")
@@ -86,14 +91,15 @@ def _element_superset(op: P.RowExpand, f: X.Expr, pred: X.ArrayExists, timeout_m
         original, rewritten = Evaluator(), Evaluator()
         keeps = truth(original.eval(f, made))
         kept = truth(rewritten.eval(pred, row))
-        body_on_element = truth(rewritten.eval(X.substitute(pred.body, {pred.var: element}), made))
+        some_element = truth(rewritten.eval(exists, row))
+        body_on_element = truth(rewritten.eval(X.substitute(exists.body, {exists.var: element}), made))
         padded = SymbolicRow("pad", route=[(None, row)])
         for c in op.generated:
             padded.cells[(c.name, c.id)] = literal(None, c.dtype)
         pad_kept = truth(original.eval(f, padded)) if op.outer else z3.BoolVal(False)
     except (Unsupported, z3.Z3Exception) as err:
         return refuse(f"cannot model: {err}")
-    facts = z3.And(domain([row, made]), z3.Implies(body_on_element, kept))
+    facts = z3.And(domain([row, made]), z3.Implies(body_on_element, some_element))
     proof = prove(z3.Implies(z3.And(facts, z3.Not(original.error())), z3.Implies(keeps, kept)), timeout_ms)
     if not proof.proved:
         example = _exploded(op, tables_from_model(proof.model, [[row]])) if proof.model is not None else {}
