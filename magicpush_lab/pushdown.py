@@ -16,6 +16,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
+from magicpush_lab.verify import full_outer_join
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
@@ -141,6 +142,8 @@ def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Bu
         check = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
                  P.Window: window.verify, P.RowExpand: row_expand.verify,
                  P.Expand: row_expand.verify_unpivot}[type(node)]
+        if isinstance(node, P.OuterJoin) and node.preserved == "both":
+            check = full_outer_join.verify  # both inputs padded: the FULLOUTERJ conditions
         if sum(x is not None for x in g) > 1 and not all(
                 check(node, pred, _only(g, i), SUPERSET, timeout).proved for i, x in enumerate(g) if x is not None):
             # each input's predicate becomes its own suggestion, so each must be correct alone
@@ -172,6 +175,8 @@ def _only(g: tuple[X.Expr | None, ...], i: int) -> tuple[X.Expr | None, ...]:
 
 def _last_failure(node: P.Plan, pred: X.Expr) -> tuple[str, dict]:
     """The naive candidate (F itself on the input) and why it fails, when F's columns exist below."""
+    if isinstance(node, P.OuterJoin) and node.preserved == "both":
+        return full_outer_join.first_failure(node, pred, [c.predicates for c in candidates(node, pred)])
     if len(node.children) != 1 or not X.columns(pred) <= set(node.children[0].output):
         return "", {}
     check = aggregate.verify if isinstance(node, P.Aggregate) else row_to_row.verify

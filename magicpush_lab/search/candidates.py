@@ -17,6 +17,7 @@ import z3
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.formula import predicate_from_formula
+from magicpush_lab.search.padded import padded_predicate
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow
@@ -45,6 +46,8 @@ def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
         yield from _through_project(op, f)
     elif isinstance(op, P.InnerJoin):
         yield from _through_join(op, f)
+    elif isinstance(op, P.OuterJoin) and op.preserved == "both":
+        yield from _through_full_outer_join(op, f)
     elif isinstance(op, P.OuterJoin):
         yield from _through_outer_join(op, f)
     elif isinstance(op, P.Aggregate):
@@ -203,3 +206,24 @@ def _through_outer_join(op: P.OuterJoin, f: X.Expr) -> Iterator[Candidate]:
         yield Candidate((gl, None), "the late filter's conjuncts on the left input")
     if gr is not None:
         yield Candidate((None, gr), "the late filter's conjuncts on the right input")
+
+
+def _through_full_outer_join(op: P.OuterJoin, f: X.Expr) -> Iterator[Candidate]:
+    """F on each input's NULL-padded row (the other input's columns NULL), then each input's
+    conjuncts. A row F keeps is either matched or padded; the padded form is what reads a
+    filter on the coalesced key (`coalesce(a.k, b.k) > 3`) as `a.k > 3` and `b.k > 3`."""
+    constant = (X.TRUE, X.FALSE)
+    pad_l = padded_predicate(f, op.right.output)
+    pad_r = padded_predicate(f, op.left.output)
+    # a padded form that still reads the other input is not a predicate on this input
+    gl = pad_l if pad_l not in constant and X.columns(pad_l) <= set(op.left.output) else None
+    gr = pad_r if pad_r not in constant and X.columns(pad_r) <= set(op.right.output) else None
+    seen = []
+    found = [((gl, gr), "the late filter on each input's NULL-padded row"),
+             *((c.predicates, c.how) for c in _through_outer_join(op, f)),
+             ((gl, None), "the late filter on the left input's NULL-padded row"),
+             ((None, gr), "the late filter on the right input's NULL-padded row")]
+    for pair, how in found:
+        if any(x is not None for x in pair) and pair not in seen:
+            seen.append(pair)
+            yield Candidate(pair, how)

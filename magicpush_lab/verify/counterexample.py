@@ -41,3 +41,10 @@ def _python(v: z3.ExprRef, dtype: str) -> object:
     if z3.is_string_value(v):
         return v.as_string()
     return str(v)
+
+
+def tables_from_model(model: z3.ModelRef,
+                      tables: Sequence[Sequence[SymbolicRow]]) -> dict[str, list[dict[str, object]]]:
+    """Like `rows_from_model`, for inputs of several rows each: the rows that exist in the model."""
+    return {f"input {i + 1}": [r for row in rows for r in rows_from_model(model, [row])["input 1"]]
+            for i, rows in enumerate(tables)}
