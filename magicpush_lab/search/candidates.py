@@ -212,12 +212,8 @@ def _through_full_outer_join(op: P.OuterJoin, f: X.Expr) -> Iterator[Candidate]:
     """F on each input's NULL-padded row (the other input's columns NULL), then each input's
     conjuncts. A row F keeps is either matched or padded; the padded form is what reads a
     filter on the coalesced key (`coalesce(a.k, b.k) > 3`) as `a.k > 3` and `b.k > 3`."""
-    constant = (X.TRUE, X.FALSE)
-    pad_l = padded_predicate(f, op.right.output)
-    pad_r = padded_predicate(f, op.left.output)
-    # a padded form that still reads the other input is not a predicate on this input
-    gl = pad_l if pad_l not in constant and X.columns(pad_l) <= set(op.left.output) else None
-    gr = pad_r if pad_r not in constant and X.columns(pad_r) <= set(op.right.output) else None
+    gl = _padded_conjuncts(f, op.right.output, op.left.output)
+    gr = _padded_conjuncts(f, op.left.output, op.right.output)
     seen = []
     found = [((gl, gr), "the late filter on each input's NULL-padded row"),
              *((c.predicates, c.how) for c in _through_outer_join(op, f)),
@@ -227,3 +223,14 @@ def _through_full_outer_join(op: P.OuterJoin, f: X.Expr) -> Iterator[Candidate]:
         if any(x is not None for x in pair) and pair not in seen:
             seen.append(pair)
             yield Candidate(pair, how)
+
+
+def _padded_conjuncts(f: X.Expr, nulled: tuple[X.Col, ...], kept: tuple[X.Col, ...]) -> X.Expr | None:
+    """Each conjunct of F on a row whose `nulled` columns are NULL, keeping those that become a
+    test of the `kept` columns (a conjunct that becomes FALSE only says padded rows fail it)."""
+    parts = []
+    for conjunct in X.conjuncts(f):
+        padded = padded_predicate(conjunct, nulled)
+        if padded not in (X.TRUE, X.FALSE) and X.columns(padded) and X.columns(padded) <= set(kept):
+            parts.append(padded)
+    return X.and_(*parts) if parts else None
