@@ -48,6 +48,7 @@ nondeterministic calls are refused.
 
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 import z3
@@ -161,13 +162,17 @@ def counterexample(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind:
 
 
 def first_failure(op: P.OuterJoin, f: X.Expr, tried: Sequence[Sequence[X.Expr | None]],
-                  timeout_ms: int = 500) -> tuple[str, dict]:
+                  timeout_ms: int = 500, total_ms: int = 1500) -> tuple[str, dict]:
     """The first refused candidate that has a counterexample, and that counterexample.
 
     Checked as a superset pushdown, the weaker claim: a counterexample to it refutes
     equivalence too, so the tables shown are a real difference whichever was asked.
+    It only explains a refusal, so it stops looking after `total_ms`.
     """
+    deadline = time.monotonic() + total_ms / 1000
     for g in tried:
+        if time.monotonic() >= deadline:
+            break
         verdict = verify(op, f, g, SUPERSET, timeout_ms)
         if not verdict.proved and verdict.counterexample:
             return ", ".join(str(x) for x in g if x is not None), verdict.counterexample
