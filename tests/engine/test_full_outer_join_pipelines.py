@@ -87,7 +87,8 @@ CASES = [
     Case("filter on the left key of an explicit join: pushed to the left input only",
          on_key, lambda: F.col("k") > 3, SUPERSET, ("k > 3",)),
     Case("conjuncts on both inputs: each input gets its own, late filter kept",
-         on_key, lambda: (F.col("v") > 3) & (F.col("region") == "north"), SUPERSET, ("v > 3", "region = 'north'")),
+         on_key, lambda: (F.col("v") > 3) & (F.col("region") == "north"), SUPERSET,
+         ("v > 3", "region = 'north'")),
     Case("filter on the coalesced key of a using-join: pushed to both inputs, the join step equivalent",
          using_key, lambda: F.col("k") > 3, SUPERSET, ("k > 3", "rk > 3"), join_equivalent=True),
     Case("IS NULL on the coalesced key: only rows with a NULL key pass, pushed to both inputs, equivalent",
@@ -116,7 +117,8 @@ CASES = [
 
 
 def _sources(spark):
-    return [spark.createDataFrame(orders_rows(), ORDERS_SCHEMA), spark.createDataFrame(stores_rows(), STORES_SCHEMA)]
+    return [spark.createDataFrame(orders_rows(), ORDERS_SCHEMA),
+            spark.createDataFrame(stores_rows(), STORES_SCHEMA)]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.title for c in CASES])
@@ -168,9 +170,9 @@ def _assert_counterexample_differs(spark, case: Case, refusal) -> None:
     tables = []
     for name, schema in (("input 1", ORDERS_SCHEMA), ("input 2", STORES_SCHEMA)):
         columns = [c.split()[0] for c in schema.split(", ")]
-        tables.append(spark.createDataFrame([tuple(r[c] for c in columns) for r in refusal.counterexample[name]],
-                                            schema))
+        rows = [tuple(r[c] for c in columns) for r in refusal.counterexample[name]]
+        tables.append(spark.createDataFrame(rows, schema))
     filtered = [t.filter(to_column(g)) if g is not None else t for t, g in zip(tables, pair)]
     before = bag(case.body(tables).filter(case.late()))
     after = bag(case.body(filtered).filter(case.late()))
-    assert before != after, f"counterexample {refusal.counterexample} for {refusal.candidate} shows no difference"
+    assert before != after, f"{refusal.counterexample} shows no difference for {refusal.candidate}"
