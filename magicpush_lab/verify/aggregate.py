@@ -33,7 +33,7 @@ from magicpush_lab.symbolic.aggregate_ops import Member, aggregates, group_outpu
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, Unsupported
-from magicpush_lab.verify.counterexample import rows_from_model
+from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import SUPERSET, Verdict
 
@@ -78,15 +78,15 @@ def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: in
             proof = prove(claim, timeout_ms)
             if not proof.proved:
                 # U and V are one row each, of one group
-                example = rows_from_model(proof.model, uv) if proof.model is not None else {}
-                return refuse(f"pre-condition {name} fails: {proof.reason}", _one_table(example))
+                example = tables_from_model(proof.model, [uv]) if proof.model is not None else {}
+                return refuse(f"pre-condition {name} fails: {proof.reason}", example)
         claim, rows = _base_case(op, f, pred, kind)
     except (Unsupported, z3.Z3Exception) as err:
         return refuse(f"cannot model: {err}")
     proof = prove(claim, timeout_ms)
     if not proof.proved:
-        example = rows_from_model(proof.model, rows) if proof.model is not None else {}
-        return refuse(f"base case fails: {proof.reason}", _one_table(example))
+        example = tables_from_model(proof.model, [rows]) if proof.model is not None else {}
+        return refuse(f"base case fails: {proof.reason}", example)
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
 
 
@@ -130,8 +130,8 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
     for name, claim in claims:
         proof = prove(z3.Implies(facts, z3.And(z3.Not(rewritten.error()), claim)), timeout_ms)
         if not proof.proved:
-            example = rows_from_model(proof.model, [r1, r2]) if proof.model is not None else {}
-            return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{name}: {proof.reason}", _one_table(example))
+            example = tables_from_model(proof.model, [[r1, r2]]) if proof.model is not None else {}
+            return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{name}: {proof.reason}", example)
     hides = satisfiable(z3.And(domain([r1]), reads.error()), timeout_ms)
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved: G keeps or drops whole groups", {},
                    hides is not False)
@@ -293,7 +293,3 @@ def _rows_equal(op: P.Aggregate, a: SymbolicRow, b: SymbolicRow) -> z3.BoolRef:
         eqs.append(z3.And(x.notnull == y.notnull, z3.Implies(x.notnull, x.value == y.value)))
     return z3.And(*eqs)
 
-
-def _one_table(example: dict) -> dict:
-    rows = [r for table in example.values() for r in table]
-    return {"input": rows} if example else {}
