@@ -196,6 +196,24 @@ CASES = [
 ]
 
 
+# FULLOUTERJ: sales full outer join stores on the store key, as `join(..., "store", "full")` makes it
+def full_join(late: Callable[[X.Expr], X.Expr]) -> P.Filter:
+    join = P.OuterJoin(SALES, STORES, X.Cmp("=", STORE, STORE_R), "both")
+    key = X.Col("store", 12, "string")
+    outputs = ((key, X.Coalesce((STORE, STORE_R))), (V, V), (AMOUNT, AMOUNT), (REGION, REGION))
+    return P.Filter(P.Project(join, outputs), late(key))
+
+
+CASES += [
+    Case("FULLOUTERJ", "full join, filter on the coalesced key (both inputs)",
+         lambda: full_join(lambda key: X.Cmp(">=", key, lit("m", "string")))),
+    Case("FULLOUTERJ", "full join, filter on a left column (superset)",
+         lambda: full_join(lambda key: X.Cmp(">", V, lit(900)))),
+    Case("FULLOUTERJ", "full join, region IS NULL (refused, with a counterexample)",
+         lambda: full_join(lambda key: X.IsNull(REGION))),
+]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=20)

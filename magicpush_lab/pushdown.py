@@ -16,6 +16,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
+from magicpush_lab.verify import full_outer_join
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
@@ -153,6 +154,8 @@ def check(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], kind: str,
         failed = [v for v in each if not v.proved]
         return failed[0] if failed else replace(each[0], may_hide_errors=any(v.may_hide_errors for v in each))
     verify = _VERIFIERS.get(type(node), row_to_row.verify)
+    if isinstance(node, P.OuterJoin) and node.preserved == "both":
+        verify = full_outer_join.verify  # both inputs padded: the FULLOUTERJ conditions
     if sum(x is not None for x in g) > 1:
         each = [verify(node, pred, _only(g, i), SUPERSET, timeout_ms) for i, x in enumerate(g) if x is not None]
         failed = [v for v in each if not v.proved]
@@ -173,6 +176,8 @@ def _only(g: tuple[X.Expr | None, ...], i: int) -> tuple[X.Expr | None, ...]:
 
 def _last_failure(node: P.Plan, pred: X.Expr) -> tuple[str, dict]:
     """The naive candidate (F itself on the input) and why it fails, when F's columns exist below."""
+    if isinstance(node, P.OuterJoin) and node.preserved == "both":
+        return full_outer_join.first_failure(node, pred, [c.predicates for c in candidates(node, pred)])
     if len(node.children) != 1 or not X.columns(pred) <= set(node.children[0].output):
         return "", {}
     check = aggregate.verify if isinstance(node, P.Aggregate) else row_to_row.verify

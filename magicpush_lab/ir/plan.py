@@ -5,7 +5,7 @@ the node (None for nodes Spark added on its own), which is how a pushed
 predicate finds its way back to a notebook cell.
 
 Operators covered so far: Source, Filter, Project (the paper's RowTransform and
-DropColumn in one node, as Spark has them), InnerJoin, OuterJoin (left and right),
+DropColumn in one node, as Spark has them), InnerJoin, OuterJoin (left, right and full),
 Aggregate (GroupBy and Pivot), Window (CumAggr), RowExpand, Expand (UnPivot),
 TopK, Reorder, Union, and
 Other, the barrier that carries the reason nothing can be pushed through it.
@@ -103,12 +103,13 @@ class InnerJoin(_TwoInputs):
 
 @dataclass(frozen=True)
 class OuterJoin(_TwoInputs):
-    """Left or right outer join: every row of the `preserved` input appears, NULL-padded if unmatched."""
+    """Left, right or full outer join: every row of the `preserved` input appears, NULL-padded if
+    unmatched; `preserved="both"` is the full outer join, which does this for both inputs."""
 
     left: "Plan"
     right: "Plan"
     condition: Expr
-    preserved: str = "left"  # "left" | "right"
+    preserved: str = "left"  # "left" | "right" | "both" (full outer join)
     origin: int | None = None
 
 
@@ -235,6 +236,8 @@ def operator_name(node: Plan) -> str:
         return "UnPivot"
     if isinstance(node, Window):
         return "CumAggr"
+    if isinstance(node, OuterJoin) and node.preserved == "both":
+        return "FullOuterJoin"
     if isinstance(node, OuterJoin):
         return "LeftOuterJoin" if node.preserved == "left" else "RightOuterJoin"
     return type(node).__name__

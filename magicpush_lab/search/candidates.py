@@ -17,6 +17,7 @@ import z3
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.formula import predicate_from_formula
+from magicpush_lab.search.padded import padded_predicate
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow
@@ -45,6 +46,8 @@ def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
         yield from _through_project(op, f)
     elif isinstance(op, P.InnerJoin):
         yield from _through_join(op, f)
+    elif isinstance(op, P.OuterJoin) and op.preserved == "both":
+        yield from _through_full_outer_join(op, f)
     elif isinstance(op, P.OuterJoin):
         yield from _through_outer_join(op, f)
     elif isinstance(op, P.Aggregate):
@@ -206,3 +209,31 @@ def _through_outer_join(op: P.OuterJoin, f: X.Expr) -> Iterator[Candidate]:
         yield Candidate((gl, None), "the late filter's conjuncts on the left input")
     if gr is not None:
         yield Candidate((None, gr), "the late filter's conjuncts on the right input")
+
+
+def _through_full_outer_join(op: P.OuterJoin, f: X.Expr) -> Iterator[Candidate]:
+    """F on each input's NULL-padded row (the other input's columns NULL), then each input's
+    conjuncts. A row F keeps is either matched or padded; the padded form is what reads a
+    filter on the coalesced key (`coalesce(a.k, b.k) > 3`) as `a.k > 3` and `b.k > 3`."""
+    gl = _padded_conjuncts(f, op.right.output, op.left.output)
+    gr = _padded_conjuncts(f, op.left.output, op.right.output)
+    seen = []
+    found = [((gl, gr), "the late filter on each input's NULL-padded row"),
+             *((c.predicates, c.how) for c in _through_outer_join(op, f)),
+             ((gl, None), "the late filter on the left input's NULL-padded row"),
+             ((None, gr), "the late filter on the right input's NULL-padded row")]
+    for pair, how in found:
+        if any(x is not None for x in pair) and pair not in seen:
+            seen.append(pair)
+            yield Candidate(pair, how)
+
+
+def _padded_conjuncts(f: X.Expr, nulled: tuple[X.Col, ...], kept: tuple[X.Col, ...]) -> X.Expr | None:
+    """Each conjunct of F on a row whose `nulled` columns are NULL, keeping those that become a
+    test of the `kept` columns (a conjunct that becomes FALSE only says padded rows fail it)."""
+    parts = []
+    for conjunct in X.conjuncts(f):
+        padded = padded_predicate(conjunct, nulled)
+        if padded not in (X.TRUE, X.FALSE) and X.columns(padded) and X.columns(padded) <= set(kept):
+            parts.append(padded)
+    return X.and_(*parts) if parts else None

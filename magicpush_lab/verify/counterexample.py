@@ -9,6 +9,7 @@ value shows the difference.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from fractions import Fraction
 from typing import Sequence
 
@@ -55,5 +56,11 @@ def _python(v: z3.ExprRef, dtype: str) -> object:
     if z3.is_true(v) or z3.is_false(v):
         return z3.is_true(v)
     if z3.is_string_value(v):
-        return v.as_string()
+        return _unescape(v.as_string())
     return str(v)
+
+
+def _unescape(text: str) -> str:
+    """Z3 writes a model's string with every non-ASCII character (and the backslash) as
+    \\u{hex}; the counterexample must hold the characters themselves."""
+    return re.sub(r"\\u\{([0-9a-fA-F]+)\}", lambda m: chr(int(m.group(1), 16)), text)

@@ -46,6 +46,9 @@ def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     def refuse(reason: str, example: dict | None = None) -> Verdict:
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
 
+    if op.preserved not in ("left", "right"):
+        # a full outer join pads both inputs: its conditions are in full_outer_join.py
+        return refuse(f"preserved={op.preserved!r} is not a left or right outer join")
     node = X.first_nondeterministic(op.condition, f, *(x for x in g if x is not None))
     if node is not None:
         return refuse(f"{node} is nondeterministic")

@@ -42,6 +42,8 @@ def run(plan: P.Plan, tables: dict[int, list[Row]]) -> list[Row]:
     if isinstance(plan, P.InnerJoin):
         left, right = run(plan.left, tables), run(plan.right, tables)
         return [{**a, **b} for a in left for b in right if evaluate(plan.condition, {**a, **b}) is True]
+    if isinstance(plan, P.OuterJoin) and plan.preserved == "both":
+        return _full_outer_join(plan, tables)
     if isinstance(plan, P.OuterJoin):
         keep, other = (plan.left, plan.right) if plan.preserved == "left" else (plan.right, plan.left)
         pad = {(c.name, c.id): None for c in other.output}
@@ -68,6 +70,22 @@ def run(plan: P.Plan, tables: dict[int, list[Row]]) -> list[Row]:
         key = functools.cmp_to_key(lambda a, b: _order(plan, a, b) or _cmp_rows(a, b))
         return sorted(rows, key=key)[: plan.k]
     raise Undefined(f"no reference semantics for {type(plan).__name__}")
+
+
+def _full_outer_join(plan: P.OuterJoin, tables: dict[int, list[Row]]) -> list[Row]:
+    """Matched pairs, then each unmatched row of either input with the other input's columns NULL."""
+    left, right = run(plan.left, tables), run(plan.right, tables)
+    pad_left = {(c.name, c.id): None for c in plan.left.output}
+    pad_right = {(c.name, c.id): None for c in plan.right.output}
+    out, matched_right = [], set()
+    for a in left:
+        hits = [j for j, b in enumerate(right) if evaluate(plan.condition, {**a, **b}) is True]
+        out.extend({**a, **right[j]} for j in hits)
+        if not hits:
+            out.append({**a, **pad_right})
+        matched_right.update(hits)
+    out.extend({**pad_left, **b} for j, b in enumerate(right) if j not in matched_right)
+    return out
 
 
 def _aggregate(plan: P.Aggregate, rows: list[Row]) -> list[Row]:

@@ -37,8 +37,9 @@ def dataframe(spark, plan: P.Plan, tables: dict[int, list[dict]]):
         return dataframe(spark, plan.left, tables).join(dataframe(spark, plan.right, tables),
                                                          column(plan.condition), "inner")
     if isinstance(plan, P.OuterJoin):
+        how = "full" if plan.preserved == "both" else plan.preserved
         return dataframe(spark, plan.left, tables).join(dataframe(spark, plan.right, tables),
-                                                         column(plan.condition), plan.preserved)
+                                                         column(plan.condition), how)
     if isinstance(plan, P.Union):
         frames = [dataframe(spark, i, tables) for i in plan.inputs]
         return functools.reduce(lambda a, b: a.union(b), frames).toDF(*(c.name for c in plan.output))

@@ -1,7 +1,7 @@
 """Differential check: every pushdown the engine proves gives equal bags on random tables.
 
 Seeded random late filters over a fixed set of pipeline shapes (UDF projection,
-filter chain, inner and outer joins, groupBy, top-k, union, unpivot, pivot);
+filter chain, inner, outer and full outer joins, groupBy, top-k, union, unpivot, pivot);
 whenever the engine pushes, original and rewritten plans run on random small
 tables (NULLs, duplicates, negatives) in a plain-Python reference evaluator and
 must agree. For a sample of those pushdowns the same plans also run on Spark
@@ -54,6 +54,18 @@ def outer_join(rng: random.Random) -> tuple[P.Plan, tuple[X.Col, ...]]:
     return P.OuterJoin(LEFT, RIGHT, X.Cmp("=", A, K), side), (A, B, S, K, T)
 
 
+KK = X.Col("kk", 13, "int")
+
+
+def full_outer_join(rng: random.Random) -> tuple[P.Plan, tuple[X.Col, ...]]:
+    """A full outer join, as it is or under the projection `join(..., "k", "full")` makes
+    (the key coalesced from both inputs)."""
+    join = P.OuterJoin(LEFT, RIGHT, X.Cmp("=", A, K), "both")
+    if rng.random() < 0.5:
+        return join, (A, B, S, K, T)
+    return P.Project(join, ((KK, X.Coalesce((A, K))), (B, B), (S, S), (T, T))), (KK, B, S, T)
+
+
 def group_by(rng: random.Random) -> tuple[P.Plan, tuple[X.Col, ...]]:
     outputs = [(S, S), (MX, X.Agg(rng.choice(["max", "min"]), A, "int"))]
     if rng.random() < 0.3:
@@ -93,6 +105,7 @@ def pivot(rng: random.Random) -> tuple[P.Plan, tuple[X.Col, ...]]:
 # of a sort order, so top-k gets more tries
 SHAPES: list[tuple[Callable, int, int]] = [
     (project_udf, 25, 10), (filter_chain, 25, 10), (inner_join, 25, 10), (outer_join, 25, 10),
+    (full_outer_join, 25, 10),
     (group_by, 25, 5), (top_k, 100, 4), (union, 25, 10), (unpivot, 25, 10), (pivot, 25, 5),
 ]
 
