@@ -50,9 +50,3 @@ def rewritten_pipeline(walk: WalkResult, sources: list, body: Callable, late: Ca
     out = body(filtered)
     return out.filter(late()) if superset else out
 
-
-def translate_final(sources: list, final, udfs=()):
-    """The IR plan of `final` (sources marked as source events), as `run_engine` builds it."""
-    events = [plan_event(i, "createDataFrame", s) for i, s in enumerate(sources)]
-    events.append(plan_event(len(sources), "filter", final, range(len(sources)), udfs))
-    return translate_event(Trace(events=tuple(events)), len(sources))

@@ -26,7 +26,7 @@ from magicpush_lab.search.candidates import candidates
 from magicpush_lab.verify.full_outer_join import CATEGORY
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
-from .harness import bag, rewritten_pipeline, run_engine, translate_final
+from .harness import bag, rewritten_pipeline, run_engine, translate_pipeline
 
 ORDERS_SCHEMA = "k int, v int, s string"
 STORES_SCHEMA = "rk int, region string, y int"
@@ -158,7 +158,7 @@ def _assert_counterexample_differs(spark, case: Case, refusal) -> None:
     """Run the refused candidate on its counterexample: original and rewritten must differ."""
     assert refusal.counterexample, f"a refused candidate should carry a counterexample: {refusal}"
     sources = _sources(spark)
-    plan = translate_final(sources, case.body(sources).filter(case.late()))
+    plan = translate_pipeline(sources, case.body(sources).filter(case.late()))
     late = late_filter(plan)
     node, pred = late.child, late.condition
     while isinstance(node, P.Project):  # F as the walk sees it at the join
