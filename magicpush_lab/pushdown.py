@@ -16,10 +16,12 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
+from magicpush_lab.verify import grouped_map
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
-                P.Window, P.RowExpand, P.Expand)
+                P.Window, P.RowExpand, P.Expand,
+                P.GroupedMap)
 
 
 @dataclass(frozen=True)
@@ -128,8 +130,10 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
                     _walk(child, g, steps + (step,), step_kind, late, here, i, budget, result,
                           hides or verdict.may_hide_errors)
             return
-    result.refusals.append(Refusal(P.operator_name(node), "no candidate could be proved",
-                                   *_last_failure(node, pred)))
+    why = "no candidate could be proved"
+    if isinstance(node, P.GroupedMap):  # the body's analysis says which part stopped the filter
+        why = grouped_map.why_not(node, pred, min(500, max(1, budget.left_ms())))
+    result.refusals.append(Refusal(P.operator_name(node), why, *_last_failure(node, pred)))
 
 
 def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Budget,
@@ -137,10 +141,11 @@ def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Bu
     """Check one candidate for `kind`; predicates on both inputs of a join are proved one
     input at a time as superset pushdowns, whatever `kind` asks."""
     timeout = min(2000, max(1, budget.left_ms()))
-    if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window, P.RowExpand, P.Expand)):
+    if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window, P.RowExpand, P.Expand, P.GroupedMap)):
         check = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
                  P.Window: window.verify, P.RowExpand: row_expand.verify,
-                 P.Expand: row_expand.verify_unpivot}[type(node)]
+                 P.Expand: row_expand.verify_unpivot,
+                 P.GroupedMap: grouped_map.verify}[type(node)]
         if sum(x is not None for x in g) > 1 and not all(
                 check(node, pred, _only(g, i), SUPERSET, timeout).proved for i, x in enumerate(g) if x is not None):
             # each input's predicate becomes its own suggestion, so each must be correct alone
