@@ -12,6 +12,8 @@ small pandas pipeline into IR operators over a Source whose columns are
     pdf.dropna(subset=[...])                      Filter
     pdf.groupby(k, as_index=False).agg(n=(c, f))  Aggregate
     pdf.assign(total=pdf.amount.sum())            Project whose output holds an aggregate
+    pd.DataFrame({"k": [pdf.k.iloc[0]],           Aggregate without keys: one row
+                  "n": [pdf.v.sum()]})
     return <frame>
 
 Expressions are written in the IR so that Spark's semantics give pandas' result
@@ -20,7 +22,8 @@ False in pandas (True for `!=`), so it becomes `coalesce(cmp, false)`
 (`coalesce(cmp, true)`), which is never NULL; `&`, `|`, `~` are only taken over
 such never-NULL masks, where Kleene's logic is Boolean logic. Aggregates are
 `pandas_<fn>` calls: pandas' `sum` of no values is 0, not NULL, so they are
-never mistaken for Spark's. Anything else raises `Unsupported` with the reason,
+never mistaken for Spark's; `pandas_first` is the first row's value. `pd` is
+taken to be the pandas module, as notebooks import it. Anything else raises `Unsupported` with the reason,
 and the caller makes the operator a barrier.
 """
 
@@ -145,6 +148,10 @@ class _Reader:
             if not mask.mask:
                 raise Unsupported("a frame indexed by something other than a boolean mask or a column list")
             return _Frame(P.Filter(base.plan, mask.expr), base.order)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "pd" \
+                and node.func.attr == "DataFrame" and node.func.value.id not in env:
+            return self._one_row(node, env)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
             if method == "agg" and isinstance(node.func.value, ast.Call) \
@@ -264,6 +271,43 @@ class _Reader:
                 raise Unsupported(f"aggregation {ast.unparse(v)}")
             outputs.append(self._aggregate_output(k.arg, fn, base.column(col_name)))
         return _Frame(P.Aggregate(child, keys, tuple(outputs)))
+
+    def _one_row(self, call: ast.Call, env: dict[str, _Frame]) -> _Frame:
+        """pd.DataFrame({"k": [pdf.k.iloc[0]], "total": [pdf.amount.sum()]}): one row of scalars,
+        all read from one frame; `iloc[0]` is the first row's value (pandas raises on no rows)."""
+        if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], ast.Dict):
+            raise Unsupported("pd.DataFrame({name: [scalar], ...}) is the form read")
+        frame: _Frame | None = None
+        outputs: list[tuple[X.Col, X.Expr]] = []
+        for k, v in zip(call.args[0].keys, call.args[0].values):
+            name = _constant(k, str)
+            if name is None or not isinstance(v, ast.List) or len(v.elts) != 1:
+                raise Unsupported("pd.DataFrame({name: [scalar], ...}) is the form read")
+            scalar = v.elts[0]
+            first = isinstance(scalar, ast.Subscript) and isinstance(scalar.value, ast.Attribute) \
+                and scalar.value.attr == "iloc" and _constant(scalar.slice, int) == 0
+            series_node = scalar.value.value if first else \
+                scalar.func.value if isinstance(scalar, ast.Call) and isinstance(scalar.func, ast.Attribute) else None
+            if not isinstance(series_node, (ast.Attribute, ast.Subscript)) or not isinstance(series_node.value, ast.Name):
+                raise Unsupported(f"scalar {ast.unparse(scalar)!r}")
+            source = self._name(series_node.value, env)
+            if frame is not None and source is not frame:
+                raise Unsupported("pd.DataFrame over scalars of different frames")
+            frame = source
+            if first:
+                col = self.series(series_node, frame, env).expr
+                if not isinstance(col, X.Col):
+                    raise Unsupported(f"scalar {ast.unparse(scalar)!r}")
+                agg = X.Agg("pandas_first", col, col.dtype)
+            else:
+                s = self.series(scalar, frame, env)
+                if not s.aggregate:
+                    raise Unsupported(f"scalar {ast.unparse(scalar)!r}")
+                agg = s.expr  # type: ignore[assignment]
+            outputs.append((self.fresh(name, agg.dtype), agg))
+        if frame is None:
+            raise Unsupported("pd.DataFrame with no columns")
+        return _Frame(P.Aggregate(frame.plan, (), tuple(outputs)))
 
     def _aggregate_output(self, name: str, fn: str, col: X.Col) -> tuple[X.Col, X.Expr]:
         agg = _pandas_agg(fn, col)

@@ -63,6 +63,8 @@ ROW_WISE_ROWS = 1
 # float (32-bit) is left out, numpy compares it with a literal rounded to 32 bits
 _ROW_WISE_TYPES = frozenset({"byte", "short", "int", "double", "string", "boolean", "date"})
 _BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
+# how a refusal says F reads a column that differs between rows of a group (and so needs the row route)
+_NOT_CONSTANT = "which the body does not keep constant within a group"
 
 
 # ----------------------------------------------------------------------------- the body's shape
@@ -101,8 +103,12 @@ def key_determined(op: P.GroupedMap) -> dict[X.Col, X.Expr]:
         if isinstance(node, (P.Filter, P.Reorder, P.TopK)):
             continue  # these choose and order rows; a column's value on a kept row is unchanged
         if isinstance(node, (P.Project, P.Aggregate)):
+            # the first row's value of a group-constant column is that value
+            firsts = {c: known[e.arg] for c, e in node.outputs
+                      if isinstance(e, X.Agg) and e.fn == "pandas_first" and e.arg in known}
             known = {c: X.substitute(e, known) for c, e in node.outputs
                      if not any(isinstance(n, X.Agg) for n in X.walk(e)) and X.columns(e) <= set(known)}
+            known.update(firsts)
             continue
         return {}
     return {out: known[b] for out, b in output_map(op).items() if b in known}
@@ -178,11 +184,11 @@ def verify(op: P.GroupedMap, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
             return whole
         row_reason = is_row_wise(op)
         if row_reason:
-            return whole if "computes per row" not in whole.reason else refuse(f"{whole.reason}; {row_reason}")
+            return whole if _NOT_CONSTANT not in whole.reason else refuse(f"{whole.reason}; {row_reason}")
         row = _row_wise(op, f, pred, kind, timeout_ms)
     except Unsupported as err:
         return refuse(f"cannot model: {err}")
-    return row if row.proved or "computes per row" in whole.reason else whole
+    return row if row.proved or _NOT_CONSTANT in whole.reason else whole
 
 
 def _whole_groups(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int) -> Verdict:
@@ -192,7 +198,7 @@ def _whole_groups(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms:
     known = key_determined(op)
     per_row = sorted(c.name for c in X.columns(f) - set(known))
     if per_row and kind != SUPERSET:
-        return refuse(f"the late filter reads {', '.join(per_row)}, which the body computes per row")
+        return refuse(f"the late filter reads {', '.join(per_row)}, {_NOT_CONSTANT}")
     # the other columns are left free on the output row (any value, NULL included), so a
     # superset proof holds whatever the body computes for them
     values = {c: known[c] for c in X.columns(f) if c in known}
@@ -218,7 +224,7 @@ def _whole_groups(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms:
         if not proof.proved:
             example = rows_from_model(proof.model, [r1, r2]) if proof.model is not None else {}
             rows = [r for table in example.values() for r in table]
-            why = f"; the late filter reads {', '.join(per_row)}, which the body computes per row" if per_row else ""
+            why = f"; the late filter reads {', '.join(per_row)}, {_NOT_CONSTANT}" if per_row else ""
             return refuse(f"{name}: {proof.reason}{why}", {"input": rows} if rows else {})
     return Verdict(True, kind, CATEGORY, WHOLE_GROUPS_ROWS, "proved: G keeps or drops whole groups", {}, True)
 
@@ -313,7 +319,7 @@ def why_not(op: P.GroupedMap, f: X.Expr, timeout_ms: int = 500) -> str:
         reasons = []
         per_row = sorted(c.name for c in X.columns(f) - set(key_determined(op)))
         if per_row:
-            reasons.append(f"the late filter reads {', '.join(per_row)}, which the body computes per row")
+            reasons.append(f"the late filter reads {', '.join(per_row)}, {_NOT_CONSTANT}")
         row_reason = is_row_wise(op)
         walked = row_reason or _through_body(op, f, timeout_ms)
         if isinstance(walked, str):

@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
+import pandas as pd
 import pytest
 from pyspark.sql import functions as F
 
@@ -56,6 +57,15 @@ def doubled(pdf):
     return pdf.sort_values("amount")
 
 
+def with_twice(pdf):
+    pdf["twice"] = pdf.amount * 2
+    return pdf
+
+
+def summary(pdf):
+    return pd.DataFrame({"store": [pdf.store.iloc[0]], "total": [pdf.amount.sum()]})
+
+
 def share(pdf):
     return pdf.assign(total=pdf.amount.sum())
 
@@ -70,7 +80,7 @@ def keep_ids(pdf):
 
 
 FUNCTIONS = {f.__name__: f for f in (keep_positive, top_two, with_flag, with_big_key, key_doubled, totals, doubled,
-                                      share, shifted, keep_ids)}
+                                      with_twice, summary, share, shifted, keep_ids)}
 
 SALES = "v int, store string, amount double"
 SCHEMAS = {
@@ -79,6 +89,8 @@ SCHEMAS = {
     "key_doubled": SALES + ", v2 int",
     "totals": "store string, total double",
     "doubled": SALES + ", twice double",
+    "with_twice": SALES + ", twice double",
+    "summary": "store string, total double",
     "share": SALES + ", total double",
     "shifted": SALES + ", w double",
     "keep_ids": "id long, store string",
@@ -121,6 +133,8 @@ CASES = [
          "top_two", lambda: F.col("store") == "b", EQUIVALENT, "store = 'b'"),
     Case("filter on the group key through a pandas aggregation: pushed",
          "totals", lambda: F.col("store") == "c", EQUIVALENT, "store = 'c'"),
+    Case("filter on the key through a one-row frame of the group's first key and a sum: pushed",
+         "summary", lambda: F.col("store") == "a", EQUIVALENT, "store = 'a'"),
     Case("filter on a column derived from the key: pushed as the key test pandas computes",
          "with_flag", lambda: F.col("is_a"), EQUIVALENT, "coalesce(store = 'a', False)"),
     Case("filter on a comparison of an integer key: pushed",
@@ -137,12 +151,16 @@ CASES = [
          "top_two", lambda: F.col("v") > 900, None),
     Case("filter on an aggregate the body computes: must not be pushed",
          "totals", lambda: F.col("total") > 5, None),
+    Case("filter on the sum in a one-row frame: must not be pushed",
+         "summary", lambda: F.col("total") > 5, None),
     Case("filter on a per-row column next to a broadcast aggregate: must not be pushed",
          "share", lambda: F.col("v") > 900, None),
     Case("filter on the key through a body that is not read (Series.apply): must not be pushed",
          "shifted", lambda: F.col("store") == "a", None),
     Case("filter on a double the body passes through: NaN comes back NULL, must not be pushed",
          "doubled", lambda: F.col("twice") > 4, None),
+    Case("IS NULL on a double computed in the body: NaN input comes back NULL, must not be pushed",
+         "with_twice", lambda: F.col("twice").isNull(), None),
     Case("filter on integer key arithmetic that numpy may wrap: must not be pushed",
          "key_doubled", lambda: F.col("v2") > 10, None, keys=("v",)),
     Case("filter through a row-by-row body that receives a long column: must not be pushed",
@@ -183,3 +201,37 @@ def test_grouped_map_case(spark, case: Case):
     rewritten = rewritten_pipeline(walk, sources, body, case.late, case.expect == SUPERSET)
     assert bag(rewritten) == bag(original)
     assert len(bag(original)) > 0, "the case's data should keep some rows, or the comparison proves little"
+
+
+# ----------------------------------------------------------------------------- why the refusals matter
+
+@dataclass(frozen=True)
+class Naive:
+    title: str
+    fn: str
+    rows: list
+    schema: str
+    late: Callable  # () -> Column: the late filter
+    naive: Callable  # () -> Column: the late filter read through the body as if pandas were Spark
+
+
+NAIVE = [
+    Naive("a double read as NaN by pandas: the naive predicate drops a row the original keeps",
+          "with_twice", [(1, "a", float("nan")), (2, "a", None), (3, "a", 1.0)], SALES,
+          lambda: F.col("twice").isNull(), lambda: (F.col("amount") * 2).isNull()),
+    Naive("a long with a missing value rounds in float64: the naive predicate changes the value",
+          "keep_ids", [(2 ** 53 + 1, "a"), (None, "a"), (5, "b")], "id long, store string",
+          lambda: F.col("id") > 6, lambda: F.col("id") > 6),
+]
+
+
+@pytest.mark.parametrize("case", NAIVE, ids=[c.title for c in NAIVE])
+def test_refused_pushdown_would_change_the_output(spark, case: Naive):
+    """The refusals above are not caution only: on these rows the naive rewrite differs."""
+    source = spark.createDataFrame(case.rows, case.schema)
+    schema = SCHEMAS.get(case.fn, SALES)
+    original = source.groupBy("store").applyInPandas(FUNCTIONS[case.fn], schema).filter(case.late())
+    walk = run_engine([source], original, [udf_record(case.fn, FUNCTIONS[case.fn])])
+    assert walk.pushed == []
+    naive = source.filter(case.naive()).groupBy("store").applyInPandas(FUNCTIONS[case.fn], schema)
+    assert bag(naive) != bag(original)
