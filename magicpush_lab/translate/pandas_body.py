@@ -123,6 +123,9 @@ class _Reader:
             elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                     and _constant(target.slice, str) is not None:
                 frame = self._name(target.value, env)
+                if any(v is frame for k, v in env.items() if k != target.value.id):
+                    # `a = pdf` binds one object to two names: setting a column changes both
+                    raise Unsupported(f"{target.value.id} is bound to a frame another name holds too")
                 series = self.series(stmt.value, frame, env)
                 env[target.value.id] = self._assign(frame, ((target.slice.value, series),))
             else:
@@ -350,7 +353,7 @@ class _Reader:
 
     def series(self, node: ast.expr, frame: _Frame, env: dict[str, _Frame]) -> _Series:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr not in _AGGREGATES:
-            return _Series(self._column_of(node.value, node.attr, frame, env))
+            return _Series(self._column_of(node.value, node.attr, frame, env, by_attribute=True))
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and _constant(node.slice, str):
             return _Series(self._column_of(node.value, node.slice.value, frame, env))
         if isinstance(node, ast.Constant) and not isinstance(node.value, bool) \
@@ -386,10 +389,13 @@ class _Reader:
             return self._series_method(node, frame, env)
         raise Unsupported(f"expression {ast.unparse(node)!r}")
 
-    def _column_of(self, name: ast.Name, column: str, frame: _Frame, env: dict[str, _Frame]) -> X.Col:
+    def _column_of(self, name: ast.Name, column: str, frame: _Frame, env: dict[str, _Frame],
+                   by_attribute: bool = False) -> X.Col:
         # a Series of another frame would be aligned by index labels: not modelled
         if env.get(name.id) is not frame:
             raise Unsupported(f"{name.id}.{column} does not belong to the frame it is used on")
+        if by_attribute and _frame_attribute(column):
+            raise Unsupported(f"{name.id}.{column} is a DataFrame attribute, not the column")
         return frame.column(column)
 
     def _series_method(self, call: ast.Call, frame: _Frame, env: dict[str, _Frame]) -> _Series:
@@ -431,6 +437,7 @@ def _compare(op: str, a: _Series, b: _Series) -> X.Expr:
         raise Unsupported(f"comparison {op} of {ta} and {tb}")
     if isinstance(a.expr, X.Lit) and isinstance(b.expr, X.Lit):
         raise Unsupported("comparison of two literals")
+    _exact_mix(a.expr, b.expr)
     left = _retype(a.expr, b.expr)
     right = _retype(b.expr, a.expr)
     return X.Coalesce((X.Cmp(op, left, right), X.TRUE if op == "!=" else X.FALSE))
@@ -441,6 +448,7 @@ def _arith(op: str, a: _Series, b: _Series) -> X.Expr:
     _numeric(b)
     if isinstance(a.expr, X.Lit) and isinstance(b.expr, X.Lit):
         raise Unsupported("arithmetic on two literals")
+    _exact_mix(a.expr, b.expr)
     left, right = _retype(a.expr, b.expr), _retype(b.expr, a.expr)
     ta, tb = _dtype(left), _dtype(right)
     if ta in FRACTIONAL or tb in FRACTIONAL:
@@ -448,6 +456,20 @@ def _arith(op: str, a: _Series, b: _Series) -> X.Expr:
     else:
         dtype = max((ta, tb), key=lambda t: _INT_RANK[t])
     return X.Arith(op, left, right, dtype)
+
+
+def _frame_attribute(name: str) -> bool:
+    """`pdf.<name>` is pandas' own attribute (pdf.size, pdf.T), not the column of that name."""
+    import pandas
+
+    return hasattr(pandas.DataFrame, name)
+
+
+def _exact_mix(a: X.Expr, b: X.Expr) -> None:
+    # numpy compares and adds a long with a double in float64, which rounds above 2**53
+    types = {_dtype(a), _dtype(b)}
+    if "long" in types and types & FRACTIONAL:
+        raise Unsupported("a long combined with a float or double")
 
 
 def _numeric(s: _Series) -> None:

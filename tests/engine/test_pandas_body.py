@@ -10,7 +10,8 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.expr import Col
 from magicpush_lab.translate.pandas_body import Unsupported, body_plan
 
-INPUTS = (Col("v", 0, "int"), Col("store", 1, "string"), Col("amount", 2, "double"))
+INPUTS = (Col("v", 0, "int"), Col("store", 1, "string"), Col("amount", 2, "double"), Col("size", 3, "int"),
+          Col("n", 4, "long"))
 
 
 def shape(plan: P.Plan) -> list[str]:
@@ -64,6 +65,11 @@ READS = [
     Read("a mask from another frame",
          "def f(pdf):\n    top = pdf.sort_values('v')\n    return top[pdf.v > 1]\n", None, "does not belong"),
     Read("a missing column", "def f(pdf):\n    return pdf[pdf.nope > 1]\n", None, "no column 'nope'"),
+    Read("a column set through a second name for the same frame",
+         "def f(pdf):\n    other = pdf\n    other['v'] = other.v * 0\n    return pdf\n", None, "another name"),
+    Read("a column named like a DataFrame attribute, read as an attribute",
+         "def f(pdf):\n    return pdf[pdf.size > 1]\n", None, "attribute"),
+    Read("a long compared with a double", "def f(pdf):\n    return pdf[pdf.n > 2.5]\n", None, "long combined"),
     Read("groupby keeping the index", "def f(pdf):\n    return pdf.groupby('store').agg(t=('v', 'sum'))\n",
          None, "as_index=False"),
 ]
