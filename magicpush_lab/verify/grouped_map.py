@@ -148,14 +148,18 @@ def candidates(op: P.GroupedMap, f: X.Expr) -> Iterator[tuple[X.Expr, str]]:
     pushed through a row-by-row body."""
     try:
         known = key_determined(op)
+        row_wise = not is_row_wise(op)
     except Unsupported:
-        return
+        return  # a body that is not a chain: nothing to propose
     parts = [X.substitute(c, known) for c in X.conjuncts(f) if X.columns(c) <= set(known)]
     if parts:
         how = "the late filter on group-constant columns, read on the group keys"
         yield X.and_(*parts), how if len(parts) == len(X.conjuncts(f)) else "its conjuncts on group-constant columns"
-    if not is_row_wise(op):
-        walked = _through_body(op, f, DEFAULT_TIMEOUT_MS)
+    if row_wise:
+        try:
+            walked = _through_body(op, f, DEFAULT_TIMEOUT_MS)
+        except (Unsupported, z3.Z3Exception):
+            return
         if isinstance(walked, tuple):
             yield walked[0], "the late filter pushed through the pandas body, operator by operator"
 
