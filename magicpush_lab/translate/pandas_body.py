@@ -157,9 +157,10 @@ class _Reader:
             return self._one_row(node, env)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
-            if method == "agg" and isinstance(node.func.value, ast.Call) \
-                    and isinstance(node.func.value.func, ast.Attribute) and node.func.value.func.attr == "groupby":
-                return self._groupby_agg(node.func.value, node, env)
+            inner = node.func.value
+            if method == "agg" and isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) \
+                    and inner.func.attr == "groupby":
+                return self._groupby_agg(inner, node, env)
             base = self.frame(node.func.value, env)
             return self._method(base, method, node, env)
         raise Unsupported(f"frame expression {ast.unparse(node)!r}")
@@ -203,7 +204,8 @@ class _Reader:
                 base.column(n)  # pandas raises on a missing column
             kept = tuple((c, c) for c in base.plan.output if c.name not in names)
             return _Frame(P.Project(base.plan, kept), base.order)
-        if method == "rename" and not call.args and kw.keys() == {"columns"} and isinstance(kw["columns"], ast.Dict):
+        if method == "rename" and not call.args and kw.keys() == {"columns"} \
+                and isinstance(kw["columns"], ast.Dict):
             mapping = {}
             for k, v in zip(kw["columns"].keys, kw["columns"].values):
                 old, new = _constant(k, str), _constant(v, str)
@@ -289,9 +291,13 @@ class _Reader:
             scalar = v.elts[0]
             first = isinstance(scalar, ast.Subscript) and isinstance(scalar.value, ast.Attribute) \
                 and scalar.value.attr == "iloc" and _constant(scalar.slice, int) == 0
-            series_node = scalar.value.value if first else \
-                scalar.func.value if isinstance(scalar, ast.Call) and isinstance(scalar.func, ast.Attribute) else None
-            if not isinstance(series_node, (ast.Attribute, ast.Subscript)) or not isinstance(series_node.value, ast.Name):
+            series_node = None
+            if first:
+                series_node = scalar.value.value
+            elif isinstance(scalar, ast.Call) and isinstance(scalar.func, ast.Attribute):
+                series_node = scalar.func.value
+            if not isinstance(series_node, (ast.Attribute, ast.Subscript)) \
+                    or not isinstance(series_node.value, ast.Name):
                 raise Unsupported(f"scalar {ast.unparse(scalar)!r}")
             source = self._name(series_node.value, env)
             if frame is not None and source is not frame:
@@ -330,7 +336,7 @@ class _Reader:
                 # read on the current frame, which equals the base on every column not yet assigned
                 s = self.series(node, current, {**env, **{k: current for k, v in env.items() if v is base}})
                 if {c.name for c in X.columns(s.expr)} & assigned:
-                    raise Unsupported(f"assign: {name} reads a column an earlier item of the same call replaced")
+                    raise Unsupported(f"assign: {name} reads a column an earlier item of the call replaced")
             current = self._assign(current, ((name, s),))
             assigned.add(name)
         return current
@@ -352,9 +358,11 @@ class _Reader:
     # -------------------------------------------------------------------- series
 
     def series(self, node: ast.expr, frame: _Frame, env: dict[str, _Frame]) -> _Series:
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr not in _AGGREGATES:
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.attr not in _AGGREGATES:
             return _Series(self._column_of(node.value, node.attr, frame, env, by_attribute=True))
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and _constant(node.slice, str):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+                and _constant(node.slice, str):
             return _Series(self._column_of(node.value, node.slice.value, frame, env))
         if isinstance(node, ast.Constant) and not isinstance(node.value, bool) \
                 and isinstance(node.value, (int, float, str)):
@@ -411,7 +419,8 @@ class _Reader:
         if method in ("isna", "isnull", "notna", "notnull") and not call.args:
             missing = X.IsNull(s.expr) if method in ("isna", "isnull") else X.IsNotNull(s.expr)
             return _Series(missing, mask=True)
-        if method == "isin" and len(call.args) == 1 and isinstance(call.args[0], (ast.List, ast.Tuple, ast.Set)):
+        if method == "isin" and len(call.args) == 1 \
+                and isinstance(call.args[0], (ast.List, ast.Tuple, ast.Set)):
             values = [_constant(e, (int, float, str)) for e in call.args[0].elts]
             if any(v is None or isinstance(v, bool) for v in values) or not values:
                 raise Unsupported("isin over a list of literal numbers or strings")

@@ -83,7 +83,8 @@ def chain(body: P.Plan) -> tuple[P.Plan, ...]:
 def output_map(op: P.GroupedMap) -> dict[X.Col, X.Col]:
     """GroupedMap output column -> the body column Spark reads it from (same name and type;
     a column Arrow would cast is left out)."""
-    return {out: b for out, b in zip(op.output, op.body.output) if out.name == b.name and out.dtype == b.dtype}
+    return {out: b for out, b in zip(op.output, op.body.output)
+            if out.name == b.name and out.dtype == b.dtype}
 
 
 def key_determined(op: P.GroupedMap) -> dict[X.Col, X.Expr]:
@@ -119,7 +120,8 @@ def is_row_wise(op: P.GroupedMap) -> str:
     for node in chain(op.body):
         if isinstance(node, (P.Filter, P.Reorder, P.Source)):
             continue
-        if isinstance(node, P.Project) and not any(isinstance(n, X.Agg) for _, e in node.outputs for n in X.walk(e)):
+        if isinstance(node, P.Project) \
+                and not any(isinstance(n, X.Agg) for _, e in node.outputs for n in X.walk(e)):
             continue
         what = "an aggregate" if isinstance(node, (P.Project, P.Aggregate)) else P.operator_name(node)
         return f"the body has {what}, so an output row depends on other rows of its group"
@@ -153,8 +155,9 @@ def candidates(op: P.GroupedMap, f: X.Expr) -> Iterator[tuple[X.Expr, str]]:
         return  # a body that is not a chain: nothing to propose
     parts = [X.substitute(c, known) for c in X.conjuncts(f) if X.columns(c) <= set(known)]
     if parts:
-        how = "the late filter on group-constant columns, read on the group keys"
-        yield X.and_(*parts), how if len(parts) == len(X.conjuncts(f)) else "its conjuncts on group-constant columns"
+        whole = len(parts) == len(X.conjuncts(f))
+        yield X.and_(*parts), ("the late filter on group-constant columns, read on the group keys" if whole
+                               else "its conjuncts on group-constant columns")
     if row_wise:
         try:
             walked = _through_body(op, f, DEFAULT_TIMEOUT_MS)
@@ -253,7 +256,8 @@ def _row_wise(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int
         return refuse(f"pushing through the body gives {found}, not this candidate")
     if kind == EQUIVALENT and found_kind != EQUIVALENT:
         return refuse("the body only allows a superset pushdown")
-    return Verdict(True, kind, CATEGORY, ROW_WISE_ROWS, "proved through the body, operator by operator", {}, True)
+    return Verdict(True, kind, CATEGORY, ROW_WISE_ROWS, "proved through the body, operator by operator", {},
+                   True)
 
 
 def _through_body(op: P.GroupedMap, f: X.Expr, timeout_ms: int) -> tuple[X.Expr, str] | str:

@@ -79,8 +79,8 @@ def keep_ids(pdf):
     return pdf[pdf.id > 0]
 
 
-FUNCTIONS = {f.__name__: f for f in (keep_positive, top_two, with_flag, with_big_key, key_doubled, totals, doubled,
-                                      with_twice, summary, share, shifted, keep_ids)}
+FUNCTIONS = {f.__name__: f for f in (keep_positive, top_two, with_flag, with_big_key, key_doubled, totals,
+                                      doubled, with_twice, summary, share, shifted, keep_ids)}
 
 SALES = "v int, store string, amount double"
 SCHEMAS = {
