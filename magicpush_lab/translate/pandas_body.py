@@ -169,11 +169,12 @@ class _Reader:
         kw = {k.arg: k.value for k in call.keywords}
         if None in kw:
             raise Unsupported(f"{method}(**...)")
+        # a new frame with the same rows: a new object, so setting a column on it leaves `base` alone
         if method == "copy" and not call.args and not kw:
-            return base
+            return _Frame(base.plan, base.order)
         if method == "reset_index" and not call.args and kw.keys() == {"drop"} \
                 and _constant(kw["drop"], bool) is True:
-            return base  # the index is not part of what Spark receives
+            return _Frame(base.plan, base.order)  # the index is not part of what Spark receives
         if method == "assign" and not call.args:
             return self._assign_each(base, kw, env)
         if method == "sort_values":

@@ -31,7 +31,8 @@ follow is refused:
   type whose conversion it does not model); the whole-groups route keeps groups
   intact, so every group converts as it did;
 - an output column whose schema type differs from the body's is cast by Arrow
-  and is treated as unknown.
+  and is treated as unknown, and so is a key of a type whose trip through pandas
+  is not known to be exact (a timestamp goes through the session's local time).
 The body can raise (a pandas aggregate over strings, a schema Arrow cannot
 convert to) on a group or row the rewrite drops first, so every pushdown through
 fn is flagged `may_hide_errors`.
@@ -63,6 +64,10 @@ ROW_WISE_ROWS = 1
 # float (32-bit) is left out, numpy compares it with a literal rounded to 32 bits
 _ROW_WISE_TYPES = frozenset({"byte", "short", "int", "double", "string", "boolean", "date"})
 _BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
+# key types whose value comes back from pandas as it went in (a group's key is all missing or
+# none, so an integer key never rounds); a timestamp goes through the session's local time,
+# which is ambiguous in a daylight-saving change, and is left out with every other type
+_ROUND_TRIP = frozenset({"byte", "short", "int", "long", "string", "boolean", "date"})
 # how a refusal says F reads a column that differs between rows of a group (and so needs the row route)
 _NOT_CONSTANT = "which the body does not keep constant within a group"
 
@@ -96,6 +101,8 @@ def key_determined(op: P.GroupedMap) -> dict[X.Col, X.Expr]:
         if isinstance(op.child, P.Project) else {}
     known: dict[X.Col, X.Expr] = {}
     for c in nodes[0].output:
+        if c.dtype not in _ROUND_TRIP:
+            continue
         if c in keys:
             known[c] = c
         elif c in aliases:
@@ -243,8 +250,9 @@ def _row_wise(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int
     received = chain(op.body)[-1].output
     odd = sorted(f"{c.name} ({c.dtype})" for c in received if c.dtype not in _ROW_WISE_TYPES)
     if odd:
-        return refuse(f"fn receives {', '.join(odd)}, whose pandas form can depend on the other rows of the"
-                      f" group (a long with a missing value becomes float64)")
+        return refuse(f"fn receives {', '.join(odd)}, whose pandas form is not modelled row by row (a long"
+                      f" becomes float64 when its group has a missing value, a timestamp goes through local"
+                      f" time)")
     reason = overflow(inlined_expressions(op), timeout_ms)
     if reason:
         return refuse(reason)

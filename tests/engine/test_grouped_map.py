@@ -235,3 +235,19 @@ def test_refused_pushdown_would_change_the_output(spark, case: Naive):
     assert walk.pushed == []
     naive = source.filter(case.naive()).groupBy("store").applyInPandas(FUNCTIONS[case.fn], schema)
     assert bag(naive) != bag(original)
+
+
+def test_timestamp_key_is_not_read_as_group_constant(spark):
+    """A timestamp key goes through pandas in local time: a filter on it is not pushed."""
+    import datetime as dt
+
+    source = spark.createDataFrame([(dt.datetime(2024, 3, 1, 12), 1), (dt.datetime(2024, 3, 2, 12), 2)],
+                                   "ts timestamp, n int")
+    day = dt.datetime(2024, 3, 1, 12)
+    original = source.groupBy("ts").applyInPandas(pass_through, "ts timestamp, n int").filter(F.col("ts") == day)
+    walk = run_engine([source], original, [udf_record("pass_through", pass_through)])
+    assert walk.pushed == [] and walk.refusals
+
+
+def pass_through(pdf):
+    return pdf
