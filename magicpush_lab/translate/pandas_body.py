@@ -80,7 +80,13 @@ def body_plan(source: str | None, inputs: tuple[X.Col, ...]) -> P.Plan:
         tree = ast.parse(textwrap.dedent(source))
     except SyntaxError as err:
         raise Unsupported(f"source does not parse: {err.msg}") from err
+    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if not defs and len(lambdas) == 1:
+        # `lambda pdf: ...` (the tracer keeps just the lambda) is a function returning its body
+        fn = lambdas[0]
+        as_def = ast.FunctionDef("<lambda>", fn.args, [ast.Return(fn.body, lineno=1)], [], None, lineno=1)
+        return _Reader(inputs).function(as_def)
     if len(defs) != 1:
         raise Unsupported("expected one function definition")
     return _Reader(inputs).function(defs[0])

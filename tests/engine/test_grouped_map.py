@@ -79,8 +79,11 @@ def keep_ids(pdf):
     return pdf[pdf.id > 0]
 
 
+last_two = lambda pdf: pdf.sort_values("v").head(2)  # noqa: E731 - a lambda body is read too
+last_two.__name__ = "last_two"
+
 FUNCTIONS = {f.__name__: f for f in (keep_positive, top_two, with_flag, with_big_key, key_doubled, totals,
-                                      doubled, with_twice, summary, share, shifted, keep_ids)}
+                                      doubled, with_twice, summary, share, shifted, keep_ids, last_two)}
 
 SALES = "v int, store string, amount double"
 SCHEMAS = {
@@ -135,6 +138,10 @@ CASES = [
          "totals", lambda: F.col("store") == "c", EQUIVALENT, "store = 'c'"),
     Case("filter on the key through a one-row frame of the group's first key and a sum: pushed",
          "summary", lambda: F.col("store") == "a", EQUIVALENT, "store = 'a'"),
+    Case("filter on the group key through a lambda body: pushed",
+         "last_two", lambda: F.col("store") == "b", EQUIVALENT, "store = 'b'"),
+    Case("filter on a per-row column through a lambda body with head(k): must not be pushed",
+         "last_two", lambda: F.col("v") > 900, None),
     Case("filter on a column derived from the key: pushed as the key test pandas computes",
          "with_flag", lambda: F.col("is_a"), EQUIVALENT, "coalesce(store = 'a', False)"),
     Case("filter on a comparison of an integer key: pushed",

@@ -46,6 +46,8 @@ READS = [
     Read("a copy is a frame of its own: setting a column on it is read",
          "def f(pdf):\n    out = pdf.copy()\n    out['y'] = out.v * 2\n    return out\n",
          ["RowTransform", "Source"], "(v * 2)"),
+    Read("a lambda is a function returning its body", "lambda pdf: pdf[pdf.v > 3]",
+         ["Filter", "Source"], "coalesce(v > 3, False)"),
     Read("column list", "def f(pdf):\n    return pdf[['store', 'v']]\n", ["DropColumn", "Source"], "store"),
     Read("sort then head is a top-k",
          "def f(pdf):\n    return pdf.sort_values('v', ascending=False).head(3)\n",
