@@ -16,11 +16,12 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
-from magicpush_lab.verify import full_outer_join
+from magicpush_lab.verify import full_outer_join, grouped_map
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
-                P.Window, P.RowExpand, P.Expand)
+                P.Window, P.RowExpand, P.Expand,
+                P.GroupedMap)
 
 
 @dataclass(frozen=True)
@@ -129,8 +130,10 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
                     _walk(child, g, steps + (step,), step_kind, late, here, i, budget, result,
                           hides or verdict.may_hide_errors)
             return
-    result.refusals.append(Refusal(P.operator_name(node), "no candidate could be proved",
-                                   *_last_failure(node, pred)))
+    why = "no candidate could be proved"
+    if isinstance(node, P.GroupedMap):  # the body's analysis says which part stopped the filter
+        why = grouped_map.why_not(node, pred, min(500, max(1, budget.left_ms())))
+    result.refusals.append(Refusal(P.operator_name(node), why, *_last_failure(node, pred)))
 
 
 def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Budget,
@@ -167,7 +170,8 @@ def check(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], kind: str,
 
 
 _VERIFIERS = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
-              P.Window: window.verify, P.RowExpand: row_expand.verify, P.Expand: row_expand.verify_unpivot}
+              P.Window: window.verify, P.RowExpand: row_expand.verify, P.Expand: row_expand.verify_unpivot,
+              P.GroupedMap: grouped_map.verify}
 
 
 def _only(g: tuple[X.Expr | None, ...], i: int) -> tuple[X.Expr | None, ...]:

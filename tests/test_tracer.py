@@ -190,3 +190,16 @@ def test_bundles_and_magic(shell):
     assert set(shown) == {"text/html", "text/plain"}
     assert "Traceback" not in shown["text/plain"]
     assert "MagicPush" in shown["text/plain"] or "reduction" in shown["text/plain"]
+
+
+def test_apply_in_pandas_records_the_function_source(shell):
+    """The body of applyInPandas is read from its source, recorded as for Python UDFs."""
+    ip, tracer = shell
+    run(ip, PIPELINE[0])
+    run(ip, 'def keep_big(pdf):\n    pdf = pdf[pdf.v > 3]\n    return pdf\n'
+            'g = sales.groupBy("v").applyInPandas(keep_big, "id long, v long")')
+    event = tracer.events[-1]
+    assert event.op == "groupBy.applyInPandas"
+    udfs = {u.name: u for u in event.udfs}
+    assert udfs["keep_big"].kind == "pandas"
+    assert udfs["keep_big"].source == 'def keep_big(pdf):\n    pdf = pdf[pdf.v > 3]\n    return pdf\n'

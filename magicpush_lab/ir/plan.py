@@ -7,7 +7,7 @@ predicate finds its way back to a notebook cell.
 Operators covered so far: Source, Filter, Project (the paper's RowTransform and
 DropColumn in one node, as Spark has them), InnerJoin, OuterJoin (left, right and full),
 Aggregate (GroupBy and Pivot), Window (CumAggr), RowExpand, Expand (UnPivot),
-TopK, Reorder, Union, and
+TopK, Reorder, Union, GroupedMap (applyInPandas, its body a sub-plan), and
 Other, the barrier that carries the reason nothing can be pushed through it.
 """
 
@@ -213,6 +213,22 @@ class Union:
 
 
 @dataclass(frozen=True)
+class GroupedMap(_OneInput):
+    """groupBy(keys).applyInPandas(fn, schema): `fn` runs once per group (the paper's GroupedMap).
+
+    `body` is fn read as a sub-plan over one group's rows: its leaf is a Source whose
+    output is the columns fn receives, and its output columns become `output` by name
+    (Spark assigns the returned frame's columns to the schema by label).
+    """
+
+    child: "Plan"
+    keys: tuple[Expr, ...]
+    body: "Plan"
+    output: tuple[Col, ...]
+    origin: int | None = None
+
+
+@dataclass(frozen=True)
 class Other:
     """A barrier: nothing is pushed through it, and `reason` says why."""
 
@@ -223,7 +239,8 @@ class Other:
 
 
 Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, Window, RowExpand, Expand, TopK,
-                    Reorder, Union, Other]
+                    Reorder, Union, Other,
+                    GroupedMap]
 
 
 def operator_name(node: Plan) -> str:

@@ -54,6 +54,17 @@ def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
         yield from _through_aggregate(op, f)
     elif isinstance(op, P.Expand):
         yield from _through_unpivot(op, f)
+    elif isinstance(op, P.GroupedMap):
+        yield from _through_grouped_map(op, f)
+
+
+def _through_grouped_map(op: P.GroupedMap, f: X.Expr) -> Iterator[Candidate]:
+    """applyInPandas: F on the columns the body keeps constant per group, then F pushed through
+    a row-by-row body (verify/grouped_map.py, which proves each)."""
+    from magicpush_lab.verify import grouped_map  # it searches through the body with this module
+
+    for g, how in grouped_map.candidates(op, f):
+        yield Candidate((g,), how)
 
 
 def _through_explode(op: P.RowExpand, f: X.Expr) -> Iterator[Candidate]:

@@ -301,6 +301,8 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
             computed.append(X.Col(e.field("name"), _expr_id(e), "other"))
         child = to_plan(n.kids[0], ctx)
         return P.Window(child, _inline_partition(partition, child), tuple(computed), origin)
+    if n.cls == "FlatMapGroupsInPandas":
+        return _grouped_map(n, ctx, origin)
     if n.cls in ("LocalLimit", "Offset", "Tail"):
         raise TranslateError(f"{n.cls}: which rows are kept depends on the order")
     if n.cls in _REORDER:
@@ -325,6 +327,40 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
             return P.OuterJoin(left, right, condition, "both", origin)
         return P.OuterJoin(left, right, condition, "left" if join_type == "LeftOuter" else "right", origin)
     raise TranslateError(f"{n.cls}: no pushdown analysis for this operator yet")
+
+
+def _grouped_map(n: Node, ctx: Context, origin: int | None) -> P.Plan:
+    """groupBy(keys).applyInPandas(fn, schema): fn's body read as a sub-plan (translate/pandas_body.py).
+
+    The function receives the PythonUDF's argument columns; Spark assigns the returned
+    frame's columns to the schema by label (or by position when that is turned off), so
+    the body must return the schema's columns under their names and in their order,
+    where both ways agree.
+    """
+    from magicpush_lab.translate import pandas_body
+
+    udf_node = expression(n.field("functionExpr"))
+    if udf_node is None or udf_node.cls != "PythonUDF":
+        raise TranslateError("applyInPandas without a Python function in the plan")
+    if int(udf_node.field("evalType") or 0) != 201:  # SQL_GROUPED_MAP_PANDAS_UDF: fn(pdf) -> pdf
+        raise TranslateError("applyInPandas in a form other than fn(pdf) -> pdf")
+    name = udf_node.field("name")
+    udf = ctx.udfs.get(name)
+    if not bool(udf_node.field("udfDeterministic", True)) or (udf is not None and not udf.deterministic):
+        raise TranslateError(f"applyInPandas function {name} is nondeterministic")
+    inputs = tuple(to_expr(k, ctx) for k in udf_node.kids)
+    if not all(isinstance(c, X.Col) for c in inputs) or len({c.name for c in inputs}) != len(inputs):
+        raise TranslateError("applyInPandas over columns the body cannot name")
+    try:
+        body = pandas_body.body_plan(udf.source if udf else None, inputs)  # type: ignore[arg-type]
+    except pandas_body.Unsupported as err:
+        raise TranslateError(f"applyInPandas body of {name} not analysed: {err}") from err
+    output = output_of(n)
+    if [c.name for c in body.output] != [c.name for c in output]:
+        raise TranslateError(f"applyInPandas body of {name} returns columns {[c.name for c in body.output]},"
+                             f" not the schema's {[c.name for c in output]}")
+    keys = tuple(to_expr(e, ctx) for e in expressions(n.field("groupingAttributes")))
+    return P.GroupedMap(to_plan(n.kids[0], ctx), keys, body, output, origin)
 
 
 def _is_stack(n: Node) -> bool:
