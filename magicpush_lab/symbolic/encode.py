@@ -182,6 +182,8 @@ class Evaluator:
         args = tuple(self.eval(a, row) for a in e.args)
         if not e.deterministic:
             raise Unsupported(f"UDF {e.name} is nondeterministic")
+        if e.kind == "pandas":
+            return self._pandas_udf(e, args)
         if e.source is not None:
             try:
                 arg_types = tuple(getattr(a, "dtype", "other") for a in e.args)
@@ -194,6 +196,18 @@ class Evaluator:
                 return cell
         # no source or not interpretable: a black box (uninterpreted function)
         return self._uninterpreted(f"udf_{e.name}", args, sort_of(e.dtype), may_be_null=True)
+
+    def _pandas_udf(self, e: X.PyUdf, args: tuple[Cell, ...]) -> Cell:
+        """A scalar pandas UDF read element by element; never a deterministic black box, since
+        an unread body may depend on its batch (symbolic/pandas_udf.py)."""
+        from magicpush_lab.symbolic.pandas_udf import interpret_call, unknown_result
+
+        if e.batch_dependent or e.source is None:
+            raise Unsupported(f"pandas UDF {e.name} may depend on its batch")
+        arg_types = tuple(X.dtype_of(a) for a in e.args)
+        cell, error, unknown = interpret_call(e.source, args, e.dtype, arg_types)
+        self.errors.append(error)
+        return unknown_result(cell, unknown, e.name)
 
     def _ArrayExists(self, e: X.ArrayExists, row: SymbolicRow) -> Cell:
         """exists(array, var -> body) as a black box of the array and the row columns the body
