@@ -38,12 +38,14 @@ series, or any method not listed below raises `Unsupported`.
 >>> import z3
 >>> from magicpush_lab.symbolic.values import Cell
 >>> v = Cell(z3.Int("v"), z3.Bool("v_nn"))
->>> src = "def f(s):\\n    return s * 2 + 1"
+>>> src = "def f(s):\\n    return s.clip(0, 1000) * 2 + 1"
 >>> cell, error, unknown = interpret_call(src, (v,), "long", ("int",))
 >>> z3.simplify(z3.substitute(cell.value, (z3.Int("v"), z3.IntVal(4))))
 9
->>> unreadable_reason(src, ("int",), "long") is None, unreadable_reason(src, ("long",), "long") is not None
-(True, True)
+>>> unreadable_reason(src, ("int",), "long") is None
+True
+>>> unreadable_reason("def f(s):\\n    return s * 2 + 1", ("int",), "long")  # int32 wraps
+"the body's integer arithmetic can overflow, and then its value depends on the batch"
 >>> unreadable_reason("def f(s):\\n    return s - s.mean()", ("int",), "double")
 'method mean() is not element-wise or not modelled'
 """
@@ -57,7 +59,7 @@ import z3
 
 from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
 from magicpush_lab.symbolic.python_udf import parse_udf
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, fresh
+from magicpush_lab.symbolic.values import Cell, Unsupported, default_value
 
 T = z3.BoolVal(True)
 F = z3.BoolVal(False)
@@ -143,15 +145,6 @@ def unreadable_reason(source: str | None, arg_types: tuple[str, ...], dtype: str
     if possible is None:
         return "could not show within the time limit that the body never overflows"
     return "the body's integer arithmetic can overflow, and then its value depends on the batch"
-
-
-def unknown_result(cell: Cell, unknown: z3.BoolRef, name: str) -> Cell:
-    """`cell`, except that where `unknown` holds the value is a fresh unknown: it may differ
-    between two runs of the pipeline, so no proof can rely on it."""
-    if z3.is_false(z3.simplify(unknown)):
-        return cell
-    return Cell(z3.If(unknown, fresh(f"batch_{name}", cell.sort), cell.value),
-                z3.If(unknown, fresh(f"batch_nn_{name}", z3.BoolSort()), cell.notnull))
 
 
 def _param(cell: Cell, dtype: str) -> Elem:
