@@ -195,3 +195,37 @@ def test_pandas_udf_pushdown(spark, case: Case):
     rewritten = rewritten_pipeline(walk, sources, case.body, case.late, case.expect == SUPERSET)
     assert bag(rewritten) == bag(original)
     assert len(bag(original)) > 0, "the case's data should keep some rows, or the comparison proves little"
+
+
+# ----------------------------------------------------------------------------- from the notebook tracer
+
+TRACED = [
+    # (cell defining the UDF, whether the late filter's pushdown is proved)
+    ('@F.pandas_udf("long")\ndef capped(s: pd.Series) -> pd.Series:\n    return s.where(s < 700, 700)\n', True),
+    ('@F.pandas_udf("long")\ndef capped(s: pd.Series) -> pd.Series:\n    return s.where(s < s.max(), 0)\n', False),
+]
+
+
+@pytest.mark.parametrize("cell,pushes", TRACED, ids=["element-wise body pushes", "body reading the batch does not"])
+def test_tracer_records_pandas_udf_source_and_the_engine_reads_it(spark, cell: str, pushes: bool):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from magicpush_lab.kernel.extension import load, unload
+    from magicpush_lab.pipeline import optimize_trace
+
+    ip = InteractiveShell.instance()
+    tracer = load(ip)
+    ip.user_ns["spark"] = spark
+    try:
+        for source in ('import pandas as pd\nfrom pyspark.sql import functions as F\n'
+                       'sales = spark.createDataFrame([(i % 1000, "a") for i in range(3000)], "v int, store string")',
+                       cell,
+                       'out = sales.withColumn("w", capped("v")).filter(F.col("w") < 100)'):
+            ip.run_cell(source, store_history=True).raise_error()
+        trace = tracer.trace()
+    finally:
+        unload(ip)
+    recorded = [u for e in trace.events for u in e.udfs if u.name == "capped"]
+    assert recorded and recorded[-1].kind == "pandas" and "def capped" in recorded[-1].source
+    result = optimize_trace(trace)
+    assert bool(result.suggestions) == pushes, result.notes
