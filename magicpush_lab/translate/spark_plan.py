@@ -124,6 +124,9 @@ def to_expr(n: Node, ctx: Context) -> X.Expr:
             kind="pandas" if 200 <= eval_type < 300 else "python",
             batch_dependent=_batch_dependent(eval_type, udf, kids, spark_type(n.field("dataType"))),
         )
+    if n.cls == "NaNvl":
+        # fillna/na.fill on a double column: coalesce(nanvl(x, v), v); named as PySpark names it
+        return X.Func("nanvl", kids, _type_of(kids[0]))
     return X.Func(
         name=_snake(n.cls),
         args=kids,
