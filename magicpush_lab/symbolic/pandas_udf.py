@@ -105,6 +105,9 @@ def interpret_call(source: str, args: tuple[Cell, ...], dtype: str,
                    arg_types: tuple[str, ...]) -> tuple[Cell, z3.BoolRef, z3.BoolRef]:
     """The UDF's result cell for one row, when it raises, and when its value is unknown."""
     fn = parse_udf(source)
+    if isinstance(fn, ast.FunctionDef) and not all(map(_is_pandas_udf_decorator, fn.decorator_list)):
+        # another decorator may change what the function computes
+        raise Unsupported("a decorator other than pandas_udf")
     if isinstance(fn, ast.Lambda):
         params, body = [a.arg for a in fn.args.args], [ast.Return(fn.body)]
     else:
@@ -145,6 +148,12 @@ def unreadable_reason(source: str | None, arg_types: tuple[str, ...], dtype: str
     if possible is None:
         return "could not show within the time limit that the body never overflows"
     return "the body's integer arithmetic can overflow, and then its value depends on the batch"
+
+
+def _is_pandas_udf_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+    return name == "pandas_udf"
 
 
 def _param(cell: Cell, dtype: str) -> Elem:
@@ -218,6 +227,9 @@ def _const(v: object) -> Elem:
     if isinstance(v, bool):
         return Elem("bool", z3.BoolVal(v), F, "scalar")
     if isinstance(v, int):
+        if abs(v) >= _EXACT:
+            # in the float64 form of a batch it would be rounded
+            raise Unsupported("an integer literal beyond 2**53 in a pandas UDF")
         return Elem("int", z3.IntVal(v), F, "scalar")
     if isinstance(v, float):
         if v != v or v in (float("inf"), float("-inf")):
@@ -269,7 +281,13 @@ def _bits(a: Elem, b: Elem) -> int | None:
 
 def _checked(v: Elem, reading: Reading) -> Elem:
     """An integer result: unknown where it leaves its numpy width (wraps) or 2**53 (float64)."""
-    if v.kind != "int" or v.shape == "scalar":
+    if v.kind == "int" and v.shape == "scalar":
+        # arithmetic on literals: the result is a literal too, and must stay exact in float64
+        folded = z3.simplify(v.value)
+        if not z3.is_int_value(folded) or abs(folded.as_long()) >= _EXACT:
+            raise Unsupported("integer arithmetic on literals beyond 2**53")
+        return v
+    if v.kind != "int":
         return v
     bound = min(2 ** (v.bits - 1), _EXACT) if v.bits else _EXACT
     reading.unknown_when(z3.And(z3.Not(v.missing), z3.Or(v.value < -bound, v.value >= bound)))
@@ -387,7 +405,10 @@ def _call(e: ast.Call, env: dict[str, Elem], reading: Reading) -> Elem:
         if module in _PANDAS and name == "Series" and len(e.args) == 1 and set(kwargs) <= {"index"}:
             if "index" in kwargs and not _is_index_of_param(kwargs["index"], env):
                 raise Unsupported("pd.Series with an index other than an argument's")
-            return replace(_expr(e.args[0], env, reading), shape="series")
+            inner = _expr(e.args[0], env, reading)
+            if inner.shape == "scalar":
+                raise Unsupported("pd.Series of a scalar has one element, not one per row")
+            return replace(inner, shape="series")
         if module in _NUMPY and name == "where" and len(e.args) == 3 and not kwargs:
             c, a, b = (_expr(x, env, reading) for x in e.args)
             return _choose(_condition(c, reading), a, b, "array")
