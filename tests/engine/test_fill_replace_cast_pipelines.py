@@ -110,3 +110,14 @@ def test_fill_replace_cast_pushdown(spark, case: Case):
         assert all(p.may_hide_errors == case.hides_errors for p in walk.pushed)
     rewritten = rewritten_pipeline(walk, sources, case.body, case.late, case.expect == SUPERSET)
     assert bag(rewritten) == bag(original)
+
+
+def test_the_refused_cast_pushdown_would_make_a_working_pipeline_fail(spark):
+    """The refusal above is not overcautious: below its guard, the cast meets 'x' and raises."""
+    source = spark.createDataFrame(MIXED_ROWS, CODES_SCHEMA)
+    guarded = source.filter(F.col("code").rlike("^-?[0-9]+$")).filter(F.col("code").cast("int") > 5)
+    assert len(bag(guarded)) > 0
+    assert spark.conf.get("spark.sql.ansi.enabled") == "true", "Spark 4's default, under which casts raise"
+    moved = source.filter(F.col("code").cast("int") > 5).filter(F.col("code").rlike("^-?[0-9]+$"))
+    with pytest.raises(Exception, match="CAST_INVALID_INPUT"):
+        moved.collect()
