@@ -146,9 +146,13 @@ def _batch_dependent(eval_type: int, udf: Udf | None, args: tuple[X.Expr, ...], 
         return False
     if eval_type != _SCALAR_PANDAS_UDF or udf is None:
         return True
+    arg_types = tuple(_type_of(a) for a in args)
+    if udf.int_extension_dtype and any(t in INTEGRAL for t in arg_types):
+        # nullable Int series: pd.NA compares as NA, not False; the reader models NaN/None only
+        return True
     from magicpush_lab.symbolic.pandas_udf import unreadable_reason
 
-    return unreadable_reason(udf.source, tuple(_type_of(a) for a in args), dtype) is not None
+    return unreadable_reason(udf.source, arg_types, dtype) is not None
 
 
 # result types of common functions, which Catalyst's JSON does not write down

@@ -12,7 +12,7 @@ pipeline on Spark and compares the output bags.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -102,6 +102,10 @@ UDFS = {
     "above_mean": (pandas_udf(above_mean, BooleanType()), pandas_udf_record("above_mean", above_mean, "boolean")),
     "halved": (pandas_udf(halved, LongType()), pandas_udf_record("halved", halved)),
     "decorated_cap": (decorated_cap, pandas_udf_record("decorated_cap", decorated_cap)),
+    # recorded in a session that hands integer columns over as nullable Int series (pd.NA)
+    "positive_or_zero_nullable_int": (
+        pandas_udf(positive_or_zero, LongType()),
+        replace(pandas_udf_record("positive_or_zero", positive_or_zero), int_extension_dtype=True)),
 }
 
 
@@ -166,6 +170,9 @@ CASES = [
     Case("a batch-dependent pandas UDF in the late filter: nothing is pushed",
          lambda s: s[0].withColumn("half", F.col("v") - 1),
          lambda: udf("above_mean")(F.col("half")), None, ("above_mean",)),
+    Case("integer columns as nullable Int series (pd.NA compares as NA, not False): not read, nothing pushed",
+         lambda s: s[0].withColumn("w", udf("positive_or_zero_nullable_int")(F.col("v"))),
+         lambda: F.col("w") > 500, None, ("positive_or_zero_nullable_int",)),
     Case("a float result for a long column (Arrow's safe check raises): refused",
          lambda s: s[0].withColumn("w", udf("halved")(F.col("v"))),
          lambda: F.col("w") > 100, None, ("halved",)),
@@ -199,15 +206,22 @@ def test_pandas_udf_pushdown(spark, case: Case):
 
 # ----------------------------------------------------------------------------- from the notebook tracer
 
+ELEMENT_WISE = '@F.pandas_udf("long")\ndef capped(s: pd.Series) -> pd.Series:\n    return s.where(s < 700, 700)\n'
 TRACED = [
-    # (cell defining the UDF, whether the late filter's pushdown is proved)
-    ('@F.pandas_udf("long")\ndef capped(s: pd.Series) -> pd.Series:\n    return s.where(s < 700, 700)\n', True),
-    ('@F.pandas_udf("long")\ndef capped(s: pd.Series) -> pd.Series:\n    return s.where(s < s.max(), 0)\n', False),
+    # (cell defining the UDF, session hands ints over as nullable Int series, pushdown proved)
+    (ELEMENT_WISE, False, True),
+    ('@F.pandas_udf("long")\ndef capped(s: pd.Series) -> pd.Series:\n    return s.where(s < s.max(), 0)\n', False,
+     False),
+    (ELEMENT_WISE, True, False),
 ]
+INT_EXTENSION = "spark.sql.execution.pythonUDF.pandas.preferIntExtensionDtype"
 
 
-@pytest.mark.parametrize("cell,pushes", TRACED, ids=["element-wise body pushes", "body reading the batch does not"])
-def test_tracer_records_pandas_udf_source_and_the_engine_reads_it(spark, cell: str, pushes: bool):
+@pytest.mark.parametrize("cell,int_extension,pushes", TRACED,
+                         ids=["element-wise body pushes", "body reading the batch does not",
+                              "nullable Int series setting: not read"])
+def test_tracer_records_pandas_udf_source_and_the_engine_reads_it(spark, cell: str, int_extension: bool,
+                                                                   pushes: bool):
     from IPython.core.interactiveshell import InteractiveShell
 
     from magicpush_lab.kernel.extension import load, unload
@@ -216,6 +230,7 @@ def test_tracer_records_pandas_udf_source_and_the_engine_reads_it(spark, cell: s
     ip = InteractiveShell.instance()
     tracer = load(ip)
     ip.user_ns["spark"] = spark
+    spark.conf.set(INT_EXTENSION, str(int_extension).lower())
     try:
         for source in ('import pandas as pd\nfrom pyspark.sql import functions as F\n'
                        'sales = spark.createDataFrame([(i % 1000, "a") for i in range(3000)], "v int, store string")',
@@ -225,7 +240,9 @@ def test_tracer_records_pandas_udf_source_and_the_engine_reads_it(spark, cell: s
         trace = tracer.trace()
     finally:
         unload(ip)
+        spark.conf.unset(INT_EXTENSION)
     recorded = [u for e in trace.events for u in e.udfs if u.name == "capped"]
     assert recorded and recorded[-1].kind == "pandas" and "def capped" in recorded[-1].source
+    assert recorded[-1].int_extension_dtype == int_extension
     result = optimize_trace(trace)
     assert bool(result.suggestions) == pushes, result.notes
