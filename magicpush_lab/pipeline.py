@@ -141,5 +141,24 @@ def _variable_of(trace: Trace, event_id: int) -> str | None:
 def _describe(r: Refusal) -> str:
     text = f"{r.operator}: {r.reason}"
     if r.candidate:
-        text += f" (e.g. `{r.candidate}` at the source fails on {r.counterexample})"
+        text += f" (e.g. `{r.candidate}` at the source fails on {_tables(r.counterexample)})"
     return text
+
+
+def _tables(tables: dict[str, list[dict]]) -> str:
+    """Counterexample tables in one line; runs of equal rows (a limit's k copies) counted once.
+
+    >>> _tables({"input 1": [{"x": 1}] * 3 + [{"x": None}]})
+    "input 1: 3 x {'x': 1}, {'x': None}"
+    """
+    parts = []
+    for name, rows in tables.items():
+        runs: list[list] = []
+        for row in rows:
+            if runs and runs[-1][1] == row:
+                runs[-1][0] += 1
+            else:
+                runs.append([1, row])
+        shown = ", ".join(f"{n} x {row}" if n > 1 else str(row) for n, row in runs)
+        parts.append(f"{name}: {shown or 'empty'}")
+    return "; ".join(parts)

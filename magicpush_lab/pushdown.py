@@ -134,36 +134,37 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
 
 def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Budget,
             kind: str) -> Verdict | None:
-    """Check one candidate for `kind`; predicates on both inputs of a join are proved one
-    input at a time as superset pushdowns, whatever `kind` asks."""
-    timeout = min(2000, max(1, budget.left_ms()))
-    if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window, P.RowExpand, P.Expand)):
-        check = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
-                 P.Window: window.verify, P.RowExpand: row_expand.verify,
-                 P.Expand: row_expand.verify_unpivot}[type(node)]
-        if sum(x is not None for x in g) > 1 and not all(
-                check(node, pred, _only(g, i), SUPERSET, timeout).proved for i, x in enumerate(g) if x is not None):
-            # each input's predicate becomes its own suggestion, so each must be correct alone
-            return None
-        verdict = check(node, pred, g, kind, timeout)
-        return verdict if verdict.proved else None
+    """Check one candidate for `kind`; None unless proved."""
+    verdict = check(node, pred, g, kind, min(2000, max(1, budget.left_ms())))
+    return verdict if verdict.proved else None
+
+
+def check(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], kind: str,
+          timeout_ms: int = 2000) -> Verdict:
+    """The verdict on candidate `g` (one predicate or None per input of `node`) for late filter
+    `pred`. Predicates on several inputs are proved one input at a time as superset pushdowns,
+    whatever `kind` asks, since each becomes a suggestion of its own."""
     if isinstance(node, P.Union):
         # each output row is one input's row under the union's column names: a renaming
         # projection per input, proved one input at a time
         renames = [P.Project(child, tuple((out, m[out]) for out in node.output))
                    for child, m in zip(node.inputs, node.column_maps())]
-        each = [row_to_row.verify(r, pred, (gi,), kind, timeout) for r, gi in zip(renames, g)]
-        if all(v.proved for v in each):
+        each = [row_to_row.verify(r, pred, (gi,), kind, timeout_ms) for r, gi in zip(renames, g)]
+        failed = [v for v in each if not v.proved]
+        return failed[0] if failed else replace(each[0], may_hide_errors=any(v.may_hide_errors for v in each))
+    verify = _VERIFIERS.get(type(node), row_to_row.verify)
+    if sum(x is not None for x in g) > 1:
+        each = [verify(node, pred, _only(g, i), SUPERSET, timeout_ms) for i, x in enumerate(g) if x is not None]
+        failed = [v for v in each if not v.proved]
+        if failed:
+            return failed[0]
+        if isinstance(node, P.InnerJoin):
             return replace(each[0], may_hide_errors=any(v.may_hide_errors for v in each))
-        return None
-    if isinstance(node, P.InnerJoin) and all(x is not None for x in g):
-        # both inputs get a predicate: prove each as a superset pushdown by itself
-        each = [row_to_row.verify(node, pred, _only(g, i), SUPERSET, timeout) for i in range(len(g))]
-        if all(v.proved for v in each):
-            return replace(each[0], may_hide_errors=any(v.may_hide_errors for v in each))
-        return None
-    verdict = row_to_row.verify(node, pred, g, kind, timeout)
-    return verdict if verdict.proved else None
+    return verify(node, pred, g, kind, timeout_ms)
+
+
+_VERIFIERS = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
+              P.Window: window.verify, P.RowExpand: row_expand.verify, P.Expand: row_expand.verify_unpivot}
 
 
 def _only(g: tuple[X.Expr | None, ...], i: int) -> tuple[X.Expr | None, ...]:

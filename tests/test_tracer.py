@@ -108,6 +108,18 @@ def test_udf_sources_all_forms(shell):
     assert udfs["<lambda>"].deterministic is False
 
 
+def test_udf_constants_are_recorded_as_spark_shipped_them(shell):
+    ip, tracer = shell
+    run(ip, PIPELINE[0])
+    run(ip, 'LIMIT = 5\nCODES = {"a": 1}\nbig = F.udf(lambda x: 1 if x > LIMIT else CODES.get("a"), "int")\n'
+            'column = big("v")')
+    # Spark pickled the lambda with LIMIT = 5 on its first call: later changes do not reach it
+    run(ip, 'LIMIT = 6\nflagged = sales.withColumn("b", column)')
+    run(ip, 'LIMIT = 7\nkept = flagged.filter(F.col("b") == 1)')
+    first, later = (e.udfs[0].source for e in tracer.events[-2:])
+    assert first == later == "CODES = {'a': 1}\nLIMIT = 5\nlambda x: 1 if x > LIMIT else CODES.get(\"a\")"
+
+
 def test_dataframe_made_before_tracing_gets_an_unknown_event(spark, shell):
     ip, tracer = shell
     with tracer.suspended():

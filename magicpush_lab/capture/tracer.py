@@ -226,6 +226,61 @@ def _function_source(func: Callable[..., Any]) -> str | None:
     return src
 
 
+_MAX_CAPTURED_ITEMS = 256
+
+
+def captured_constants(func: Callable[..., Any]) -> dict[str, Any]:
+    """The plain constants a function reads from its globals or closure: numbers, strings,
+    None, and small lists, tuples, sets and dicts of those. Modules, functions and anything
+    else are left out (the UDF then reads an unknown name, which the analysis refuses).
+
+    >>> RATE = 3
+    >>> captured_constants(lambda v: v * RATE)
+    {'RATE': 3}
+    """
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return {}
+    closure = dict(zip(code.co_freevars, (c.cell_contents for c in (func.__closure__ or ()))))
+    found: dict[str, Any] = {}
+    for name in _names_read(code):
+        if name in closure:
+            value = closure[name]
+        elif name in func.__globals__:
+            value = func.__globals__[name]
+        else:
+            continue  # a builtin, or not defined yet
+        if _plain(value):
+            found[name] = value
+    return found
+
+
+def with_captured_constants(source: str, func: Callable[..., Any]) -> str:
+    """The UDF's source preceded by `NAME = literal` lines for the constants it reads."""
+    lines = [f"{name} = {value!r}" for name, value in sorted(captured_constants(func).items())]
+    return "\n".join(lines + [source]) if lines else source
+
+
+def _names_read(code: Any) -> list[str]:
+    names = list(code.co_names) + list(code.co_freevars)
+    for c in code.co_consts:
+        if hasattr(c, "co_names"):  # a nested function or comprehension
+            names += _names_read(c)
+    return list(dict.fromkeys(names))
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    if value is None or isinstance(value, (bool, int, str)):
+        return True
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    if depth == 0 and isinstance(value, (list, tuple, set, frozenset)):
+        return len(value) <= _MAX_CAPTURED_ITEMS and all(_plain(v, 1) for v in value)
+    if depth == 0 and isinstance(value, dict):
+        return len(value) <= _MAX_CAPTURED_ITEMS and all(_plain(k, 1) and _plain(v, 1) for k, v in value.items())
+    return False
+
+
 def python_udfs_in_plan(plan_json: str) -> list[dict[str, Any]]:
     """The PythonUDF expression nodes of a plan's JSON, in order, without duplicates by name.
 
@@ -284,6 +339,7 @@ class Tracer:
         self._code_names: dict[str, _CellCode] = {}
         self._frames: dict[int, tuple[Any, int]] = {}  # id(df) -> (df, event id); the df ref keeps ids unique
         self._udfs: dict[str, tuple[Any, str | None]] = {}  # UDF name -> (UserDefinedFunction, source)
+        self._shipped: dict[int, str] = {}  # id(UserDefinedFunction) -> source with its captured constants
         self._patches: list[tuple[type, str, bool, Any]] = []
         self._lock = threading.RLock()
         self._suspended = 0
@@ -318,6 +374,7 @@ class Tracer:
             for name, spec in SESSION_OPS.items():
                 self._patch(SparkSession, name, self._make_step(name, spec, "source"))
             self._patch(UserDefinedFunction, "__init__", self._make_udf_hook())
+            self._patch(UserDefinedFunction, "_create_judf", self._make_pickle_hook())
             _ACTIVE = self
 
     def uninstall(self) -> None:
@@ -409,6 +466,27 @@ class Tracer:
 
         return make
 
+    def _make_pickle_hook(self) -> Callable[[Any], Any]:
+        """Spark pickles a UDF's function, with the globals it reads, once: when the UDF is
+        first called. The constants are recorded at that moment, so they are the ones Spark runs."""
+        tracer = self
+
+        def make(original: Any) -> Any:
+            @functools.wraps(original)
+            def create(udf_self: Any, func: Any, *args: Any, **kwargs: Any) -> Any:
+                try:
+                    if _ACTIVE is tracer:
+                        _, source = tracer._udfs.get(str(udf_self._name), (None, None))
+                        if source is not None:
+                            tracer._shipped.setdefault(id(udf_self), with_captured_constants(source, func))
+                except Exception as err:
+                    tracer._warn(f"udf constants: {type(err).__name__}: {err}")
+                return original(udf_self, func, *args, **kwargs)
+
+            return create
+
+        return make
+
     def _make_udf_hook(self) -> Callable[[Any], Any]:
         tracer = self
 
@@ -480,6 +558,10 @@ class Tracer:
         for node in python_udfs_in_plan(plan):
             name = str(node["name"])
             udf, source = self._udfs.get(name, (None, None))
+            if udf is not None and source is not None:
+                # the snapshot taken when Spark pickled the function (see _make_pickle_hook);
+                # a UDF pickled before tracing started gets today's values
+                source = self._shipped.setdefault(id(udf), with_captured_constants(source, udf.func))
             return_type = "other"
             if udf is not None:
                 try:

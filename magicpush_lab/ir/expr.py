@@ -188,16 +188,36 @@ class PyUdf:
 
 
 @dataclass(frozen=True)
-class Agg:
-    """An aggregate call inside an Aggregate's outputs; `arg` None is count(*)."""
+class FoldBody:
+    """The reduce of a user-defined aggregation, Spark's
+    `aggregate(collect_list(arg), zero, (acc, x) -> merge, r -> finish)`: starting from `zero`,
+    `merge` folds in the group's non-NULL values one by one, and `finish` maps the result."""
 
-    fn: str  # "max" | "min" | "sum" | "count" | "avg" | ...
+    zero: "Expr"
+    acc: Col
+    elem: Col
+    merge: "Expr"
+    result: Col
+    finish: "Expr"
+
+
+@dataclass(frozen=True)
+class Agg:
+    """An aggregate call inside an Aggregate's outputs; `arg` None is count(*); fn "fold" is
+    a user-defined reduce over the group's values, described by `fold`."""
+
+    fn: str  # "max" | "min" | "sum" | "count" | "avg" | "fold" | ...
     arg: "Expr | None"
     dtype: str = "other"
     distinct: bool = False
+    fold: FoldBody | None = None
 
     def __str__(self) -> str:
         inner = "*" if self.arg is None else str(self.arg)
+        if self.fold is not None:
+            b = self.fold
+            return (f"aggregate(collect_list({inner}), {b.zero}, ({b.acc.name}, {b.elem.name}) -> {b.merge}"
+                    f"{'' if b.finish == b.result else f', {b.result.name} -> {b.finish}'})")
         return f"{self.fn}({'DISTINCT ' if self.distinct else ''}{inner})"
 
 

@@ -21,7 +21,7 @@ from magicpush_lab.symbolic.encode import Evaluator, compare
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, sort_of
 
-SUPPORTED = frozenset({"max", "min", "sum", "count", "avg"})
+SUPPORTED = frozenset({"max", "min", "sum", "count", "avg", "fold"})
 
 
 @dataclass
@@ -63,6 +63,25 @@ def group_output(op: P.Aggregate, members: list[Member], ev: Evaluator) -> Symbo
     return out
 
 
+def fold(body: X.FoldBody, values: list[tuple[z3.BoolRef, Cell]], ev: Evaluator) -> Cell:
+    """`zero`, then `merge` with each value that is present (collect_list drops NULLs), then
+    `finish`; in the members' order, which pre-condition (1) proves does not matter."""
+    acc = ev.eval(body.zero, SymbolicRow("zero"))
+    for present, value in values:
+        step = merge_step(body, acc, value, ev)
+        acc = Cell(z3.If(present, step.value, acc.value), z3.If(present, step.notnull, acc.notnull))
+    row = SymbolicRow("finish")
+    row.cells[(body.result.name, body.result.id)] = acc
+    return ev.eval(body.finish, row)
+
+
+def merge_step(body: X.FoldBody, acc: Cell, value: Cell, ev: Evaluator) -> Cell:
+    row = SymbolicRow("merge")
+    row.cells[(body.acc.name, body.acc.id)] = acc
+    row.cells[(body.elem.name, body.elem.id)] = Cell(value.value, z3.BoolVal(True))  # never NULL
+    return ev.eval(body.merge, row)
+
+
 def _output_cell(e: X.Expr, rep: SymbolicRow, values: dict[X.Agg, Cell], ev: Evaluator) -> Cell:
     # aggregate calls become placeholder columns bound to their group values;
     # everything else in the output expression is evaluated on the representative
@@ -86,6 +105,10 @@ def _aggregate(agg: X.Agg, members: list[Member], ev: Evaluator) -> Cell:
     any_value = z3.Or(*live)
     if agg.fn == "count":
         return Cell(z3.Sum(*[z3.If(l, m.dup, 0) for l, m in zip(live, members)]), z3.BoolVal(True))
+    if agg.fold is not None:
+        # each member is folded in once: duplication factors only exist next to count(*),
+        # which the AGGREGATE check refuses beside a fold (pre-condition (2))
+        return fold(agg.fold, [(l, c) for l, c in zip(live, cells)], ev)
     sort = cells[0].sort
     if agg.fn in ("max", "min"):
         op = ">" if agg.fn == "max" else "<"

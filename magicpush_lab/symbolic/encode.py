@@ -190,6 +190,8 @@ class Evaluator:
         if e.name == "abs" and len(args) == 1:
             a = args[0]
             return Cell(z3.If(a.value >= 0, a.value, -a.value), a.notnull)
+        if e.name in ("greatest", "least") and len(args) >= 2 and len({a.sort for a in args}) == 1:
+            return _extreme(">" if e.name == "greatest" else "<", args)
         encoded = _STRING_FUNCTIONS.get((e.name, len(args)))
         if encoded is not None and all(a.sort == z3.StringSort() for a in args):
             # NULL in, NULL out, as for Spark's string functions
@@ -277,6 +279,15 @@ _STRING_FUNCTIONS = {
     ("ends_with", 2): lambda s, x: z3.SuffixOf(x, s),
     ("length", 1): lambda s: z3.Length(s),
 }
+
+
+def _extreme(op: str, args: tuple[Cell, ...]) -> Cell:
+    """Spark's greatest/least: NULL arguments are skipped; NULL only when all are NULL."""
+    best = args[0]
+    for a in args[1:]:
+        take = z3.And(a.notnull, z3.Or(z3.Not(best.notnull), compare(op, a.value, best.value)))
+        best = Cell(z3.If(take, a.value, best.value), z3.Or(best.notnull, a.notnull))
+    return best
 
 
 def compare(op: str, a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef:

@@ -41,9 +41,11 @@ _INT_RANGE = {"byte": 8, "short": 16, "int": 32, "long": 64}
 class PyVal:
     """A symbolic Python value: `kind` is its Python type; `none` says when it is None."""
 
-    kind: str  # "int" | "float" | "bool" | "str" | "none"
+    kind: str  # "int" | "float" | "bool" | "str" | "none" | "seq" | "dict"
     value: z3.ExprRef | None
     none: z3.BoolRef
+    # a captured constant collection: its elements ("seq") or (key, value) pairs ("dict")
+    items: tuple = ()
 
 
 NONE = PyVal("none", None, T)
@@ -63,6 +65,23 @@ def const(v: object) -> PyVal:
     if isinstance(v, str):
         return PyVal("str", z3.StringVal(v), F)
     raise Unsupported(f"constant of type {type(v).__name__}")
+
+
+_MAX_ITEMS = 256
+
+
+def captured(v: object) -> PyVal:
+    """A constant the UDF reads from the notebook: a scalar, or a small list, tuple, set or dict
+    of scalars. A set is kept in its iteration order, which is the order the UDF sees."""
+    if isinstance(v, (list, tuple, set, frozenset)):
+        if len(v) > _MAX_ITEMS:
+            raise Unsupported(f"a captured collection of more than {_MAX_ITEMS} items")
+        return PyVal("seq", None, F, tuple(const(x) for x in v))
+    if isinstance(v, dict):
+        if len(v) > _MAX_ITEMS:
+            raise Unsupported(f"a captured dict of more than {_MAX_ITEMS} items")
+        return PyVal("dict", None, F, tuple((const(k), const(x)) for k, x in v.items()))
+    return const(v)
 
 
 @dataclass
@@ -91,7 +110,8 @@ def interpret_call(source: str, args: tuple[Cell, ...], dtype: str,
     if len(params) != len(args) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
         raise Unsupported("UDF signature does not match its call")
     types = arg_types or tuple(_type_of_sort(a.value.sort()) for a in args)
-    env = {p: _param(a, t) for p, a, t in zip(params, args, types)}
+    env = _captured_env(source)
+    env.update({p: _param(a, t) for p, a, t in zip(params, args, types)})
     out = Outcome()
     body = fn.body if isinstance(fn, ast.FunctionDef) else [ast.Return(fn.body)]
     end = _run(body, State(env, T), out)
@@ -112,6 +132,39 @@ def parse_udf(source: str) -> ast.FunctionDef | ast.Lambda:
     if len(lambdas) == 1:
         return lambdas[0]
     raise Unsupported("cannot find a single function in the UDF source")
+
+
+@lru_cache(maxsize=256)
+def _constants_of(source: str) -> tuple[tuple[str, object], ...]:
+    tree = ast.parse(textwrap.dedent(source))
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                found.append((node.targets[0].id, ast.literal_eval(node.value)))
+            except ValueError:
+                continue  # not a literal: the name stays unknown, and reading it is unsupported
+    return tuple(found)
+
+
+def _captured_env(source: str) -> dict[str, PyVal]:
+    env = {}
+    for name, v in udf_constants(source).items():
+        try:
+            env[name] = captured(v)
+        except Unsupported:
+            continue  # reading it is then unsupported, and only then
+    return env
+
+
+def udf_constants(source: str) -> dict[str, object]:
+    """The constants the tracer recorded in front of the function (`NAME = literal` lines):
+    the values of the notebook's globals the UDF reads, as Spark shipped them.
+
+    >>> udf_constants("LIMITS = {'a': 1}\\ndef f(k):\\n    return LIMITS.get(k, 0)")
+    {'LIMITS': {'a': 1}}
+    """
+    return dict(_constants_of(source))
 
 
 def _param(cell: Cell, dtype: str) -> PyVal:
@@ -212,6 +265,8 @@ def _ite(c: z3.BoolRef, a: PyVal, b: PyVal) -> PyVal:
         return a
     if a.kind == "none" and b.kind == "none":
         return NONE
+    if {a.kind, b.kind} & {"seq", "dict"}:
+        raise Unsupported("a collection that differs between paths")
     kinds = {a.kind, b.kind} - {"none"}
     if len(kinds) != 1:
         if kinds == {"int", "float"}:
@@ -231,8 +286,12 @@ def _literal_iterable(node: ast.expr, st: State, out: Outcome) -> list[PyVal]:
     elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
           and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in node.args)):
         items = [const(i) for i in range(*[a.value for a in node.args])]  # type: ignore[union-attr]
+    elif isinstance(node, ast.Name) and _lookup(node.id, st).kind == "seq":
+        items = list(_lookup(node.id, st).items)
+    elif isinstance(node, ast.Name) and _lookup(node.id, st).kind == "dict":
+        items = [k for k, _ in _lookup(node.id, st).items]
     else:
-        raise Unsupported("loops over anything but a literal list or range")
+        raise Unsupported("loops over anything but a literal list, a range or a captured collection")
     if len(items) > _MAX_UNROLL:
         raise Unsupported(f"loop of more than {_MAX_UNROLL} iterations")
     return items
@@ -274,7 +333,68 @@ def _expr(e: ast.expr, st: State, out: Outcome) -> PyVal:
         return _ite(cond, a, b)
     if isinstance(e, ast.Call):
         return _call(e, st, out)
+    if isinstance(e, ast.Subscript):
+        return _subscript(e, st, out)
     raise Unsupported(f"expression {type(e).__name__}")
+
+
+def _subscript(e: ast.Subscript, st: State, out: Outcome) -> PyVal:
+    recv = _expr(e.value, st, out)
+    if recv.kind == "dict" and not isinstance(e.slice, ast.Slice):
+        key = _expr(e.slice, st, out)
+        out.fail_when(st.live, z3.Not(_has_key(recv, key)))  # KeyError
+        return _lookup_key(recv, key, NONE)
+    if recv.kind == "str":
+        out.fail_when(st.live, recv.none)  # TypeError: 'NoneType' object is not subscriptable
+        length = z3.Length(recv.value)
+        if isinstance(e.slice, ast.Slice):
+            if e.slice.step is not None:
+                raise Unsupported("slices with a step")
+            start = _slice_bound(e.slice.lower, z3.IntVal(0), length, st, out)
+            end = _slice_bound(e.slice.upper, length, length, st, out)
+            return PyVal("str", z3.SubString(recv.value, start, z3.If(end > start, end - start, 0)), F)
+        index = _as_int(_expr(e.slice, st, out))
+        if index.kind != "int":
+            raise Unsupported("a string index that is not an int")
+        out.fail_when(st.live, z3.Or(index.none, index.value >= length, index.value < -length))  # IndexError
+        at = z3.If(index.value < 0, length + index.value, index.value)
+        return PyVal("str", z3.SubString(recv.value, at, 1), F)
+    if recv.kind == "seq" and not isinstance(e.slice, ast.Slice):
+        index = _as_int(_expr(e.slice, st, out))
+        if index.kind != "int":
+            raise Unsupported("a list index that is not an int")
+        n = len(recv.items)
+        out.fail_when(st.live, z3.Or(index.none, index.value >= n, index.value < -n))  # IndexError
+        result = recv.items[-1] if recv.items else NONE
+        for i, item in reversed(list(enumerate(recv.items))):
+            result = _ite(z3.Or(index.value == i, index.value == i - n), item, result)
+        return result
+    raise Unsupported(f"subscript of {recv.kind}")
+
+
+def _slice_bound(node: ast.expr | None, default: z3.ArithRef, length: z3.ArithRef,
+                 st: State, out: Outcome) -> z3.ArithRef:
+    """Python's clamping of a slice bound into [0, len]; negative bounds count from the end."""
+    if node is None:
+        return default
+    b = _as_int(_expr(node, st, out))
+    if b.kind != "int":
+        raise Unsupported("a slice bound that is not an int")
+    out.fail_when(st.live, b.none)  # a None bound would mean "default", but only as a literal
+    x = z3.If(b.value < 0, length + b.value, b.value)
+    return z3.If(x < 0, 0, z3.If(x > length, length, x))
+
+
+def _has_key(d: PyVal, key: PyVal) -> z3.BoolRef:
+    return z3.Or(*[_equal(key, k) for k, _ in d.items]) if d.items else F
+
+
+def _lookup_key(d: PyVal, key: PyVal, missing: PyVal) -> PyVal:
+    """d[key] as a chain of tests, the first equal key winning (keys are distinct)."""
+    result = missing
+    for k, v in reversed(d.items):
+        result = _ite(_equal(key, k), v, result)
+    return result
 
 
 def _binop(op: ast.operator, a: PyVal, b: PyVal, st: State, out: Outcome) -> PyVal:
@@ -376,6 +496,10 @@ def _contains(a: PyVal, container: ast.expr, st: State, out: Outcome) -> z3.Bool
     if isinstance(container, (ast.List, ast.Tuple, ast.Set)):
         return z3.Or(*[_equal(a, _expr(x, st, out)) for x in container.elts]) if container.elts else F
     b = _expr(container, st, out)
+    if b.kind == "seq":
+        return z3.Or(*[_equal(a, x) for x in b.items]) if b.items else F
+    if b.kind == "dict":
+        return _has_key(b, a)
     if a.kind == "str" and b.kind == "str":
         out.fail_when(st.live, z3.Or(a.none, b.none))
         return z3.Contains(b.value, a.value)
@@ -402,6 +526,8 @@ def _call(e: ast.Call, st: State, out: Outcome) -> PyVal:
                 pick = (y.value < x.value) if name == "min" else (y.value > x.value)
                 acc = PyVal(x.kind, z3.If(pick, y.value, x.value), F)
             return acc
+        if name == "len" and len(args) == 1 and args[0].kind in ("seq", "dict"):
+            return const(len(args[0].items))
         if name == "len" and len(args) == 1 and args[0].kind == "str":
             out.fail_when(st.live, args[0].none)
             return PyVal("int", z3.Length(args[0].value), F)
@@ -415,6 +541,8 @@ def _call(e: ast.Call, st: State, out: Outcome) -> PyVal:
         recv = _expr(e.func.value, st, out)
         args = [_expr(a, st, out) for a in e.args]
         meth = e.func.attr
+        if recv.kind == "dict" and meth == "get" and len(args) in (1, 2):
+            return _lookup_key(recv, args[0], args[1] if len(args) == 2 else NONE)
         if recv.kind == "str":
             out.fail_when(st.live, recv.none)  # AttributeError on None
             if meth in ("startswith", "endswith") and len(args) == 1 and args[0].kind == "str":
@@ -439,6 +567,8 @@ def _truthy(v: PyVal) -> z3.BoolRef:
         return z3.And(z3.Not(v.none), v.value != 0)
     if v.kind == "str":
         return z3.And(z3.Not(v.none), z3.Length(v.value) > 0)
+    if v.kind in ("seq", "dict"):
+        return z3.BoolVal(bool(v.items))
     raise Unsupported(f"truth value of {v.kind}")
 
 

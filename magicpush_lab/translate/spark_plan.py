@@ -58,6 +58,10 @@ class Context:
 
 def to_expr(n: Node, ctx: Context) -> X.Expr:
     """Translate one Catalyst expression."""
+    if n.cls == "ArrayAggregate" and _is_group_fold(n):
+        return _fold(n, ctx)
+    if n.cls == "NamedLambdaVariable":
+        return X.Col(n.field("name"), _expr_id(n), spark_type(n.field("dataType")))
     kids = tuple(to_expr(k, ctx) for k in n.kids) if n.cls not in ("CaseWhen",) else ()
     if n.cls == "AttributeReference":
         return X.Col(n.field("name"), _expr_id(n), spark_type(n.field("dataType")))
@@ -153,6 +157,26 @@ def _batch_dependent(eval_type: int, udf: Udf | None, args: tuple[X.Expr, ...], 
     from magicpush_lab.symbolic.pandas_udf import unreadable_reason
 
     return unreadable_reason(udf.source, arg_types, dtype) is not None
+
+
+def _is_group_fold(n: Node) -> bool:
+    """aggregate(collect_list(x), zero, (acc, x) -> merge, r -> finish) inside a groupBy."""
+    if len(n.kids) != 4:
+        return False
+    argument, _, merge, finish = n.kids
+    return (argument.cls == "AggregateExpression" and not argument.field("isDistinct")
+            and not argument.field("filter") and argument.kids[0].cls == "CollectList"
+            and merge.cls == "LambdaFunction" and len(merge.kids) == 3
+            and finish.cls == "LambdaFunction" and len(finish.kids) == 2)
+
+
+def _fold(n: Node, ctx: Context) -> X.Expr:
+    argument, zero, merge, finish = n.kids
+    arg = to_expr(argument.kids[0].kids[0], ctx)
+    body = X.FoldBody(zero=to_expr(zero, ctx), acc=to_expr(merge.kids[1], ctx), elem=to_expr(merge.kids[2], ctx),
+                      merge=to_expr(merge.kids[0], ctx), result=to_expr(finish.kids[1], ctx),
+                      finish=to_expr(finish.kids[0], ctx))
+    return X.Agg("fold", arg, _type_of(body.finish), False, body)
 
 
 # result types of common functions, which Catalyst's JSON does not write down

@@ -12,10 +12,13 @@ case). Superset replaces (3) by (3'): F fails on Aggr(U+V) and G removes V
 implies F fails on Aggr(U). By the paper's small-model argument, (3), (3') and
 (4) are checked with U and V single rows.
 
-(1) is a fact about the functions; (2) is shown by building the replacement
+(1) is a fact about the built-in functions; for a user-defined fold
+(`aggregate(collect_list(x), zero, merge)`, the paper's Figure 1(2)) it is
+proved on the merge with Z3. (2) is shown by building the replacement
 row (the witness) and proving with Z3 that it gives the same output row. Where
 no witness is known (two aggregates reading the same column, sum next to
-count, sum over integers whose sum may not fit the column), the operator is
+count, sum over integers whose sum may not fit the column, a fold over an
+expression), the operator is
 refused with that reason. Global aggregates (no grouping keys) are refused:
 they return a row even for an empty input, which filtering the input changes.
 """
@@ -29,11 +32,11 @@ import z3
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL
-from magicpush_lab.symbolic.aggregate_ops import Member, aggregates, group_output, same_group
+from magicpush_lab.symbolic.aggregate_ops import Member, aggregates, group_output, merge_step, same_group
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Cell, Unsupported
-from magicpush_lab.verify.counterexample import rows_from_model
+from magicpush_lab.symbolic.values import Cell, Unsupported, fresh_cell
+from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import SUPERSET, Verdict
 
@@ -68,7 +71,7 @@ def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: in
     if reason:
         return refuse(reason)
     try:
-        reason = _precondition_2(op, timeout_ms)
+        reason = _precondition_1(op, timeout_ms) or _precondition_2(op, timeout_ms)
         if reason:
             return refuse(reason)
         checks = [("(4)", _precondition_4(op, f, pred))]
@@ -78,15 +81,15 @@ def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: in
             proof = prove(claim, timeout_ms)
             if not proof.proved:
                 # U and V are one row each, of one group
-                example = rows_from_model(proof.model, uv) if proof.model is not None else {}
-                return refuse(f"pre-condition {name} fails: {proof.reason}", _one_table(example))
+                example = tables_from_model(proof.model, [uv]) if proof.model is not None else {}
+                return refuse(f"pre-condition {name} fails: {proof.reason}", example)
         claim, rows = _base_case(op, f, pred, kind)
     except (Unsupported, z3.Z3Exception) as err:
         return refuse(f"cannot model: {err}")
     proof = prove(claim, timeout_ms)
     if not proof.proved:
-        example = rows_from_model(proof.model, rows) if proof.model is not None else {}
-        return refuse(f"base case fails: {proof.reason}", _one_table(example))
+        example = tables_from_model(proof.model, [rows]) if proof.model is not None else {}
+        return refuse(f"base case fails: {proof.reason}", example)
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
 
 
@@ -130,8 +133,8 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
     for name, claim in claims:
         proof = prove(z3.Implies(facts, z3.And(z3.Not(rewritten.error()), claim)), timeout_ms)
         if not proof.proved:
-            example = rows_from_model(proof.model, [r1, r2]) if proof.model is not None else {}
-            return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{name}: {proof.reason}", _one_table(example))
+            example = tables_from_model(proof.model, [[r1, r2]]) if proof.model is not None else {}
+            return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{name}: {proof.reason}", example)
     hides = satisfiable(z3.And(domain([r1]), reads.error()), timeout_ms)
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved: G keeps or drops whole groups", {},
                    hides is not False)
@@ -150,8 +153,33 @@ def _refusal(op: P.Aggregate, f: X.Expr, g: X.Expr) -> str:
     if any(X.has_python_udf(e) for e in exprs):
         return "Python UDFs inside an aggregation are not analysed yet"
     for a in aggregates(op):
-        if a.fn not in ("max", "min", "sum", "count"):
-            return f"{a}: pre-condition (1) not established (only max, min, sum and count are)"
+        if a.fn not in ("max", "min", "sum", "count", "fold"):
+            return f"{a}: pre-condition (1) not established (only max, min, sum, count and proved folds are)"
+    return ""
+
+
+def _precondition_1(op: P.Aggregate, timeout_ms: int) -> str:
+    """A user-defined fold gives the same result in any order of the group's rows (collect_list
+    has none): merge(merge(acc, a), b) = merge(merge(acc, b), a) for every accumulator and
+    values a, b. Swapping neighbours this way reaches every order, so one step is the proof;
+    the two orders must also raise alike."""
+    for a in aggregates(op):
+        if a.fold is None:
+            continue
+        body = a.fold
+        try:
+            one, two = Evaluator(), Evaluator()
+            acc = fresh_cell("acc", body.acc.dtype)
+            x, y = fresh_cell("a", body.elem.dtype), fresh_cell("b", body.elem.dtype)
+            xy = merge_step(body, merge_step(body, acc, x, one), y, one)
+            yx = merge_step(body, merge_step(body, acc, y, two), x, two)
+        except (Unsupported, z3.Z3Exception) as err:
+            return f"{a}: cannot model the merge: {err}"
+        same = z3.And(xy.notnull == yx.notnull, z3.Implies(xy.notnull, xy.value == yx.value))
+        claim = z3.And(one.error() == two.error(), z3.Implies(z3.Not(one.error()), same))
+        proof = prove(claim, timeout_ms)
+        if not proof.proved:
+            return f"{a}: pre-condition (1) fails, the result depends on the order of the rows: {proof.reason}"
     return ""
 
 
@@ -164,6 +192,11 @@ def _precondition_2(op: P.Aggregate, timeout_ms: int) -> str:
     for a in aggs:
         if a.fn == "count" and a.arg is not None:
             return f"{a}: pre-condition (2) not established for count of a column"
+        if a.fold is not None:
+            if not isinstance(a.arg, X.Col) or a.fold.elem.dtype != a.fold.acc.dtype:
+                return f"{a}: pre-condition (2) not established (a fold over an expression or into another type)"
+            if counts:
+                return f"{a} next to count: pre-condition (2) not established"
         if a.fn == "sum":
             if not isinstance(a.arg, X.Col) or a.arg.dtype not in FRACTIONAL:
                 return f"{a}: pre-condition (2) not established (sum over an integer or an expression)"
@@ -191,6 +224,14 @@ def _precondition_2(op: P.Aggregate, timeout_ms: int) -> str:
                 x1, x2 = r1.cell(col), r2.cell(col)
                 w.cells[(col.name, col.id)] = Cell(z3.If(from_r1, x1.value, x2.value),
                                                    z3.If(from_r1, x1.notnull, x2.notnull))
+        elif a.fold is not None:
+            # one row holding merge(x1, x2): folding it in is folding in x1 then x2 when the
+            # merge is associative, which the proof below checks
+            merged = merge_step(a.fold, Cell(c1.value, T), c2, ev)
+            both_there = z3.And(c1.notnull, c2.notnull)
+            w.cells[(a.arg.name, a.arg.id)] = Cell(
+                z3.If(both_there, merged.value, z3.If(c1.notnull, c1.value, c2.value)),
+                z3.If(both_there, merged.notnull, z3.Or(c1.notnull, c2.notnull)))
         else:  # sum over a column
             x1, x2 = c1, c2
             value = z3.If(z3.And(x1.notnull, x2.notnull), x1.value + x2.value,
@@ -293,7 +334,3 @@ def _rows_equal(op: P.Aggregate, a: SymbolicRow, b: SymbolicRow) -> z3.BoolRef:
         eqs.append(z3.And(x.notnull == y.notnull, z3.Implies(x.notnull, x.value == y.value)))
     return z3.And(*eqs)
 
-
-def _one_table(example: dict) -> dict:
-    rows = [r for table in example.values() for r in table]
-    return {"input": rows} if example else {}

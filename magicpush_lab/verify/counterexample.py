@@ -1,4 +1,10 @@
-"""Concrete input tables from a Z3 model, to show the user why a candidate fails."""
+"""Concrete input tables from a Z3 model, to show the user why a candidate fails.
+
+A counterexample has one table per input of the operator, named "input 1",
+"input 2", ... in the operator's input order; each table is a list of rows
+({column: value or None}). Columns the proof never read are left out: any
+value shows the difference.
+"""
 
 from __future__ import annotations
 
@@ -10,21 +16,31 @@ import z3
 
 from magicpush_lab.symbolic.table import SymbolicRow
 
+Tables = dict[str, list[dict[str, object]]]
 
-def rows_from_model(model: z3.ModelRef, rows: Sequence[SymbolicRow]) -> dict[str, list[dict[str, object]]]:
-    """One table per input: its rows that exist in the model, cells NULL or a value."""
-    tables: dict[str, list[dict[str, object]]] = {}
-    for i, row in enumerate(rows):
-        if not z3.is_true(model.eval(row.exists, model_completion=True)):
-            tables[f"input {i + 1}"] = []
-            continue
-        values: dict[str, object] = {}
-        for (name, _), cell in sorted(row.cells.items()):
-            present = z3.is_true(model.eval(cell.notnull, model_completion=True))
-            values[name] = _python(model.eval(cell.value, model_completion=True),
-                                   row.types.get(name, "")) if present else None
-        tables[f"input {i + 1}"] = [values]
-    return tables
+
+def tables_from_model(model: z3.ModelRef, tables: Sequence[Sequence[SymbolicRow]]) -> Tables:
+    """One table per operator input, holding those of its symbolic rows that exist in the model."""
+    return {f"input {i + 1}": [row_values(model, r) for r in rows if _exists(model, r)]
+            for i, rows in enumerate(tables)}
+
+
+def rows_from_model(model: z3.ModelRef, rows: Sequence[SymbolicRow]) -> Tables:
+    """One symbolic row per operator input (the base case of joins and row-to-row operators)."""
+    return tables_from_model(model, [[r] for r in rows])
+
+
+def row_values(model: z3.ModelRef, row: SymbolicRow) -> dict[str, object]:
+    values: dict[str, object] = {}
+    for (name, _), cell in sorted(row.cells.items()):
+        present = z3.is_true(model.eval(cell.notnull, model_completion=True))
+        values[name] = _python(model.eval(cell.value, model_completion=True),
+                               row.types.get(name, "")) if present else None
+    return values
+
+
+def _exists(model: z3.ModelRef, row: SymbolicRow) -> bool:
+    return z3.is_true(model.eval(row.exists, model_completion=True))
 
 
 def _python(v: z3.ExprRef, dtype: str) -> object:

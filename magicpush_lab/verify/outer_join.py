@@ -33,7 +33,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, sort_of
-from magicpush_lab.verify.counterexample import rows_from_model
+from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.verify.verdict import EQUIVALENT, Verdict
 
@@ -70,23 +70,38 @@ def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         go_o = truth(rewritten.eval(go, o)) if go is not None else z3.BoolVal(True)
     except (Unsupported, z3.Z3Exception) as err:
         return refuse(f"cannot model: {err}")
+    # (condition, whether its counterexample needs the other input's row): a condition on the
+    # NULL-padded row alone is shown with the other input empty, where that row really appears
     if kind == EQUIVALENT:
-        conditions = z3.And(
-            z3.Implies(match, f_joined == z3.And(gp_p, go_o)),
-            f_padded == gp_p,
-            z3.Implies(z3.And(match, gp_p), go_o))
+        conditions = [(z3.Implies(match, f_joined == z3.And(gp_p, go_o)), True),
+                      (f_padded == gp_p, False),
+                      (z3.Implies(z3.And(match, gp_p), go_o), True)]
     else:
-        conditions = z3.And(
-            z3.Implies(z3.And(z3.Not(gp_p), match), z3.Not(f_joined)),
-            z3.Implies(z3.Not(gp_p), z3.Not(f_padded)),
-            z3.Implies(z3.And(match, f_joined), go_o),
-            z3.Implies(z3.And(gp_p, match, z3.Not(go_o)), z3.Not(f_padded)))
+        conditions = [(z3.Implies(z3.And(z3.Not(gp_p), match), z3.Not(f_joined)), True),
+                      (z3.Implies(z3.Not(gp_p), z3.Not(f_padded)), False),
+                      (z3.Implies(z3.And(match, f_joined), go_o), True),
+                      (z3.Implies(z3.And(gp_p, match, z3.Not(go_o)), z3.Not(f_padded)), True)]
     facts = z3.And(domain([p, o]), z3.Not(original.error()))
-    proof = prove(z3.Implies(facts, z3.And(z3.Not(rewritten.error()), conditions)), timeout_ms)
+    proof = prove(z3.Implies(facts, z3.And(z3.Not(rewritten.error()), *(c for c, _ in conditions))), timeout_ms)
     if not proof.proved:
-        example = rows_from_model(proof.model, [p, o]) if proof.model is not None else {}
-        return refuse(proof.reason, example)
+        return refuse(proof.reason, _counterexample(op, facts, rewritten, conditions, p, o, timeout_ms))
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+
+
+def _counterexample(op: P.OuterJoin, facts: z3.BoolRef, rewritten: Evaluator,
+                    conditions: list[tuple[z3.BoolRef, bool]], p: SymbolicRow, o: SymbolicRow,
+                    timeout_ms: int) -> dict:
+    """Input tables, left then right, on which the two pipelines differ: taken from the first
+    condition that fails (an error of the rewrite counts as the first)."""
+    for claim, with_other in [(z3.Not(rewritten.error()), True)] + conditions:
+        proof = prove(z3.Implies(facts, claim), timeout_ms)
+        if proof.model is None:
+            continue
+        preserved = [p]
+        other = [o] if with_other else []
+        tables = [preserved, other] if op.preserved == "left" else [other, preserved]
+        return tables_from_model(proof.model, tables)
+    return {}
 
 
 def _joined(op: P.OuterJoin, p: SymbolicRow, o: SymbolicRow) -> SymbolicRow:

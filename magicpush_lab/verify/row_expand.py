@@ -22,7 +22,7 @@ from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported, literal
-from magicpush_lab.verify.counterexample import rows_from_model
+from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
@@ -58,7 +58,7 @@ def verify(op: P.RowExpand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         return refuse("the predicate can raise on rows the expansion would have dropped")
     proof = prove(z3.Implies(z3.And(facts, z3.Not(original.error())), keeps == pushed), timeout_ms)
     if not proof.proved:
-        example = rows_from_model(proof.model, [row, out]) if proof.model is not None else {}
+        example = _exploded(op, tables_from_model(proof.model, [[row]])) if proof.model is not None else {}
         return refuse(f"the filter's verdict depends on the generated values: {proof.reason}", example)
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
 
@@ -96,17 +96,34 @@ def _element_superset(op: P.RowExpand, f: X.Expr, pred: X.ArrayExists, timeout_m
     facts = z3.And(domain([row, made]), z3.Implies(body_on_element, kept))
     proof = prove(z3.Implies(z3.And(facts, z3.Not(original.error())), z3.Implies(keeps, kept)), timeout_ms)
     if not proof.proved:
-        example = rows_from_model(proof.model, [row, made]) if proof.model is not None else {}
+        example = _exploded(op, tables_from_model(proof.model, [[row]])) if proof.model is not None else {}
         return refuse(f"the late filter keeps an element the predicate does not test: {proof.reason}", example)
     if op.outer:
         proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(original.error())), z3.Not(pad_kept)), timeout_ms)
         if not proof.proved:
-            example = rows_from_model(proof.model, [row]) if proof.model is not None else {}
+            example = _exploded(op, tables_from_model(proof.model, [[row]])) if proof.model is not None else {}
             return refuse("the late filter keeps the NULL element explode_outer makes for an empty array",
                           example)
     # exists stops at the first element that passes, so it may skip one on which F would raise
     hides = satisfiable(z3.And(domain([row, made]), original.error()), timeout_ms)
     return Verdict(True, SUPERSET, CATEGORY, BASE_CASE_ROWS, "proved", {}, hides is not False)
+
+
+def _exploded(op: P.RowExpand, example: dict) -> dict:
+    """The generated cells the proof chose (the element, its position) put back into the input
+    row's array, so the counterexample is an input table: the element at its position, NULLs
+    before it. Without a readable array column the generated values are shown as they are."""
+    if not isinstance(op.array, X.Col) or not example.get("input 1"):
+        return example
+    (row,) = example["input 1"]
+    names = [c.name for c in op.generated]
+    made = {n: row.pop(n) for n in names if n in row}
+    element = made.get(names[-1])
+    position = made.get(names[0]) if len(names) == 2 else 0
+    if not isinstance(position, int) or not 0 <= position < 16:
+        position = 0
+    row[op.array.name] = [None] * position + [element]
+    return example
 
 
 def verify_unpivot(op: P.Expand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
@@ -145,7 +162,7 @@ def verify_unpivot(op: P.Expand, f: X.Expr, g: Sequence[X.Expr | None], kind: st
     err_l, err_r = original.error(), rewritten.error()
     proof = prove(z3.Implies(z3.And(facts, z3.Not(err_l)), z3.And(z3.Not(err_r), holds)), timeout_ms)
     if not proof.proved:
-        example = rows_from_model(proof.model, [row]) if proof.model is not None else {}
+        example = tables_from_model(proof.model, [[row]]) if proof.model is not None else {}
         return refuse(f"some row the unpivot makes is {'kept differently' if kind == EQUIVALENT else 'lost'}:"
                       f" {proof.reason}", example)
     hides = satisfiable(z3.And(facts, err_l, z3.Not(err_r)), timeout_ms)

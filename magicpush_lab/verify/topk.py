@@ -23,7 +23,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
-from magicpush_lab.verify.counterexample import rows_from_model
+from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.verify.verdict import EQUIVALENT, Verdict
 
@@ -55,9 +55,22 @@ def verify(op: P.TopK, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         return refuse("the late filter can raise on rows the limit would have dropped")
     proof = prove(z3.Implies(z3.And(facts, before, keeps2), keeps1), timeout_ms)
     if not proof.proved:
-        example = rows_from_model(proof.model, [r1, r2]) if proof.model is not None else {}
-        return refuse(f"the late filter is not prefix-closed in the sort order: {proof.reason}", example)
+        # a strict order makes the counterexample's difference independent of how ties break
+        strict = prove(z3.Implies(z3.And(facts, before, z3.Not(_sorts_no_later(op, r2, r1, ev)), keeps2), keeps1),
+                       timeout_ms)
+        model = strict.model if strict.model is not None else proof.model
+        return refuse(f"the late filter is not prefix-closed in the sort order: {proof.reason}",
+                      _counterexample(model, op.k, r1, r2) if model is not None else {})
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+
+
+def _counterexample(model: z3.ModelRef, k: int, first: SymbolicRow, second: SymbolicRow) -> dict:
+    """k copies of the row F drops, then the row F keeps: the limit keeps only the copies, so the
+    original returns nothing, while filtering first leaves the second row to the limit."""
+    (table,) = tables_from_model(model, [[first, second]]).values()
+    if len(table) != 2:
+        return {"input 1": table}
+    return {"input 1": [table[0]] * k + [table[1]]}
 
 
 def _sorts_no_later(op: P.TopK, a: SymbolicRow, b: SymbolicRow, ev: Evaluator) -> z3.BoolRef:

@@ -21,7 +21,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
-from magicpush_lab.verify.counterexample import rows_from_model
+from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.verify.verdict import EQUIVALENT, Verdict
 
@@ -55,6 +55,6 @@ def verify(op: P.Window, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     facts = z3.And(domain([r1, r2]), z3.Not(ev.error()), *same)
     proof = prove(z3.Implies(facts, keeps1 == keeps2), timeout_ms)
     if not proof.proved:
-        example = rows_from_model(proof.model, [r1, r2]) if proof.model is not None else {}
+        example = tables_from_model(proof.model, [[r1, r2]]) if proof.model is not None else {}
         return refuse(f"the late filter is not constant within a partition: {proof.reason}", example)
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")

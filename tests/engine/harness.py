@@ -21,12 +21,16 @@ def udf_record(name: str, fn: Callable, deterministic: bool = True, return_type:
     return Udf(name, textwrap.dedent(inspect.getsource(fn)), deterministic, return_type)
 
 
-def run_engine(sources: list, final, udfs=()) -> WalkResult:
-    """Translate `final` (sources marked as source events) and push its late filter."""
+def translate_pipeline(sources: list, final, udfs=()):
+    """The IR of `final`, with `sources` marked as source events."""
     events = [plan_event(i, "createDataFrame", s) for i, s in enumerate(sources)]
     events.append(plan_event(len(sources), "filter", final, range(len(sources)), udfs))
-    trace = Trace(events=tuple(events))
-    plan = translate_event(trace, len(sources))
+    return translate_event(Trace(events=tuple(events)), len(sources))
+
+
+def run_engine(sources: list, final, udfs=()) -> WalkResult:
+    """Translate `final` (sources marked as source events) and push its late filter."""
+    plan = translate_pipeline(sources, final, udfs)
     late = late_filter(plan)
     assert late is not None, "the test pipeline must end in a filter"
     return push_down(late)

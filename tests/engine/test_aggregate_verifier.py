@@ -50,7 +50,7 @@ def test_listing_1_sum_passes_one_row_but_is_refused():
         verdict = aggregate.verify(op, f, (g,), kind)
         assert not verdict.proved and "pre-condition" in verdict.reason
         # the counterexample is a group of two rows on which the rewrite changes the sum's verdict
-        rows = verdict.counterexample["input"]
+        rows = verdict.counterexample["input 1"]
         assert len(rows) == 2 and len({r["month"] for r in rows}) == 1
 
 

@@ -38,6 +38,33 @@ CASES = [
     ("lambda", "f = lambda v: (v * 2) if v is not None else None", INTS),
     ("falling off the end returns None", "def f(v):\n    if v is not None and v > 0:\n        return 1", INTS),
     ("equality with None never raises", "def f(v):\n    return 1 if v == None else 2", INTS),
+    # constants the tracer records in front of the function, as the UDF read them from the notebook
+    ("captured scalar", "LIMIT = 500\nf = lambda v: 1 if v is not None and v > LIMIT else 0", INTS),
+    ("captured dict with get and a default", "RATES = {1: 10, 2: 20, 99: 7}\ndef f(v):\n"
+                                             "    return RATES.get(v, 0)", INTS),
+    ("captured dict subscript raises KeyError", "RATES = {1: 10, 2: 20, 99: 7}\ndef f(v):\n"
+                                                "    return RATES[v]", INTS),
+    ("membership in a captured set", "GOOD = {0, 9, 500}\ndef f(v):\n    return 1 if v in GOOD else 0", INTS),
+    ("loop over a captured list", "STEPS = [1, 10, 100]\ndef f(v):\n    if v is None:\n        return -1\n"
+                                  "    n = 0\n    for s in STEPS:\n        if v >= s:\n            n += 1\n"
+                                  "    return n", INTS),
+    ("captured list indexed from both ends", "BUCKETS = [5, 6, 7]\ndef f(v):\n    return BUCKETS[v]", INTS),
+    ("length of a captured collection", "GOOD = (1, 2)\ndef f(v):\n    return len(GOOD) if v else 0", INTS),
+]
+
+STRS = [None, "", "a", "ab", "abc", "Hello", "xyz", "a-b-c"]
+
+STRING_CASES = [
+    ("slice of a prefix", "def f(s):\n    return s[:2] if s is not None else None", "string"),
+    ("slice from the end raises on None", "def f(s):\n    return s[-2:]", "string"),
+    ("slice with both bounds", "def f(s):\n    return s[1:3]", "string"),
+    ("slice past the end is clamped", "def f(s):\n    return s[2:100]", "string"),
+    ("index raises on a short string", "def f(s):\n    return s[1]", "string"),
+    ("negative index", "def f(s):\n    return s[-1]", "string"),
+    ("len and startswith", "def f(s):\n    return len(s) if s.startswith('a') else -1", "long"),
+    ("dict keyed by strings", "CODES = {'a': 1, 'ab': 2}\ndef f(s):\n    return CODES.get(s, 0)", "long"),
+    ("membership in a captured list of strings",
+     "KNOWN = ['xyz', 'Hello']\ndef f(s):\n    return 1 if s in KNOWN else 0", "long"),
 ]
 
 
@@ -54,15 +81,19 @@ def _concrete(fn, v):
         return ("raises", None)
 
 
-def _symbolic(source: str, v):
-    x, nn = z3.Int("x"), z3.Bool("x_nn")
-    cell, error = interpret_call(source, (Cell(x, nn),), "long", ("int",))
-    subst = [(nn, z3.BoolVal(v is not None)), (x, z3.IntVal(v if v is not None else 0))]
+def _symbolic(source: str, v, arg_type: str = "int", result_type: str = "long"):
+    x = z3.String("x") if arg_type == "string" else z3.Int("x")
+    nn = z3.Bool("x_nn")
+    cell, error = interpret_call(source, (Cell(x, nn),), result_type, (arg_type,))
+    concrete = z3.StringVal(v or "") if arg_type == "string" else z3.IntVal(v if v is not None else 0)
+    subst = [(nn, z3.BoolVal(v is not None)), (x, concrete)]
     if z3.is_true(z3.simplify(z3.substitute(error, *subst))):
         return ("raises", None)
     present = z3.is_true(z3.simplify(z3.substitute(cell.notnull, *subst)))
     value = z3.simplify(z3.substitute(cell.value, *subst))
-    return ("ok", value.as_long() if present else None)
+    if not present:
+        return ("ok", None)
+    return ("ok", value.as_string() if result_type == "string" else value.as_long())
 
 
 @pytest.mark.parametrize("title,source,inputs", CASES, ids=[c[0] for c in CASES])
@@ -72,12 +103,21 @@ def test_symbolic_matches_cpython(title, source, inputs):
         assert _symbolic(source, v) == _concrete(fn, v), f"input {v!r}"
 
 
+@pytest.mark.parametrize("title,source,result_type", STRING_CASES, ids=[c[0] for c in STRING_CASES])
+def test_symbolic_strings_match_cpython(title, source, result_type):
+    fn = _python(source)
+    for v in STRS:
+        assert _symbolic(source, v, "string", result_type) == _concrete(fn, v), f"input {v!r}"
+
+
 @pytest.mark.parametrize("source", [
     "def f(v):\n    import math\n    return math.sqrt(v)",
     "def f(v):\n    while v > 0:\n        v -= 1\n    return v",
     "def f(v):\n    return LOOKUP[v]",
+    "LOOKUP = {1: [2, 3]}\ndef f(v):\n    return LOOKUP[v]",
     "def f(v):\n    try:\n        return v + 1\n    except TypeError:\n        return 0",
-], ids=["library call", "while loop", "captured global", "try/except"])
+], ids=["library call", "while loop", "global the tracer did not record", "nested captured collection",
+                   "try/except"])
 def test_outside_the_subset_is_unsupported(source):
     with pytest.raises(Unsupported):
         interpret_call(source, (Cell(z3.Int("x"), z3.Bool("x_nn")),), "long", ("int",))
