@@ -32,8 +32,9 @@ declared type's range raises with the check and wraps without it, so it is
 counted as unknown; a float result for an integer type is refused.
 
 Anything that is not element-wise (`s.sum()`, `s.shift()`, `s.cumsum()`,
-`rolling`, `s.iloc`, `len(s)`, sorting), a name the body closes over, `if` on a
-series, or any method not listed below raises `Unsupported`.
+`rolling`, `s.iloc`, `len(s)`, sorting), a name the body closes over other than a
+number or string constant the tracer recorded, `if` on a series, or any method not
+listed below raises `Unsupported`.
 
 >>> import z3
 >>> from magicpush_lab.symbolic.values import Cell
@@ -58,7 +59,7 @@ from dataclasses import dataclass, field, replace
 import z3
 
 from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
-from magicpush_lab.symbolic.python_udf import parse_udf
+from magicpush_lab.symbolic.python_udf import parse_udf, udf_constants
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value
 
 T = z3.BoolVal(True)
@@ -114,7 +115,8 @@ def interpret_call(source: str, args: tuple[Cell, ...], dtype: str,
         params, body = [a.arg for a in fn.args.args], fn.body
     if len(params) != len(args) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
         raise Unsupported("pandas UDF signature does not match its call")
-    env = {p: _param(a, t) for p, a, t in zip(params, args, arg_types)}
+    env = _captured_env(source)
+    env.update({p: _param(a, t) for p, a, t in zip(params, args, arg_types)})
     reading = Reading()
     result = _run(body, env, reading)
     cell = _to_column(result, dtype, reading)
@@ -148,6 +150,18 @@ def unreadable_reason(source: str | None, arg_types: tuple[str, ...], dtype: str
     if possible is None:
         return "could not show within the time limit that the body never overflows"
     return "the body's integer arithmetic can overflow, and then its value depends on the batch"
+
+
+def _captured_env(source: str) -> dict[str, Elem]:
+    """The notebook constants the tracer recorded in front of the function, as scalars; a
+    constant of another kind (a dict, a list) stays unknown, and reading it is unsupported."""
+    env = {}
+    for name, value in udf_constants(source).items():
+        try:
+            env[name] = _const(value)
+        except Unsupported:
+            continue
+    return env
 
 
 def _is_pandas_udf_decorator(node: ast.expr) -> bool:

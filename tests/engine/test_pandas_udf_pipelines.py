@@ -213,13 +213,15 @@ TRACED = [
     ('@F.pandas_udf("long")\ndef capped(s: pd.Series) -> pd.Series:\n    return s.where(s < s.max(), 0)\n', False,
      False),
     (ELEMENT_WISE, True, False),
+    ('CAP = 700\n@F.pandas_udf("long")\ndef capped(s: pd.Series) -> pd.Series:\n    return s.where(s < CAP, CAP)\n',
+     False, True),
 ]
 INT_EXTENSION = "spark.sql.execution.pythonUDF.pandas.preferIntExtensionDtype"
 
 
 @pytest.mark.parametrize("cell,int_extension,pushes", TRACED,
                          ids=["element-wise body pushes", "body reading the batch does not",
-                              "nullable Int series setting: not read"])
+                              "nullable Int series setting: not read", "a notebook constant is read as shipped"])
 def test_tracer_records_pandas_udf_source_and_the_engine_reads_it(spark, cell: str, int_extension: bool,
                                                                    pushes: bool):
     from IPython.core.interactiveshell import InteractiveShell
