@@ -93,6 +93,8 @@ class Reading:
     """What reading one body collects besides the values."""
 
     unknown: list[z3.BoolRef] = field(default_factory=list)
+    # no operation read so far raises on an element (pandas gives NaN where Python raises);
+    # kept so that both UDF readers hand the encoder the same (cell, error) pair
     errors: list[z3.BoolRef] = field(default_factory=list)
 
     def unknown_when(self, cond: z3.BoolRef) -> None:
