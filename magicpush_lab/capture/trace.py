@@ -47,6 +47,9 @@ class Udf:
     deterministic: bool = True
     return_type: str = "other"
     kind: str = "python"  # "python" | "pandas"
+    # pandas UDFs: the session hands integer columns over as nullable Int series with pd.NA
+    # (spark.sql.execution.pythonUDF.pandas.preferIntExtensionDtype), which compare differently
+    int_extension_dtype: bool = False
 
 
 @dataclass(frozen=True)

@@ -305,6 +305,19 @@ def python_udfs_in_plan(plan_json: str) -> list[dict[str, Any]]:
     return list(found.values())
 
 
+def _int_extension_dtype() -> bool:
+    """Whether the active session gives pandas UDFs integer columns as nullable Int series.
+    When it cannot be told, say yes: the engine then refuses to read such UDFs."""
+    try:
+        from pyspark.sql import SparkSession
+
+        session = SparkSession.getActiveSession()
+        value = session.conf.get("spark.sql.execution.pythonUDF.pandas.preferIntExtensionDtype", "false")
+        return str(value).lower() == "true"
+    except Exception:
+        return True
+
+
 def _udf_kind(eval_type: Any) -> str:
     # PythonEvalType: 1xx row-at-a-time Python UDFs, 2xx pandas/arrow vectorized UDFs.
     return "pandas" if isinstance(eval_type, int) and 200 <= eval_type < 300 else "python"
@@ -555,8 +568,10 @@ class Tracer:
                     return_type = udf.returnType.simpleString()
                 except Exception:
                     return_type = str(node.get("dataType", "other"))
+            kind = _udf_kind(node.get("evalType"))
             out.append(Udf(name=name, source=source, deterministic=bool(node.get("udfDeterministic", True)),
-                           return_type=return_type, kind=_udf_kind(node.get("evalType"))))
+                           return_type=return_type, kind=kind,
+                           int_extension_dtype=kind == "pandas" and _int_extension_dtype()))
         return tuple(out)
 
     # -- cells and sites ----------------------------------------------------

@@ -179,6 +179,9 @@ class PyUdf:
     source: str | None = field(default=None, compare=True)
     deterministic: bool = True
     kind: str = "python"
+    # a pandas UDF whose body is not read as element-wise: each value may depend on the other
+    # rows of its batch, and a pushed filter changes the batches (symbolic/pandas_udf.py)
+    batch_dependent: bool = False
 
     def __str__(self) -> str:
         return f"{self.name}({', '.join(map(str, self.args))})"
@@ -310,13 +313,19 @@ def columns(e: Expr) -> frozenset[Col]:
 
 
 def is_deterministic(e: Expr) -> bool:
-    return all(getattr(x, "deterministic", True) for x in walk(e))
+    return all(_same_value_every_run(x) for x in walk(e))
+
+
+def _same_value_every_run(x: Expr) -> bool:
+    """A call's value for a row is the same in the original and the rewritten run: it is
+    deterministic and does not read the rest of its batch."""
+    return getattr(x, "deterministic", True) and not getattr(x, "batch_dependent", False)
 
 
 def first_nondeterministic(*exprs: Expr) -> Expr | None:
     """The first nondeterministic call in `exprs`, or None: such a value differs between the
     original and the rewritten run, so no filter may be reordered around it."""
-    return next((x for e in exprs for x in walk(e) if not getattr(x, "deterministic", True)), None)
+    return next((x for e in exprs for x in walk(e) if not _same_value_every_run(x)), None)
 
 
 def has_python_udf(e: Expr) -> bool:

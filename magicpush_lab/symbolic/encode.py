@@ -42,9 +42,15 @@ class Evaluator:
 
     errors: list[z3.BoolRef] = field(default_factory=list)
     _functions: dict[tuple, z3.FuncDeclRef] = field(default_factory=dict)
+    # where a cast may fail: it raises under ANSI mode and gives NULL (try_cast, legacy mode)
+    # otherwise, and the plan does not say which (docs/semantics.md, "Casts that can fail")
+    cast_failures: list[z3.BoolRef] = field(default_factory=list)
 
     def error(self) -> z3.BoolRef:
         return z3.Or(*self.errors) if self.errors else F
+
+    def cast_failure(self) -> z3.BoolRef:
+        return z3.Or(*self.cast_failures) if self.cast_failures else F
 
     def eval(self, e: X.Expr, row: SymbolicRow) -> Cell:
         method = getattr(self, f"_{type(e).__name__}")
@@ -52,9 +58,10 @@ class Evaluator:
 
     def eval_guarded(self, e: X.Expr, row: SymbolicRow, guard: z3.BoolRef) -> Cell:
         """Evaluate `e` where it only runs when `guard` holds: its errors count only then."""
-        mark = len(self.errors)
+        mark, cast_mark = len(self.errors), len(self.cast_failures)
         cell = self.eval(e, row)
         self.errors[mark:] = [z3.And(guard, err) for err in self.errors[mark:]]
+        self.cast_failures[cast_mark:] = [z3.And(guard, err) for err in self.cast_failures[cast_mark:]]
         return cell
 
     # -- leaves
@@ -157,7 +164,20 @@ class Evaluator:
             return folded
         if src in _RANK and target == z3.RealSort() and not e.dtype.startswith("decimal"):
             return Cell(z3.ToReal(a.value), a.notnull)
-        return self._uninterpreted(f"cast_{e.dtype}", (a,), target, may_be_null=True)
+        unknown = self._uninterpreted(f"cast_{e.dtype}", (a,), target, may_be_null=True)
+        if not _cast_can_fail(src, e.dtype):
+            return unknown
+        if src in _RANK and e.dtype in _RANK:
+            # integer narrowing: exact where the value fits, unknown (raise, NULL or wrap) where not
+            bits = _BITS[e.dtype]
+            fits = z3.And(a.value >= -(2 ** (bits - 1)), a.value < 2 ** (bits - 1))
+            self.cast_failures.append(z3.And(a.notnull, z3.Not(fits)))
+            return Cell(z3.If(fits, a.value, unknown.value), z3.If(fits, a.notnull, unknown.notnull))
+        # which values fail is not modelled: a predicate named by the cast, the same in every
+        # evaluator, so the original and the rewrite fail on the same values
+        fails = z3.Function(f"cast_fails_{_safe_name(src)}_{_safe_name(e.dtype)}", a.sort, z3.BoolSort())
+        self.cast_failures.append(z3.And(a.notnull, fails(a.value)))
+        return unknown
 
     # -- functions
     def _Func(self, e: X.Func, row: SymbolicRow) -> Cell:
@@ -184,6 +204,8 @@ class Evaluator:
         args = tuple(self.eval(a, row) for a in e.args)
         if not e.deterministic:
             raise Unsupported(f"UDF {e.name} is nondeterministic")
+        if e.kind == "pandas":
+            return self._pandas_udf(e, args)
         if e.source is not None:
             try:
                 arg_types = tuple(getattr(a, "dtype", "other") for a in e.args)
@@ -196,6 +218,20 @@ class Evaluator:
                 return cell
         # no source or not interpretable: a black box (uninterpreted function)
         return self._uninterpreted(f"udf_{e.name}", args, sort_of(e.dtype), may_be_null=True)
+
+    def _pandas_udf(self, e: X.PyUdf, args: tuple[Cell, ...]) -> Cell:
+        """A scalar pandas UDF read element by element; never a deterministic black box, since
+        an unread body may depend on its batch (symbolic/pandas_udf.py)."""
+        from magicpush_lab.symbolic.pandas_udf import interpret_call
+
+        if e.batch_dependent or e.source is None:
+            raise Unsupported(f"pandas UDF {e.name} may depend on its batch")
+        arg_types = tuple(X.dtype_of(a) for a in e.args)
+        # the unknown part is dropped: translation proved it empty for every argument value in
+        # its type's range, and Spark never passes a value outside it
+        cell, error, _ = interpret_call(e.source, args, e.dtype, arg_types)
+        self.errors.append(error)
+        return cell
 
     def _ArrayExists(self, e: X.ArrayExists, row: SymbolicRow) -> Cell:
         """exists(array, var -> body) as a black box of the array and the row columns the body
@@ -303,6 +339,21 @@ def _trunc_div(a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
 
 
 _RANK = {"byte": 0, "short": 1, "int": 2, "long": 3}
+
+
+_BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
+
+
+def _cast_can_fail(src: str, target: str) -> bool:
+    """Whether Spark's ANSI mode can raise on this cast: anything but a cast to string, a widening
+    cast, or an integer to a floating type (decimal targets can overflow)."""
+    if target in ("string", src) or _widening(src, target) or src == "boolean":
+        return False
+    return not (src in _RANK and target in ("float", "double"))
+
+
+def _safe_name(dtype: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in dtype)
 
 
 def _widening(src: str, target: str) -> bool:

@@ -99,6 +99,8 @@ def udfs_by_name(events) -> dict[str, Udf]:
                 found[u.name] = u
             elif (seen.source, seen.deterministic) != (u.source, u.deterministic):
                 found[u.name] = Udf(u.name, None, seen.deterministic and u.deterministic, u.return_type, u.kind)
+            elif u.int_extension_dtype and not seen.int_extension_dtype:
+                found[u.name] = u  # seen under both settings: keep the one the reader refuses
     return found
 
 

@@ -126,13 +126,37 @@ def to_expr(n: Node, ctx: Context) -> X.Expr:
             source=udf.source if udf else None,
             deterministic=bool(n.field("udfDeterministic", True)) and (udf.deterministic if udf else True),
             kind="pandas" if 200 <= eval_type < 300 else "python",
+            batch_dependent=_batch_dependent(eval_type, udf, kids, spark_type(n.field("dataType"))),
         )
+    if n.cls == "NaNvl":
+        # fillna/na.fill on a double column: coalesce(nanvl(x, v), v); named as PySpark names it
+        return X.Func("nanvl", kids, _type_of(kids[0]))
     return X.Func(
         name=_snake(n.cls),
         args=kids,
         dtype=spark_type(n.field("dataType")) if n.field("dataType") else _result_type(n.cls, kids),
         deterministic=n.cls in _DETERMINISTIC,
     )
+
+
+# PythonEvalType.SQL_SCALAR_PANDAS_UDF: the one pandas kind whose body may be element-wise
+_SCALAR_PANDAS_UDF = 200
+
+
+def _batch_dependent(eval_type: int, udf: Udf | None, args: tuple[X.Expr, ...], dtype: str) -> bool:
+    """A vectorised UDF sees a batch of rows; unless its body reads as element-wise, a row's
+    value may depend on the other rows of the batch (symbolic/pandas_udf.py)."""
+    if not 200 <= eval_type < 300:
+        return False
+    if eval_type != _SCALAR_PANDAS_UDF or udf is None:
+        return True
+    arg_types = tuple(_type_of(a) for a in args)
+    if udf.int_extension_dtype and any(t in INTEGRAL for t in arg_types):
+        # nullable Int series: pd.NA compares as NA, not False; the reader models NaN/None only
+        return True
+    from magicpush_lab.symbolic.pandas_udf import unreadable_reason
+
+    return unreadable_reason(udf.source, arg_types, dtype) is not None
 
 
 def _is_group_fold(n: Node) -> bool:

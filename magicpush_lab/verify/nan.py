@@ -40,10 +40,11 @@ def exposed_arguments(original: Iterable[X.Expr], g: X.Expr) -> tuple[X.Expr, ..
     a call G was derived from is where the model and Python can part.
     """
     in_g = {n for n in X.walk(g) if isinstance(n, X.PyUdf)}
+    # a pandas UDF sees NaN as a missing element, which the model does not have either
     found: list[X.Expr] = []
     for e in original:
         for n in X.walk(e):
-            if isinstance(n, X.PyUdf) and n.kind == "python" and n not in in_g:
+            if isinstance(n, X.PyUdf) and n.kind in ("python", "pandas") and n not in in_g:
                 for a in n.args:
                     if X.dtype_of(a) in FRACTIONAL and a not in found:
                         found.append(a)

@@ -50,3 +50,7 @@ def rewritten_pipeline(walk: WalkResult, sources: list, body: Callable, late: Ca
     out = body(filtered)
     return out.filter(late()) if superset else out
 
+
+def pandas_udf_record(name: str, fn: Callable, return_type: str = "long") -> Udf:
+    """What the tracer records for a scalar pandas UDF made from `fn` (its source, kind pandas)."""
+    return Udf(name, textwrap.dedent(inspect.getsource(fn)), True, return_type, "pandas")
