@@ -75,9 +75,16 @@ class State:
 class Outcome:
     returns: list[tuple[z3.BoolRef, PyVal]] = field(default_factory=list)
     errors: list[z3.BoolRef] = field(default_factory=list)
+    errors_before_return: list[int] = field(default_factory=list)
 
     def fail_when(self, live: z3.BoolRef, cond: z3.BoolRef) -> None:
         self.errors.append(z3.And(live, cond))
+
+    def add_return(self, live: z3.BoolRef, value: PyVal) -> None:
+        """Record a return, and how many errors were recorded before it: only those can
+        have been raised on the path that reaches it (used by the row-iteration model)."""
+        self.returns.append((live, value))
+        self.errors_before_return.append(len(self.errors))
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -86,19 +93,27 @@ class Outcome:
 def interpret_call(source: str, args: tuple[Cell, ...], dtype: str,
                    arg_types: tuple[str, ...] | None = None) -> tuple[Cell, z3.BoolRef]:
     """The UDF's result cell for symbolic argument cells, and when the call raises."""
+    out = run_body(source, args, arg_types)
+    cell = _to_column(out, dtype)
+    return cell, z3.Or(*out.errors) if out.errors else F
+
+
+def run_body(source: str, args: tuple[Cell, ...], arg_types: tuple[str, ...] | None = None,
+             names: dict[str, PyVal] | None = None) -> Outcome:
+    """Every return of the UDF (falling off the end included) and every error, for symbolic
+    arguments; `names` are globals the body may read (a collected table, say)."""
     fn = parse_udf(source)
     params = [a.arg for a in fn.args.args]
     if len(params) != len(args) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
         raise Unsupported("UDF signature does not match its call")
     types = arg_types or tuple(_type_of_sort(a.value.sort()) for a in args)
-    env = {p: _param(a, t) for p, a, t in zip(params, args, types)}
+    env = {**(names or {}), **{p: _param(a, t) for p, a, t in zip(params, args, types)}}
     out = Outcome()
     body = fn.body if isinstance(fn, ast.FunctionDef) else [ast.Return(fn.body)]
     end = _run(body, State(env, T), out)
     # falling off the end of a function returns None
-    out.returns.append((end.live, NONE))
-    cell = _to_column(out, dtype)
-    return cell, z3.Or(*out.errors) if out.errors else F
+    out.add_return(end.live, NONE)
+    return out
 
 
 @lru_cache(maxsize=256)
@@ -171,7 +186,7 @@ def _run(stmts: list[ast.stmt], st: State, out: Outcome) -> State:
 
 def _stmt(s: ast.stmt, st: State, out: Outcome) -> State:
     if isinstance(s, ast.Return):
-        out.returns.append((st.live, _expr(s.value, st, out) if s.value is not None else NONE))
+        out.add_return(st.live, _expr(s.value, st, out) if s.value is not None else NONE)
         return State(st.env, F)
     if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
         return State({**st.env, s.targets[0].id: _expr(s.value, st, out)}, st.live)
@@ -186,6 +201,9 @@ def _stmt(s: ast.stmt, st: State, out: Outcome) -> State:
         then = _run(s.body, State(dict(st.env), z3.And(st.live, cond)), out)
         other = _run(s.orelse, State(dict(st.env), z3.And(st.live, z3.Not(cond))), out)
         return _merge_states(then, other)
+    if isinstance(s, ast.For) and isinstance(s.iter, ast.Name) and hasattr(st.env.get(s.iter.id), "run_loop"):
+        # a loop over a table collected into Python: the table value knows how it is iterated
+        return st.env[s.iter.id].run_loop(s, st, out)  # type: ignore[attr-defined]
     if isinstance(s, ast.For) and isinstance(s.target, ast.Name) and not s.orelse:
         for item in _literal_iterable(s.iter, st, out):
             st = State({**st.env, s.target.id: item}, st.live)
@@ -274,7 +292,19 @@ def _expr(e: ast.expr, st: State, out: Outcome) -> PyVal:
         return _ite(cond, a, b)
     if isinstance(e, ast.Call):
         return _call(e, st, out)
+    if isinstance(e, ast.Attribute) and isinstance(e.ctx, ast.Load):
+        return _field(_expr(e.value, st, out), e.attr)
+    if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant) and isinstance(e.slice.value, str):
+        return _field(_expr(e.value, st, out), e.slice.value)
     raise Unsupported(f"expression {type(e).__name__}")
+
+
+def _field(value: PyVal, name: str) -> PyVal:
+    """`row.name` or `row["name"]`: only rows of a collected table have fields (row_iter_ops.py)."""
+    read = getattr(value, "field", None)
+    if read is None:
+        raise Unsupported(f"attribute {name!r} of a {value.kind}")
+    return read(name)
 
 
 def _binop(op: ast.operator, a: PyVal, b: PyVal, st: State, out: Outcome) -> PyVal:
