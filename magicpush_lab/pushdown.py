@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, replace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
-from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
+from magicpush_lab.verify import aggregate, outer_join, row_expand, row_iter, row_to_row, topk, window
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
-                P.Window, P.RowExpand, P.Expand)
+                P.Window, P.RowExpand, P.Expand, P.RowIterPipeline)
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,7 @@ def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult
     result = WalkResult()
     _walk(filter_node.child, filter_node.condition, (), EQUIVALENT, filter_node,
           filter_node.origin, 0, budget, result)
+    _drop_shared_side_inputs(filter_node, result)
     if len(result.pushed) > 1:
         # each source's predicate was proved alone; applied alone, the late filter stays
         result.pushed = [replace(p, kind=SUPERSET) for p in result.pushed]
@@ -137,10 +138,10 @@ def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Bu
     """Check one candidate for `kind`; predicates on both inputs of a join are proved one
     input at a time as superset pushdowns, whatever `kind` asks."""
     timeout = min(2000, max(1, budget.left_ms()))
-    if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window, P.RowExpand, P.Expand)):
+    if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window, P.RowExpand, P.Expand, P.RowIterPipeline)):
         check = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
                  P.Window: window.verify, P.RowExpand: row_expand.verify,
-                 P.Expand: row_expand.verify_unpivot}[type(node)]
+                 P.Expand: row_expand.verify_unpivot, P.RowIterPipeline: row_iter.verify}[type(node)]
         if sum(x is not None for x in g) > 1 and not all(
                 check(node, pred, _only(g, i), SUPERSET, timeout).proved for i, x in enumerate(g) if x is not None):
             # each input's predicate becomes its own suggestion, so each must be correct alone
@@ -164,6 +165,37 @@ def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Bu
         return None
     verdict = row_to_row.verify(node, pred, g, kind, timeout)
     return verdict if verdict.proved else None
+
+
+def _drop_shared_side_inputs(plan: P.Plan, result: WalkResult) -> None:
+    """A predicate before a `collect()` changes the list every caller of the UDF sees: it is kept
+    only when the pipeline calls that UDF once, in the RowIterPipeline the proof was made for."""
+    for node in P.nodes(plan):
+        if not isinstance(node, P.RowIterPipeline):
+            continue
+        calls = sum(1 for n in P.nodes(plan) for e in _expressions_of(n) for x in X.walk(e)
+                    if isinstance(x, X.PyUdf) and x.name == node.udf.name)
+        if calls > 1 and any(p.source is node.side_input for p in result.pushed):
+            result.pushed = [p for p in result.pushed if p.source is not node.side_input]
+            result.refusals.append(Refusal("RowIterPipeline", f"{node.udf.name} is called {calls} times in the "
+                                           "pipeline; a filter before its collect() would change every call"))
+
+
+def _expressions_of(node: P.Plan) -> list[X.Expr]:
+    """Every expression a plan node holds, whatever its fields."""
+    found: list[X.Expr] = []
+
+    def visit(value: object) -> None:
+        if isinstance(value, (tuple, list)):
+            for v in value:
+                visit(v)
+        elif isinstance(value, X.Expr.__args__):  # type: ignore[attr-defined]
+            found.append(value)  # type: ignore[arg-type]
+
+    for name in getattr(node, "__dataclass_fields__", {}):
+        if name not in ("child", "left", "right", "inputs", "children", "side_input", "udf"):
+            visit(getattr(node, name))
+    return found
 
 
 def _only(g: tuple[X.Expr | None, ...], i: int) -> tuple[X.Expr | None, ...]:
