@@ -271,6 +271,8 @@ class Tracer:
         self._code_names: dict[str, _CellCode] = {}
         self._frames: dict[int, tuple[Any, int]] = {}  # id(df) -> (df, event id); the df ref keeps ids unique
         self._udfs: dict[str, tuple[Any, str | None]] = {}  # UDF name -> (UserDefinedFunction, source)
+        # id(list) -> (list, event id): what collect() returned, so a UDF reading it can be tied to it
+        self._collected: dict[int, tuple[Any, int]] = {}
         self._patches: list[tuple[type, str, bool, Any]] = []
         self._lock = threading.RLock()
         self._suspended = 0
@@ -390,7 +392,13 @@ class Tracer:
                 except Exception as err:
                     tracer._warn(f"{action}: {type(err).__name__}: {err}")
                 with _inside():
-                    return original(*args, **kwargs)
+                    result = original(*args, **kwargs)
+                if action == "collect":
+                    try:
+                        tracer._remember_collected(args[0], result)
+                    except Exception as err:
+                        tracer._warn(f"{action}: {type(err).__name__}: {err}")
+                return result
 
             return look
 
@@ -474,8 +482,31 @@ class Tracer:
                 except Exception:
                     return_type = str(node.get("dataType", "other"))
             out.append(Udf(name=name, source=source, deterministic=bool(node.get("udfDeterministic", True)),
-                           return_type=return_type, kind=_udf_kind(node.get("evalType"))))
+                           return_type=return_type, kind=_udf_kind(node.get("evalType")),
+                           side_inputs=self._side_inputs_of(udf)))
         return tuple(out)
+
+    # -- collected tables a UDF reads (RowIterPipeline) ------------------------
+    def _remember_collected(self, df: Any, rows: Any) -> None:
+        """Note that `rows` is the collect() of `df`'s event (recorded just before the call)."""
+        known = self._frames.get(id(df))
+        if isinstance(rows, list) and known is not None and known[0] is df:
+            with self._lock:
+                self._collected[id(rows)] = (rows, known[1])
+
+    def _side_inputs_of(self, udf: Any) -> tuple[tuple[str, int], ...]:
+        """The names the UDF's function reads (globals and closure variables) that hold a list
+        returned by a traced collect(), with the event that was collected."""
+        func = getattr(udf, "func", None)
+        code = getattr(func, "__code__", None)
+        if code is None:
+            return ()
+        found = []
+        for name, value in _names_read(func):
+            known = self._collected.get(id(value))
+            if known is not None and known[0] is value:
+                found.append((name, known[1]))
+        return tuple(sorted(set(found)))
 
     # -- cells and sites ----------------------------------------------------
     def begin_cell(self, execution_count: int, raw: str, code_name: str, transformed: str | None = None,
@@ -545,6 +576,27 @@ def _dataframes_in(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Iterator[A
             yield value
         elif isinstance(value, (list, tuple)):
             yield from (v for v in value if isinstance(v, DataFrame))
+
+
+def _names_read(func: Any) -> Iterator[tuple[str, Any]]:
+    """(name, value) for the globals and closure variables a function's code can read."""
+    def names(code: Any) -> set[str]:
+        found = set(code.co_names)
+        for const in code.co_consts:  # nested code: comprehensions, inner functions
+            if hasattr(const, "co_names"):
+                found |= names(const)
+        return found
+
+    code = func.__code__
+    glob = getattr(func, "__globals__", {})
+    for name in sorted(names(code)):
+        if name in glob:
+            yield name, glob[name]
+    for name, cell in zip(code.co_freevars, getattr(func, "__closure__", None) or ()):
+        try:
+            yield name, cell.cell_contents
+        except ValueError:  # an empty cell: the variable is not bound yet
+            continue
 
 
 def active_tracer() -> Tracer | None:
