@@ -122,3 +122,47 @@ REFUSED = [
 def test_uses_outside_the_model_are_refused(title, source):
     with pytest.raises(Unsupported):
         _symbolic(source, [row(1, 2006), row(1, 2005)], (1, 2))
+
+
+# ----------------------------------------------------------------------------- the verifier's induction
+
+THIRD_ROW = ("def third(id):\n    n = 0\n    for r in old_rows:\n        if r.year == 2006:\n            n += 1\n"
+             "        elif n >= 2:\n            return 0\n    return n\n")
+
+
+def _node(source: str):
+    from magicpush_lab.ir import expr as X
+    from magicpush_lab.ir import plan as P
+
+    ident, year = X.Col("id", 1, "int"), X.Col("year", 2, "int")
+    old_id, old_year = X.Col("id", 11, "int"), X.Col("year", 12, "int")
+    flag = X.Col("flag", 3, "int")
+    call = X.PyUdf("third", (ident,), "int", source)
+    node = P.RowIterPipeline(P.Source("sales", (ident, year), 0), call,
+                             P.Source("collected", (old_id, old_year), 1),
+                             ((ident, ident), (year, year), (flag, call)), "old_rows")
+    return node, flag, old_year
+
+
+def test_two_rows_are_not_enough_for_a_loop_with_state():
+    """Rows of other years change nothing while n < 2, so the 2-row base case holds; from a free
+    loop state (n >= 2) such a row returns, and the induction step refuses year = 2006."""
+    from magicpush_lab.ir import expr as X
+    from magicpush_lab.verify import row_iter
+
+    node, flag, old_year = _node(THIRD_ROW)
+    late = X.Cmp(">=", flag, X.Lit(2, "int"))
+    g = (None, X.Cmp("=", old_year, X.Lit(2006, "int")))
+    assert row_iter._base_case(node, late, *g, "superset", 2000) is None
+    verdict = row_iter.verify(node, late, g, "superset")
+    assert not verdict.proved and "can change the UDF's result" in verdict.reason
+
+
+def test_the_same_loop_without_the_early_return_is_proved():
+    from magicpush_lab.ir import expr as X
+    from magicpush_lab.verify import row_iter
+
+    node, flag, old_year = _node(THIRD_ROW.replace("        elif n >= 2:\n            return 0\n", ""))
+    late = X.Cmp(">=", flag, X.Lit(2, "int"))
+    verdict = row_iter.verify(node, late, (None, X.Cmp("=", old_year, X.Lit(2006, "int"))), "superset")
+    assert verdict.proved, verdict.reason

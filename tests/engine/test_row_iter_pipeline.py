@@ -64,6 +64,16 @@ def count_2006(id):
     return n
 
 
+def third_2006_row(id):
+    n = 0
+    for r in old_rows:
+        if r.year == 2006:
+            n += 1
+        elif n >= 2:
+            return 0
+    return n
+
+
 def relative_rev(store, quantity, price):
     for r in old_rows:
         if r.store == store and r.year == 2006:
@@ -80,7 +90,7 @@ def cheap_old(id):
 
 UDFS = {f.__name__: (f, rt) for f, rt in [
     (flag_2006, "int"), (first_year, "int"), (ends_at_first_match, "int"), (count_all, "int"),
-    (count_2006, "int"), (relative_rev, "double"), (cheap_old, "int")]}
+    (count_2006, "int"), (relative_rev, "double"), (cheap_old, "int"), (third_2006_row, "int")]}
 
 
 # ----------------------------------------------------------------------------- data
@@ -137,6 +147,8 @@ CASES = [
          ("year >= 2008",), None),
     Case("count of matching old rows: rows of other years are never counted, year = 2006 is pushed",
          "count_2006", lambda f: f("id"), lambda: F.col("flag") >= 1, None, ("year = 2006",)),
+    Case("after two rows of 2006 another year ends the loop: right on 2 rows, wrong on 3, not pushed",
+         "third_2006_row", lambda f: f("id"), lambda: F.col("flag") >= 2, None, None),
     Case("the paper's Figure 3, double prices: the relative revenue can be NaN through df_old's prices, so "
          "only year >= 2008 goes to sales; year = 2006 before the collect",
          "relative_rev", lambda f: f("store", "quantity", "price"),
