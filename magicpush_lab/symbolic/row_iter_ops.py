@@ -167,7 +167,7 @@ def _probed(table: _Table, s: ast.For, st: U.State, out: U.Outcome) -> U.State:
 
 
 def _havoc(name: str, entry: U.PyVal, later: U.PyVal | None) -> U.PyVal:
-    """A fresh value of the kind `name` holds (None allowed when it can be None)."""
+    """A fresh value of the kind `name` holds, or None."""
     kinds = {entry.kind} | ({later.kind} if later is not None else set())
     values = kinds - {"none"}
     if not values:
@@ -177,7 +177,8 @@ def _havoc(name: str, entry: U.PyVal, later: U.PyVal | None) -> U.PyVal:
     if len(values) != 1 or values - {"int", "float", "str", "bool"}:
         raise Unsupported(f"loop variable {name!r} of kind {', '.join(sorted(kinds))}")
     kind = values.pop()
-    none = z3.Bool(f"none_{name}!{next(_fresh)}") if "none" in kinds or entry.none is not U.F else U.F
+    # None is always possible: a path of the body may set it, whatever the values seen so far
+    none = z3.Bool(f"none_{name}!{next(_fresh)}")
     return U.PyVal(kind, z3.Const(f"{name}!{next(_fresh)}", U._sort(kind)), none)
 
 

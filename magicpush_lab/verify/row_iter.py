@@ -108,10 +108,29 @@ def _refusal(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr |
         return "the predicate on the collected table must read only its columns, without Python UDFs"
     if g_l is not None and not X.columns(g_l) <= set(op.child.output):
         return "the predicate on the left input reads columns it does not have"
+    try:
+        fn = parse_udf(udf.source)
+    except (Unsupported, SyntaxError) as err:
+        return f"cannot model: {err}"
+    bound = {a.arg for a in fn.args.args} | {  # type: ignore[union-attr]
+        t.id for n in ast.walk(fn) for t in _targets(n) if isinstance(t, ast.Name)}
+    if op.side_name in bound:
+        # then the name is local to the function (or a parameter), not the collected list
+        return f"the UDF binds {op.side_name} itself"
     names = [c.name for c in op.side_input.output]
     if len(set(names)) != len(names):
         return "the collected rows have two fields of one name"
     return ""
+
+
+def _targets(n: ast.AST) -> list[ast.AST]:
+    if isinstance(n, ast.Assign):
+        return list(n.targets)
+    if isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension)):
+        return [n.target]
+    if isinstance(n, (ast.Global, ast.Nonlocal)):
+        return [ast.Name(x) for x in n.names]
+    return []
 
 
 # ----------------------------------------------------------------------------- NaN flow
