@@ -293,6 +293,9 @@ def _expr(e: ast.expr, st: State, out: Outcome) -> PyVal:
     if isinstance(e, ast.Call):
         return _call(e, st, out)
     if isinstance(e, ast.Attribute) and isinstance(e.ctx, ast.Load):
+        if hasattr(tuple, e.attr) or e.attr.startswith("_") or e.attr == "asDict":
+            # a Row is a tuple: `r.count` is tuple.count, not a field named count
+            raise Unsupported(f"attribute {e.attr!r} names a method of the row, not a field")
         return _field(_expr(e.value, st, out), e.attr)
     if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant) and isinstance(e.slice.value, str):
         return _field(_expr(e.value, st, out), e.slice.value)

@@ -17,11 +17,11 @@ from pyspark.sql import Row
 from magicpush_lab.symbolic.row_iter_ops import concrete_row, result_cell, run_with_table, unrolled_table
 from magicpush_lab.symbolic.values import Unsupported, literal
 
-COLUMNS = (("id", "int"), ("year", "int"), ("qty", "int"), ("store", "string"))
+COLUMNS = (("id", "int"), ("year", "int"), ("qty", "int"), ("store", "string"), ("count", "int"))
 
 
 def row(id, year, qty=1, store="a"):
-    return {"id": id, "year": year, "qty": qty, "store": store}
+    return {"id": id, "year": year, "qty": qty, "store": store, "count": 0}
 
 
 LISTS = [
@@ -115,6 +115,8 @@ REFUSED = [
     ("temporary read before it is assigned",
      "def f(id, v):\n    for r in old_rows:\n        if r.id == id:\n            t = 1\n        v = t\n    return v"),
     ("unknown field", "def f(id, v):\n    for r in old_rows:\n        return r.price\n    return 0"),
+    ("a field named like a tuple method is the method", "def f(id, v):\n    for r in old_rows:\n"
+                                                        "        return r.count\n    return 0"),
 ]
 
 
