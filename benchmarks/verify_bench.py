@@ -171,7 +171,8 @@ def figure3(price_type: str) -> P.Filter:
     call = X.PyUdf("relative_rev", (store, qty, price), "double", RELATIVE_REV)
     node = P.RowIterPipeline(P.Source("df", (store, year, qty, price), origin=0), call,
                              P.Source("collected df_old", old, origin=1),
-                             ((store, store), (year, year), (qty, qty), (price, price), (rel, call)), "old_rows")
+                             ((store, store), (year, year), (qty, qty), (price, price), (rel, call)),
+                             "old_rows")
     late = X.and_(X.Cmp(">=", year, lit(2008)), X.Not(X.Cmp("=", rel, lit(0.0, "double"))))
     return P.Filter(node, late)
 

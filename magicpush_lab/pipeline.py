@@ -155,8 +155,8 @@ def _readers(trace: Trace, name: str, udf_names: set[str]) -> list[int]:
             continue
         inside = {id(n) for d in ast.walk(tree) if isinstance(d, ast.FunctionDef) and d.name in udf_names
                   for n in ast.walk(d)}
-        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in inside
-               for n in ast.walk(tree)):
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               and id(n) not in inside for n in ast.walk(tree)):
             found.append(cell.execution_count)
     return found
 

@@ -138,7 +138,8 @@ def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Bu
     """Check one candidate for `kind`; predicates on both inputs of a join are proved one
     input at a time as superset pushdowns, whatever `kind` asks."""
     timeout = min(2000, max(1, budget.left_ms()))
-    if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window, P.RowExpand, P.Expand, P.RowIterPipeline)):
+    if isinstance(node, (P.Aggregate, P.OuterJoin, P.TopK, P.Window, P.RowExpand, P.Expand,
+                         P.RowIterPipeline)):
         check = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
                  P.Window: window.verify, P.RowExpand: row_expand.verify,
                  P.Expand: row_expand.verify_unpivot, P.RowIterPipeline: row_iter.verify}[type(node)]
@@ -177,8 +178,9 @@ def _drop_shared_side_inputs(plan: P.Plan, result: WalkResult) -> None:
                     if isinstance(x, X.PyUdf) and x.name == node.udf.name)
         if calls > 1 and any(p.source is node.side_input for p in result.pushed):
             result.pushed = [p for p in result.pushed if p.source is not node.side_input]
-            result.refusals.append(Refusal("RowIterPipeline", f"{node.udf.name} is called {calls} times in the "
-                                           "pipeline; a filter before its collect() would change every call"))
+            reason = (f"{node.udf.name} is called {calls} times in the pipeline; "
+                      "a filter before its collect() would change every call")
+            result.refusals.append(Refusal("RowIterPipeline", reason))
 
 
 def _expressions_of(node: P.Plan) -> list[X.Expr]:

@@ -187,7 +187,8 @@ ROW_ITER = [
     'old_rows = df_old.select("id", "year").collect()\ncopied = [r for r in df_old.collect()]',
     '@F.udf("int")\ndef flag(id):\n    for r in old_rows:\n        if r.id == id and r.year == 2006:\n'
     '            return 1\n    return 0\n'
-    '@F.udf("int")\ndef copy_flag(id):\n    for r in copied:\n        if r.id == id:\n            return 1\n    return 0\n'
+    '@F.udf("int")\ndef copy_flag(id):\n    for r in copied:\n        if r.id == id:\n'
+    '            return 1\n    return 0\n'
     'out = df.withColumn("flag", flag("id")).withColumn("c", copy_flag("id")).filter(F.col("flag") == 1)',
 ]
 

@@ -146,7 +146,8 @@ def _effects(body: list[ast.stmt], guard: tuple[X.Expr, ...], var: str,
             atoms = _atoms(s.test, var, fields)
             yield from _effects(s.body, guard + atoms, var, fields)
             single = _atom(s.test, var, fields)
-            yield from _effects(s.orelse, guard + ((X.Not(single),) if single is not None else ()), var, fields)
+            negated = (X.Not(single),) if single is not None else ()
+            yield from _effects(s.orelse, guard + negated, var, fields)
         elif isinstance(s, (ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While)):
             yield guard
         elif isinstance(s, ast.Expr) and not isinstance(s.value, ast.Constant):
@@ -176,7 +177,8 @@ def _atom(e: ast.expr, var: str, fields: dict[str, X.Col]) -> X.Expr | None:
         return None
     if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value is None:
         return X.IsNull(col) if isinstance(op, ast.Is) else X.IsNotNull(col)
-    if isinstance(op, ast.In) and isinstance(right, (ast.List, ast.Tuple, ast.Set)) and right is e.comparators[0]:
+    if isinstance(op, ast.In) and isinstance(right, (ast.List, ast.Tuple, ast.Set)) \
+            and right is e.comparators[0]:
         values = [_constant(v, col) for v in right.elts]
         return X.In(col, tuple(values)) if values and all(v is not None for v in values) else None
     value = _constant(right, col)
@@ -195,7 +197,9 @@ def _field(e: ast.expr, var: str, fields: dict[str, X.Col]) -> X.Col | None:
 
 
 def _constant(e: ast.expr, col: X.Col) -> X.Lit | None:
-    if not isinstance(e, ast.Constant) or e.value is None or isinstance(e.value, bool) != (col.dtype == "boolean"):
+    if not isinstance(e, ast.Constant) or e.value is None:
+        return None
+    if isinstance(e.value, bool) != (col.dtype == "boolean"):
         return None
     if isinstance(e.value, (int, float, str, bool)):
         return X.Lit(e.value, col.dtype)

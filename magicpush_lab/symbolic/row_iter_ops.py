@@ -89,7 +89,8 @@ class _Table(U.PyVal):
     columns: tuple[tuple[str, str], ...] = ()
     rows: tuple[tuple[z3.BoolRef, RowVal], ...] = ()  # unrolled: (exists, row)
     probes: list[Probe] | None = None  # probed: where the iterations are recorded
-    loop_returns: list[tuple[z3.BoolRef, U.PyVal, z3.BoolRef]] | None = None  # probed: (reached, value, raised)
+    # probed: the returns inside loops, as (reached, value, raised on the way)
+    loop_returns: list[tuple[z3.BoolRef, U.PyVal, z3.BoolRef]] | None = None
 
     def run_loop(self, s: ast.For, st: U.State, out: U.Outcome) -> U.State:
         if not isinstance(s.target, ast.Name) or s.orelse:
@@ -160,7 +161,8 @@ def _probed(table: _Table, s: ast.For, st: U.State, out: U.Outcome) -> U.State:
     # a return inside the loop is a possible return of the UDF, with the errors on its path;
     # kept apart from `out`, whose later returns must not be judged by this iteration's errors
     for (cond, value), mark in zip(inner.returns, inner.errors_before_return):
-        table.loop_returns.append((cond, value, z3.Or(*inner.errors[:mark]) if mark else U.F))  # type: ignore[union-attr]
+        raised = z3.Or(*inner.errors[:mark]) if mark else U.F
+        table.loop_returns.append((cond, value, raised))  # type: ignore[union-attr]
     # after the loop: any state the iterations can leave (fresh again), the same path into it
     after_loop = {n: _havoc(n, constant[n], ran.env.get(n)) for n in carried}
     return U.State({**{n: v for n, v in constant.items()}, **after_loop}, st.live)

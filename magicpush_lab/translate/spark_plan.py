@@ -325,9 +325,11 @@ def _row_iter(child: P.Plan, outputs: tuple[tuple[X.Col, X.Expr], ...], calls: l
     call = calls[0]
     side = ctx.udfs[call.name].side_inputs
     if len(side) != 1 or side[0][1] not in ctx.collected:
-        raise TranslateError(f"UDF {call.name} reads several collected tables, or one not traced: not analysed yet")
+        raise TranslateError(f"UDF {call.name} reads several collected tables, or one not traced: "
+                             "not analysed yet")
     if not any(e == call for _, e in outputs):
-        raise TranslateError(f"UDF {call.name} over a collected table inside a larger expression: not analysed yet")
+        raise TranslateError(f"UDF {call.name} over a collected table inside a larger expression: "
+                             "not analysed yet")
     name, event = side[0]
     return P.RowIterPipeline(child, call, ctx.collected[event], outputs, name, origin)
 

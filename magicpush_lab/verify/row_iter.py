@@ -167,7 +167,8 @@ def nan_flow(op: P.RowIterPipeline) -> Taint:
                 found |= labels.get(n.id, set())
             elif isinstance(n, ast.Attribute) and n.attr in double_fields:
                 found.add("side")
-            elif isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and n.slice.value in double_fields:
+            elif isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) \
+                    and n.slice.value in double_fields:
                 found.add("side")
         return found
 
@@ -236,12 +237,12 @@ def _columns(op: P.RowIterPipeline) -> tuple[tuple[str, str], ...]:
     return tuple((c.name, c.dtype) for c in op.side_input.output)
 
 
-def _side_row(op: P.RowIterPipeline, tag: str, cells: dict | None = None, exists: z3.BoolRef | None = None) -> SymbolicRow:
-    row = SymbolicRow(tag, exists=exists if exists is not None else z3.BoolVal(True))
+def _side_row(op: P.RowIterPipeline, tag: str, cells: dict) -> SymbolicRow:
+    """A collected row over given cells (by field name), as Spark expressions read it."""
+    row = SymbolicRow(tag)
     for c in op.side_input.output:
-        if cells is not None:
-            row.cells[(c.name, c.id)] = cells[c.name]
-            row.types[c.name] = c.dtype
+        row.cells[(c.name, c.id)] = cells[c.name]
+        row.types[c.name] = c.dtype
     return row
 
 
@@ -283,11 +284,12 @@ def _base_case(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
     original, rewritten = Evaluator(), Evaluator()
     args, types = _arguments(op, main, original)
     rows = [(s.exists, _row_value(op, s)) for s in sides]
-    out1 = R.run_with_table(op.udf.source or "", args, types, op.side_name, R.unrolled_table(_columns(op), rows))
+    source = op.udf.source or ""
+    out1 = R.run_with_table(source, args, types, op.side_name, R.unrolled_table(_columns(op), rows))
     cell1, err1 = R.result_cell(out1, op.udf.dtype)
     kept = [(z3.And(s.exists, _holds(rewritten, g_r, s)), v) for s, (_, v) in zip(sides, rows)]
     args2, _ = _arguments(op, main, rewritten)
-    out2 = R.run_with_table(op.udf.source or "", args2, types, op.side_name, R.unrolled_table(_columns(op), kept))
+    out2 = R.run_with_table(source, args2, types, op.side_name, R.unrolled_table(_columns(op), kept))
     cell2, err2 = R.result_cell(out2, op.udf.dtype)
     row1 = _output_row(op, main, original, cell1)
     row2 = _output_row(op, main, rewritten, cell2)
@@ -306,7 +308,8 @@ def _base_case(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
     if proof.model is not None:
         tables = rows_from_model(proof.model, [main, *sides])
         example = {"left row": tables.get("input 1", []),
-                   "collected rows": [r for i in range(BASE_CASE_ROWS) for r in tables.get(f"input {i + 2}", [])]}
+                   "collected rows": [r for i in range(BASE_CASE_ROWS)
+                                      for r in tables.get(f"input {i + 2}", [])]}
     return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS,
                    f"fails on a collected list of up to {BASE_CASE_ROWS} rows ({proof.reason})", example)
 
@@ -354,7 +357,8 @@ def _inductive(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
                 pre = z3.And(facts, cond, z3.Not(raised), z3.Not(f_ev.error()), z3.Not(ev.error()), passes)
                 proof = prove(z3.Implies(pre, gl), timeout_ms)
                 if not proof.proved:
-                    return refuse(f"a left row that fails the predicate can pass the late filter ({proof.reason})")
+                    return refuse("a left row that fails the predicate can pass the late filter "
+                                  f"({proof.reason})")
         hides = satisfiable(z3.And(facts, z3.Not(gl), z3.Or(*[z3.And(c, r) for c, _, r in returns])),
                             timeout_ms) is not False
 
@@ -367,7 +371,8 @@ def _inductive(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
             pre = z3.And(facts, cond, z3.Not(raised), z3.Not(f_ev.error()), z3.Not(ev.error()), gl)
             proof = prove(z3.Implies(pre, passes), timeout_ms)
             if not proof.proved:
-                return refuse(f"a left row that passes the predicate can fail the late filter ({proof.reason})")
+                return refuse("a left row that passes the predicate can fail the late filter "
+                              f"({proof.reason})")
 
     # pre-condition (3): a collected row that fails G_r changes nothing, from any loop state
     if g_r is not None:

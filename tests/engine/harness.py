@@ -49,7 +49,8 @@ def rewritten_pipeline(walk: WalkResult, sources: list, body: Callable, late: Ca
 
 # ----------------------------------------------------------------------------- collected tables
 
-def side_udf_record(name: str, fn: Callable, events: tuple[tuple[str, int], ...], return_type: str = "int") -> Udf:
+def side_udf_record(name: str, fn: Callable, events: tuple[tuple[str, int], ...],
+                    return_type: str = "int") -> Udf:
     """A UDF that reads collected lists: (global name, event id of the collected DataFrame)."""
     return Udf(name, textwrap.dedent(inspect.getsource(fn)), True, return_type, "python", events)
 

@@ -37,7 +37,8 @@ ARGS = [(1, 10), (2, 7), (None, 3), (1, None), (3, 0)]
 
 CASES = [
     ("first match returns a flag",
-     "def f(id, v):\n    for r in old_rows:\n        if r.id == id and r.year == 2006:\n            return 1\n"
+     "def f(id, v):\n    for r in old_rows:\n        if r.id == id and r.year == 2006:\n"
+     "            return 1\n"
      "    return 0"),
     ("first match returns a value computed from both rows",
      "def f(id, v):\n    for r in old_rows:\n        if r.id == id and r.year == 2006:\n"
@@ -46,15 +47,18 @@ CASES = [
      "def f(id, v):\n    for r in old_rows:\n        if r.id == id and r.year == 2006:\n"
      "            return v // r.qty\n    return -1"),
     ("count of matching rows (a loop-carried variable)",
-     "def f(id, v):\n    n = 0\n    for r in old_rows:\n        if r.id == id:\n            n += 1\n    return n"),
+     "def f(id, v):\n    n = 0\n    for r in old_rows:\n        if r.id == id:\n            n += 1\n"
+     "    return n"),
     ("flag set in the loop, read after it",
-     "def f(id, v):\n    found = False\n    for r in old_rows:\n        if r['year'] == 2006 and r['id'] == id:\n"
+     "def f(id, v):\n    found = False\n    for r in old_rows:\n"
+     "        if r['year'] == 2006 and r['id'] == id:\n"
      "            found = True\n    return 1 if found else 0"),
     ("a temporary assigned in every iteration",
      "def f(id, v):\n    best = 0\n    for r in old_rows:\n        q = r.qty if r.qty is not None else 0\n"
      "        if q > best:\n            best = q\n    return best"),
     ("ordering comparison with a NULL field raises",
-     "def f(id, v):\n    for r in old_rows:\n        if r.year > 2005:\n            return r.id\n    return 0"),
+     "def f(id, v):\n    for r in old_rows:\n        if r.year > 2005:\n            return r.id\n"
+     "    return 0"),
     ("string field compared with a literal",
      "def f(id, v):\n    total = 0\n    for r in old_rows:\n        if r.store == 'a':\n"
      "            total = total + 1\n    return total"),
@@ -107,13 +111,15 @@ def test_missing_rows_are_skipped():
 
 
 REFUSED = [
-    ("break", "def f(id, v):\n    for r in old_rows:\n        if r.id == id:\n            break\n    return 0"),
+    ("break", "def f(id, v):\n    for r in old_rows:\n        if r.id == id:\n            break\n"
+     "    return 0"),
     ("len of the list", "def f(id, v):\n    return len(old_rows)"),
     ("slicing the list", "def f(id, v):\n    for r in old_rows[:2]:\n        return 1\n    return 0"),
     ("loop variable read after the loop",
      "def f(id, v):\n    for r in old_rows:\n        pass\n    return r.id"),
     ("temporary read before it is assigned",
-     "def f(id, v):\n    for r in old_rows:\n        if r.id == id:\n            t = 1\n        v = t\n    return v"),
+     "def f(id, v):\n    for r in old_rows:\n        if r.id == id:\n            t = 1\n        v = t\n"
+     "    return v"),
     ("unknown field", "def f(id, v):\n    for r in old_rows:\n        return r.price\n    return 0"),
     ("a field named like a tuple method is the method", "def f(id, v):\n    for r in old_rows:\n"
                                                         "        return r.count\n    return 0"),
@@ -128,7 +134,8 @@ def test_uses_outside_the_model_are_refused(title, source):
 
 # ----------------------------------------------------------------------------- the verifier's induction
 
-THIRD_ROW = ("def third(id):\n    n = 0\n    for r in old_rows:\n        if r.year == 2006:\n            n += 1\n"
+THIRD_ROW = ("def third(id):\n    n = 0\n    for r in old_rows:\n        if r.year == 2006:\n"
+             "            n += 1\n"
              "        elif n >= 2:\n            return 0\n    return n\n")
 
 

@@ -97,18 +97,20 @@ UDFS = {f.__name__: (f, rt) for f, rt in [
 
 def sales_rows(price_type: type, seed: int = 3) -> list[tuple]:
     rnd = random.Random(seed)
-    rows = [(1, 2009, "a", 2, price_type(3)), (1, 2008, "a", 0, price_type(3)), (2, 2008, "b", 5, price_type(0)),
-            (3, 2007, "c", 1, price_type(1)), (None, 2010, None, 1, price_type(2)), (4, None, "a", None, None)]
+    p = price_type
+    rows = [(1, 2009, "a", 2, p(3)), (1, 2008, "a", 0, p(3)), (2, 2008, "b", 5, p(0)),
+            (3, 2007, "c", 1, p(1)), (None, 2010, None, 1, p(2)), (4, None, "a", None, None)]
     rows += [(rnd.choice([None, *range(1, 7)]), rnd.choice([None, 2005, 2006, 2007, 2008, 2009, 2010]),
               rnd.choice(["a", "b", "c", "d", None]), rnd.choice([None, 0, 1, 2, 3]),
-              rnd.choice([None, price_type(0), price_type(1), price_type(4), price_type(7)])) for _ in range(120)]
+              rnd.choice([None, p(0), p(1), p(4), p(7)])) for _ in range(120)]
     return rows
 
 
 def old_table_rows(price_type: type, seed: int = 5) -> list[tuple]:
     rnd = random.Random(seed)
-    rows = [(1, 2005, "a", 2, price_type(2)), (1, 2006, "a", 3, price_type(4)), (2, 2006, "b", 1, price_type(9)),
-            (2, 2007, "b", 0, price_type(0)), (3, None, "c", 1, price_type(1)), (None, 2006, "d", 2, price_type(3))]
+    p = price_type
+    rows = [(1, 2005, "a", 2, p(2)), (1, 2006, "a", 3, p(4)), (2, 2006, "b", 1, p(9)),
+            (2, 2007, "b", 0, p(0)), (3, None, "c", 1, p(1)), (None, 2006, "d", 2, p(3))]
     rows += [(rnd.randint(1, 6), rnd.choice([None, 2004, 2005, 2006, 2007]), rnd.choice(["a", "b", "c", "d"]),
               rnd.randint(1, 4), price_type(rnd.randint(1, 9))) for _ in range(30)]
     return rows
@@ -156,13 +158,14 @@ CASES = [
          complete=True),
     Case("the paper's Figure 3 with whole-unit prices: quantity * price != 0 joins year >= 2008 on sales",
          "relative_rev", lambda f: f("store", "quantity", "price"),
-         lambda: (F.col("year") >= 2008) & (F.col("flag") != 0), ("year >= 2008 AND NOT (quantity * price) = cast(0 as double)",),
+         lambda: (F.col("year") >= 2008) & (F.col("flag") != 0),
+         ("year >= 2008 AND NOT (quantity * price) = cast(0 as double)",),
          ("year = 2006",), int, complete=True),
     Case("a branch on a double field of the old rows (Python's NaN): nothing is pushed",
          "cheap_old", lambda f: f("id"), lambda: F.col("flag") == 1, None, None),
     Case("the late filter calls the UDF again: nothing goes before the collect",
-         "flag_2006", lambda f: f("id"), lambda: (F.col("flag") == 1) & (F.col("year") >= 2008), ("year >= 2008",),
-         None),
+         "flag_2006", lambda f: f("id"), lambda: (F.col("flag") == 1) & (F.col("year") >= 2008),
+         ("year >= 2008",), None),
 ]
 # the last case's late filter reads the UDF itself (set up in the test)
 _CALLS_AGAIN = CASES[-1].title
