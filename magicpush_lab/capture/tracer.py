@@ -580,8 +580,11 @@ def _dataframes_in(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Iterator[A
 
 def _names_read(func: Any) -> Iterator[tuple[str, Any]]:
     """(name, value) for the globals and closure variables a function's code can read."""
+    import dis
+
     def names(code: Any) -> set[str]:
-        found = set(code.co_names)
+        # the names loaded as globals (co_names also holds attribute names: `r.year` is not `year`)
+        found = {i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
         for const in code.co_consts:  # nested code: comprehensions, inner functions
             if hasattr(const, "co_names"):
                 found |= names(const)
