@@ -133,7 +133,11 @@ def _before_collect(trace: Trace, pushed: Pushed, source_event: Event,
     collects = [i for i in trace.inspections if i.event == source_event.id and i.action == "collect"]
     if len(collects) != 1 or collects[0].site is None:
         raise _CannotPlace("the collected DataFrame is collected more than once, or where it is not known")
-    udf_names = {u.name for u in consumer.udfs if u.side_inputs}
+    # every UDF of the notebook tied to this collect(): one, the one the proof was made for
+    udf_names = {u.name for e in trace.events for u in e.udfs
+                 if any(event == source_event.id for _, event in u.side_inputs)}
+    if len(udf_names) != 1:
+        raise _CannotPlace(f"{len(udf_names)} UDFs read the rows collected from this DataFrame")
     readers = _readers(trace, names[0], udf_names)
     if readers:
         # the filtered list replaces the old one for every reader of the variable

@@ -169,18 +169,32 @@ def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Bu
 
 
 def _drop_shared_side_inputs(plan: P.Plan, result: WalkResult) -> None:
-    """A predicate before a `collect()` changes the list every caller of the UDF sees: it is kept
-    only when the pipeline calls that UDF once, in the RowIterPipeline the proof was made for."""
+    """A predicate before a `collect()` changes the list every reader of it sees: it is kept only
+    when the pipeline calls the UDF once, in the RowIterPipeline the proof was made for, and no
+    other UDF of the pipeline reads a name like the list's."""
     for node in P.nodes(plan):
         if not isinstance(node, P.RowIterPipeline):
             continue
         calls = sum(1 for n in P.nodes(plan) for e in _expressions_of(n) for x in X.walk(e)
-                    if isinstance(x, X.PyUdf) and x.name == node.udf.name)
+                    if isinstance(x, X.PyUdf) and (x.name == node.udf.name or _reads(x, node.side_name)))
         if calls > 1 and any(p.source is node.side_input for p in result.pushed):
             result.pushed = [p for p in result.pushed if p.source is not node.side_input]
             reason = (f"{node.udf.name} is called {calls} times in the pipeline; "
                       "a filter before its collect() would change every call")
             result.refusals.append(Refusal("RowIterPipeline", reason))
+
+
+def _reads(udf: X.PyUdf, name: str) -> bool:
+    """The UDF's source loads `name` (or cannot be read, so it might)."""
+    import ast
+
+    if udf.source is None:
+        return True  # no source (a black box): it might
+    try:
+        tree = ast.parse(udf.source.strip())
+    except SyntaxError:
+        return True
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(tree))
 
 
 def _expressions_of(node: P.Plan) -> list[X.Expr]:

@@ -210,3 +210,20 @@ def test_row_iter_case(spark, case: Case):
     assert len(bag(original)) > 0, "the case's data should keep some rows, or the comparison proves little"
     if 1 in pushed:
         assert len(rows) < len(collected.collect()), "the predicate before the collect should drop rows"
+
+
+def test_another_udf_reading_the_list_keeps_it_whole(spark):
+    """A second UDF of the pipeline loops over the same list: a predicate before the collect would
+    change its result too, so the collected table gets nothing (the walk says why)."""
+    sales = spark.createDataFrame(sales_rows(float), schema(float))
+    collected = spark.createDataFrame(old_table_rows(float), schema(float)).select("id", "year", "store")
+    rows = collected.collect()
+    flag = F.udf(with_globals(flag_2006, old_rows=rows), "int")
+    other = F.udf(with_globals(first_year, old_rows=rows), "int")
+    original = (sales.withColumn("first", other("id")).withColumn("flag", flag("id"))
+                .filter((F.col("flag") == 1) & (F.col("first") > 0)))
+    records = [side_udf_record("flag_2006", flag_2006, (("old_rows", 1),)),
+               side_udf_record("first_year", first_year, (("old_rows", 1),))]
+    walk = run_engine_collected([sales], [collected], original, records)
+    assert [p for p in walk.pushed if p.source.origin == 1] == []
+    assert any("a filter before its collect() would change" in r.reason for r in walk.refusals), walk.refusals
