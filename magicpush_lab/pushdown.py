@@ -194,7 +194,8 @@ def _reads(udf: X.PyUdf, name: str) -> bool:
         tree = ast.parse(udf.source.strip())
     except SyntaxError:
         return True
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(tree))
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               for n in ast.walk(tree))
 
 
 def _expressions_of(node: P.Plan) -> list[X.Expr]:
