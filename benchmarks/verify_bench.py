@@ -176,6 +176,32 @@ def _unpivot_value() -> P.Filter:
     return P.Filter(op, X.Cmp(">", value, lit(2000.0, "double")))
 
 
+RELATIVE_REV = '''
+def relative_rev(store, quantity, price):
+    for r in old_rows:
+        if r.store == store and r.year == 2006:
+            return quantity * price / (r.quantity * r.price)
+    return None
+'''
+
+
+def figure3(price_type: str) -> P.Filter:
+    """The paper's Figure 3: relative revenue against the same store's first 2006 row of df_old,
+    filter year >= 2008 AND relative_rev != 0, as translate reads it."""
+    store, year, qty, price = (X.Col("store", 400, "string"), X.Col("year", 401, "int"),
+                               X.Col("quantity", 402, "int"), X.Col("price", 403, price_type))
+    old = (X.Col("store", 410, "string"), X.Col("year", 411, "int"), X.Col("quantity", 412, "int"),
+           X.Col("price", 413, price_type))
+    rel = X.Col("relative_rev", 420, "double")
+    call = X.PyUdf("relative_rev", (store, qty, price), "double", RELATIVE_REV)
+    node = P.RowIterPipeline(P.Source("df", (store, year, qty, price), origin=0), call,
+                             P.Source("collected df_old", old, origin=1),
+                             ((store, store), (year, year), (qty, qty), (price, price), (rel, call)),
+                             "old_rows")
+    late = X.and_(X.Cmp(">=", year, lit(2008)), X.Not(X.Cmp("=", rel, lit(0.0, "double"))))
+    return P.Filter(node, late)
+
+
 CASES = [
     Case("ROW-TO-ROW", "UDF with a branch, filter on its output", _bonus),
     Case("ROW-TO-ROW", "14-branch UDF, IN over two of its results", _bands),
@@ -193,6 +219,8 @@ CASES = [
     Case("PIVOT", "pivot to 32 columns, filter on a pivoted column (refused)", _pivot_column),
     Case("UNPIVOT", "unpivot of 32 columns, filter on the id", _unpivot_id),
     Case("UNPIVOT", "unpivot of 32 columns, filter on the value (superset)", _unpivot_value),
+    Case("ROW-ITER", "Figure 3: UDF over collected df_old, double prices", lambda: figure3("double")),
+    Case("ROW-ITER", "Figure 3: UDF over collected df_old, integer prices", lambda: figure3("int")),
 ]
 
 

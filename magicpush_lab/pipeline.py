@@ -104,6 +104,9 @@ def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[i
 
 def _add_filter(trace: Trace, pushed: Pushed, source_event: Event, events: dict[int, Event]) -> AddFilter:
     """Filter where the source is defined, unless other code reads the source too."""
+    before_collect = _before_collect(trace, pushed, source_event, events)
+    if before_collect is not None:
+        return before_collect
     users = consumers(trace).get(source_event.id, ())
     inspected = any(i.event == source_event.id for i in trace.inspections)
     if len(users) <= 1 and not inspected:
@@ -114,6 +117,52 @@ def _add_filter(trace: Trace, pushed: Pushed, source_event: Event, events: dict[
         # other code sees the source too: filter only where this pipeline reads it
         return AddFilter(consumer.site, pushed.predicate, "receiver")
     raise _CannotPlace("the source feeds other code, and this pipeline's use of it was not found")
+
+
+def _before_collect(trace: Trace, pushed: Pushed, source_event: Event,
+                   events: dict[int, Event]) -> AddFilter | None:
+    """A predicate for a collected table (RowIterPipeline) goes right before its `collect()`:
+    `df_old.select(...).collect()` becomes `df_old.select(...).filter(G).collect()`, so only the
+    list the UDF loops over changes. None when `pushed` is not such a predicate."""
+    consumer = events.get(pushed.consumer) if pushed.consumer is not None else None
+    if consumer is None or pushed.via_input != 1:
+        return None
+    names = [name for u in consumer.udfs for name, event in u.side_inputs if event == source_event.id]
+    if not names:
+        return None
+    collects = [i for i in trace.inspections if i.event == source_event.id and i.action == "collect"]
+    if len(collects) != 1 or collects[0].site is None:
+        raise _CannotPlace("the collected DataFrame is collected more than once, or where it is not known")
+    # every UDF of the notebook tied to this collect(): one, the one the proof was made for
+    udf_names = {u.name for e in trace.events for u in e.udfs
+                 if any(event == source_event.id for _, event in u.side_inputs)}
+    if len(udf_names) != 1:
+        raise _CannotPlace(f"{len(udf_names)} UDFs read the rows collected from this DataFrame")
+    readers = _readers(trace, names[0], udf_names)
+    if readers:
+        # the filtered list replaces the old one for every reader of the variable
+        raise _CannotPlace(f"{names[0]} is also read outside the UDF (cell {readers[0]})")
+    return AddFilter(collects[0].site, pushed.predicate, "receiver")
+
+
+def _readers(trace: Trace, name: str, udf_names: set[str]) -> list[int]:
+    """Executions whose code reads `name` other than inside the UDF's function definition."""
+    import ast
+
+    from magicpush_lab.rewrite.cellparse import parse_cell
+
+    found = []
+    for cell in trace.cells:
+        tree = parse_cell(cell.source)
+        if tree is None:
+            found.append(cell.execution_count)  # cannot tell: count it as a reader
+            continue
+        inside = {id(n) for d in ast.walk(tree) if isinstance(d, ast.FunctionDef) and d.name in udf_names
+                  for n in ast.walk(d)}
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               and id(n) not in inside for n in ast.walk(tree)):
+            found.append(cell.execution_count)
+    return found
 
 
 def _trace_cells(trace: Trace) -> list[str]:

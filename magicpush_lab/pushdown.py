@@ -16,12 +16,12 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
-from magicpush_lab.verify import full_outer_join, grouped_map
+from magicpush_lab.verify import full_outer_join, grouped_map, row_iter
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
                 P.Window, P.RowExpand, P.Expand,
-                P.GroupedMap)
+                P.GroupedMap, P.RowIterPipeline)
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,7 @@ def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult
     result = WalkResult()
     _walk(filter_node.child, filter_node.condition, (), EQUIVALENT, filter_node,
           filter_node.origin, 0, budget, result)
+    _drop_shared_side_inputs(filter_node, result)
     if len(result.pushed) > 1:
         # each source's predicate was proved alone; applied alone, the late filter stays
         result.pushed = [replace(p, kind=SUPERSET) for p in result.pushed]
@@ -171,7 +172,54 @@ def check(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], kind: str,
 
 _VERIFIERS = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
               P.Window: window.verify, P.RowExpand: row_expand.verify, P.Expand: row_expand.verify_unpivot,
-              P.GroupedMap: grouped_map.verify}
+              P.GroupedMap: grouped_map.verify, P.RowIterPipeline: row_iter.verify}
+
+
+def _drop_shared_side_inputs(plan: P.Plan, result: WalkResult) -> None:
+    """A predicate before a `collect()` changes the list every reader of it sees: it is kept only
+    when the pipeline calls the UDF once, in the RowIterPipeline the proof was made for, and no
+    other UDF of the pipeline reads a name like the list's."""
+    for node in P.nodes(plan):
+        if not isinstance(node, P.RowIterPipeline):
+            continue
+        calls = sum(1 for n in P.nodes(plan) for e in _expressions_of(n) for x in X.walk(e)
+                    if isinstance(x, X.PyUdf) and (x.name == node.udf.name or _reads(x, node.side_name)))
+        if calls > 1 and any(p.source is node.side_input for p in result.pushed):
+            result.pushed = [p for p in result.pushed if p.source is not node.side_input]
+            reason = (f"{node.udf.name} is called {calls} times in the pipeline; "
+                      "a filter before its collect() would change every call")
+            result.refusals.append(Refusal("RowIterPipeline", reason))
+
+
+def _reads(udf: X.PyUdf, name: str) -> bool:
+    """The UDF's source loads `name` (or cannot be read, so it might)."""
+    import ast
+
+    if udf.source is None:
+        return True  # no source (a black box): it might
+    try:
+        tree = ast.parse(udf.source.strip())
+    except SyntaxError:
+        return True
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               for n in ast.walk(tree))
+
+
+def _expressions_of(node: P.Plan) -> list[X.Expr]:
+    """Every expression a plan node holds, whatever its fields."""
+    found: list[X.Expr] = []
+
+    def visit(value: object) -> None:
+        if isinstance(value, (tuple, list)):
+            for v in value:
+                visit(v)
+        elif isinstance(value, X.Expr.__args__):  # type: ignore[attr-defined]
+            found.append(value)  # type: ignore[arg-type]
+
+    for name in getattr(node, "__dataclass_fields__", {}):
+        if name not in ("child", "left", "right", "inputs", "children", "side_input", "udf"):
+            visit(getattr(node, name))
+    return found
 
 
 def _only(g: tuple[X.Expr | None, ...], i: int) -> tuple[X.Expr | None, ...]:

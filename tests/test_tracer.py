@@ -203,3 +203,53 @@ def test_apply_in_pandas_records_the_function_source(shell):
     udfs = {u.name: u for u in event.udfs}
     assert udfs["keep_big"].kind == "pandas"
     assert udfs["keep_big"].source == 'def keep_big(pdf):\n    pdf = pdf[pdf.v > 3]\n    return pdf\n'
+
+
+ROW_ITER = [
+    'from pyspark.sql import functions as F\n'
+    'df = spark.createDataFrame([(1, 2008, 3), (2, 2009, 0), (1, 2001, 5)], "id int, year int, price int")\n'
+    'df_old = spark.createDataFrame([(1, 2006), (1, 2005), (2, 2004)], "id int, year int")',
+    'old_rows = df_old.select("id", "year").collect()\ncopied = [r for r in df_old.collect()]',
+    '@F.udf("int")\ndef flag(id):\n    for r in old_rows:\n        if r.id == id and r.year == 2006:\n'
+    '            return 1\n    return 0\n'
+    '@F.udf("int")\ndef copy_flag(id):\n    for r in copied:\n        if r.id == id:\n'
+    '            return 1\n    return 0\n'
+    'out = df.withColumn("flag", flag("id")).withColumn("c", copy_flag("id")).filter(F.col("flag") == 1)',
+]
+
+
+def test_udf_reading_a_collected_list_is_tied_to_the_collected_dataframe(shell):
+    from magicpush_lab.pipeline import optimize_trace
+
+    ip, tracer = shell
+    for src in ROW_ITER:
+        run(ip, src)
+    trace = tracer.trace()
+    select = next(e for e in trace.events if e.op == "select")
+    udfs = {u.name: u for u in trace.events[-1].udfs}
+    assert udfs["flag"].side_inputs == (("old_rows", select.id),)
+    # a list made from the collected rows is another object: no tie, the UDF stays a black box
+    assert udfs["copy_flag"].side_inputs == ()
+    assert [i.action for i in trace.inspections if i.event == select.id] == ["collect"]
+    assert Trace.from_json(json.loads(trace.dumps())) == trace
+
+    # the predicate for the collected table lands right before its collect()
+    result = optimize_trace(trace, [c.source for c in trace.cells])
+    on_old = [s for s in result.suggestions if s.source_event == select.id]
+    assert [s.predicate for s in on_old] == ['F.col("year") == 2006'], result.notes
+    assert [c.rewritten.splitlines()[0] for c in on_old[0].cells] == \
+        ['old_rows = df_old.select("id", "year").filter(F.col("year") == 2006).collect()']
+    assert ip.user_ns["out"].count() == 2
+
+
+def test_a_collected_list_read_outside_the_udf_is_not_filtered(shell):
+    from magicpush_lab.pipeline import optimize_trace
+
+    ip, tracer = shell
+    for src in ROW_ITER[:2] + [ROW_ITER[2] + "\nn_old = len(old_rows)"]:
+        run(ip, src)
+    trace = tracer.trace()
+    result = optimize_trace(trace, [c.source for c in trace.cells])
+    select = next(e for e in trace.events if e.op == "select")
+    assert not [s for s in result.suggestions if s.source_event == select.id]
+    assert any("old_rows is also read outside the UDF" in n for n in result.notes), result.notes

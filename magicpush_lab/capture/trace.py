@@ -50,6 +50,8 @@ class Udf:
     # pandas UDFs: the session hands integer columns over as nullable Int series with pd.NA
     # (spark.sql.execution.pythonUDF.pandas.preferIntExtensionDtype), which compare differently
     int_extension_dtype: bool = False
+    # (global name, event id): a list the UDF reads that is the `collect()` of that event's DataFrame
+    side_inputs: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ class Trace:
                     site=Site(**e["site"]) if e.get("site") else None,
                     args=tuple(e.get("args", ())),
                     columns=tuple(tuple(c) for c in e.get("columns", ())),
-                    udfs=tuple(Udf(**u) for u in e.get("udfs", ())),
+                    udfs=tuple(_udf(u) for u in e.get("udfs", ())),
                 )
                 for e in data.get("events", ())
             )
@@ -129,3 +131,9 @@ class Trace:
         except (KeyError, TypeError) as err:
             raise ValueError(f"malformed trace: {err}") from err
         return Trace(cells, events, inspections, variables, int(data.get("version", 1)))
+
+
+def _udf(u: dict[str, Any]) -> Udf:
+    """A UDF record from JSON, whose lists become the tuples the dataclass holds."""
+    side = tuple((str(name), int(event)) for name, event in u.get("side_inputs", ()))
+    return Udf(**{**u, "side_inputs": side})

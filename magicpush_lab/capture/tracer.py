@@ -238,21 +238,9 @@ def captured_constants(func: Callable[..., Any]) -> dict[str, Any]:
     >>> captured_constants(lambda v: v * RATE)
     {'RATE': 3}
     """
-    code = getattr(func, "__code__", None)
-    if code is None:
+    if getattr(func, "__code__", None) is None:
         return {}
-    closure = dict(zip(code.co_freevars, (c.cell_contents for c in (func.__closure__ or ()))))
-    found: dict[str, Any] = {}
-    for name in _names_read(code):
-        if name in closure:
-            value = closure[name]
-        elif name in func.__globals__:
-            value = func.__globals__[name]
-        else:
-            continue  # a builtin, or not defined yet
-        if _plain(value):
-            found[name] = value
-    return found
+    return {name: value for name, value in _names_read(func) if _plain(value)}
 
 
 def with_captured_constants(source: str, func: Callable[..., Any]) -> str:
@@ -260,13 +248,6 @@ def with_captured_constants(source: str, func: Callable[..., Any]) -> str:
     lines = [f"{name} = {value!r}" for name, value in sorted(captured_constants(func).items())]
     return "\n".join(lines + [source]) if lines else source
 
-
-def _names_read(code: Any) -> list[str]:
-    names = list(code.co_names) + list(code.co_freevars)
-    for c in code.co_consts:
-        if hasattr(c, "co_names"):  # a nested function or comprehension
-            names += _names_read(c)
-    return list(dict.fromkeys(names))
 
 
 def _plain(value: Any, depth: int = 0) -> bool:
@@ -340,6 +321,8 @@ class Tracer:
         self._frames: dict[int, tuple[Any, int]] = {}  # id(df) -> (df, event id); the df ref keeps ids unique
         self._udfs: dict[str, tuple[Any, str | None]] = {}  # UDF name -> (UserDefinedFunction, source)
         self._shipped: dict[int, str] = {}  # id(UserDefinedFunction) -> source with its captured constants
+        # id(list) -> (list, event id): what collect() returned, so a UDF reading it can be tied to it
+        self._collected: dict[int, tuple[Any, int]] = {}
         self._patches: list[tuple[type, str, bool, Any]] = []
         self._lock = threading.RLock()
         self._suspended = 0
@@ -460,7 +443,13 @@ class Tracer:
                 except Exception as err:
                     tracer._warn(f"{action}: {type(err).__name__}: {err}")
                 with _inside():
-                    return original(*args, **kwargs)
+                    result = original(*args, **kwargs)
+                if action == "collect":
+                    try:
+                        tracer._remember_collected(args[0], result)
+                    except Exception as err:
+                        tracer._warn(f"{action}: {type(err).__name__}: {err}")
+                return result
 
             return look
 
@@ -571,8 +560,31 @@ class Tracer:
             kind = _udf_kind(node.get("evalType"))
             out.append(Udf(name=name, source=source, deterministic=bool(node.get("udfDeterministic", True)),
                            return_type=return_type, kind=kind,
-                           int_extension_dtype=kind == "pandas" and _int_extension_dtype()))
+                           int_extension_dtype=kind == "pandas" and _int_extension_dtype(),
+                           side_inputs=self._side_inputs_of(udf)))
         return tuple(out)
+
+    # -- collected tables a UDF reads (RowIterPipeline) ------------------------
+    def _remember_collected(self, df: Any, rows: Any) -> None:
+        """Note that `rows` is the collect() of `df`'s event (recorded just before the call)."""
+        known = self._frames.get(id(df))
+        if isinstance(rows, list) and known is not None and known[0] is df:
+            with self._lock:
+                self._collected[id(rows)] = (rows, known[1])
+
+    def _side_inputs_of(self, udf: Any) -> tuple[tuple[str, int], ...]:
+        """The names the UDF's function reads (globals and closure variables) that hold a list
+        returned by a traced collect(), with the event that was collected."""
+        func = getattr(udf, "func", None)
+        code = getattr(func, "__code__", None)
+        if code is None:
+            return ()
+        found = []
+        for name, value in _names_read(func):
+            known = self._collected.get(id(value))
+            if known is not None and known[0] is value:
+                found.append((name, known[1]))
+        return tuple(sorted(set(found)))
 
     # -- cells and sites ----------------------------------------------------
     def begin_cell(self, execution_count: int, raw: str, code_name: str, transformed: str | None = None,
@@ -642,6 +654,30 @@ def _dataframes_in(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Iterator[A
             yield value
         elif isinstance(value, (list, tuple)):
             yield from (v for v in value if isinstance(v, DataFrame))
+
+
+def _names_read(func: Any) -> Iterator[tuple[str, Any]]:
+    """(name, value) for the globals and closure variables a function's code can read."""
+    import dis
+
+    def names(code: Any) -> set[str]:
+        # the names loaded as globals (co_names also holds attribute names: `r.year` is not `year`)
+        found = {i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+        for const in code.co_consts:  # nested code: comprehensions, inner functions
+            if hasattr(const, "co_names"):
+                found |= names(const)
+        return found
+
+    code = func.__code__
+    glob = getattr(func, "__globals__", {})
+    for name in sorted(names(code)):
+        if name in glob:
+            yield name, glob[name]
+    for name, cell in zip(code.co_freevars, getattr(func, "__closure__", None) or ()):
+        try:
+            yield name, cell.cell_contents
+        except ValueError:  # an empty cell: the variable is not bound yet
+            continue
 
 
 def active_tracer() -> Tracer | None:

@@ -7,7 +7,8 @@ predicate finds its way back to a notebook cell.
 Operators covered so far: Source, Filter, Project (the paper's RowTransform and
 DropColumn in one node, as Spark has them), InnerJoin, OuterJoin (left, right and full),
 Aggregate (GroupBy and Pivot), Window (CumAggr), RowExpand, Expand (UnPivot),
-TopK, Reorder, Union, GroupedMap (applyInPandas, its body a sub-plan), and
+TopK, Reorder, Union, GroupedMap (applyInPandas, its body a sub-plan),
+RowIterPipeline (a Python UDF looping over a collected table), and
 Other, the barrier that carries the reason nothing can be pushed through it.
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 import typing
 from typing import Iterator
 
+from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.expr import Col, Expr
 
 
@@ -229,6 +231,32 @@ class GroupedMap(_OneInput):
 
 
 @dataclass(frozen=True)
+class RowIterPipeline:
+    """A Python UDF that loops over another table collected into Python (paper, Table 1).
+
+    `child` is the left table, whose rows the UDF is applied to; `side_input` is the
+    collected DataFrame the UDF reads through the global `side_name` (a Source whose
+    origin is the event that was collected); `udf` is the call inside `outputs`, which
+    are computed per left row like a Project's.
+    """
+
+    child: "Plan"
+    udf: X.PyUdf
+    side_input: "Source"
+    outputs: tuple[tuple[Col, Expr], ...]
+    side_name: str
+    origin: int | None = None
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.child, self.side_input)
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return tuple(c for c, _ in self.outputs)
+
+
+@dataclass(frozen=True)
 class Other:
     """A barrier: nothing is pushed through it, and `reason` says why."""
 
@@ -239,8 +267,7 @@ class Other:
 
 
 Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, Window, RowExpand, Expand, TopK,
-                    Reorder, Union, Other,
-                    GroupedMap]
+                    Reorder, Union, Other, GroupedMap, RowIterPipeline]
 
 
 def operator_name(node: Plan) -> str:

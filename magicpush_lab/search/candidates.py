@@ -54,6 +54,10 @@ def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
         yield from _through_aggregate(op, f)
     elif isinstance(op, P.Expand):
         yield from _through_unpivot(op, f)
+    elif isinstance(op, P.RowIterPipeline):
+        from magicpush_lab.search import row_iter  # it builds on this module's Candidate
+
+        yield from row_iter.candidates(op, f)
     elif isinstance(op, P.GroupedMap):
         yield from _through_grouped_map(op, f)
 

@@ -45,7 +45,7 @@ class PyVal:
     value: z3.ExprRef | None
     none: z3.BoolRef
     # a captured constant collection: its elements ("seq") or (key, value) pairs ("dict")
-    items: tuple = ()
+    items: tuple = field(default=(), kw_only=True)
 
 
 NONE = PyVal("none", None, T)
@@ -76,11 +76,11 @@ def captured(v: object) -> PyVal:
     if isinstance(v, (list, tuple, set, frozenset)):
         if len(v) > _MAX_ITEMS:
             raise Unsupported(f"a captured collection of more than {_MAX_ITEMS} items")
-        return PyVal("seq", None, F, tuple(const(x) for x in v))
+        return PyVal("seq", None, F, items=tuple(const(x) for x in v))
     if isinstance(v, dict):
         if len(v) > _MAX_ITEMS:
             raise Unsupported(f"a captured dict of more than {_MAX_ITEMS} items")
-        return PyVal("dict", None, F, tuple((const(k), const(x)) for k, x in v.items()))
+        return PyVal("dict", None, F, items=tuple((const(k), const(x)) for k, x in v.items()))
     return const(v)
 
 
@@ -94,9 +94,16 @@ class State:
 class Outcome:
     returns: list[tuple[z3.BoolRef, PyVal]] = field(default_factory=list)
     errors: list[z3.BoolRef] = field(default_factory=list)
+    errors_before_return: list[int] = field(default_factory=list)
 
     def fail_when(self, live: z3.BoolRef, cond: z3.BoolRef) -> None:
         self.errors.append(z3.And(live, cond))
+
+    def add_return(self, live: z3.BoolRef, value: PyVal) -> None:
+        """Record a return, and how many errors were recorded before it: only those can
+        have been raised on the path that reaches it (used by the row-iteration model)."""
+        self.returns.append((live, value))
+        self.errors_before_return.append(len(self.errors))
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -105,20 +112,27 @@ class Outcome:
 def interpret_call(source: str, args: tuple[Cell, ...], dtype: str,
                    arg_types: tuple[str, ...] | None = None) -> tuple[Cell, z3.BoolRef]:
     """The UDF's result cell for symbolic argument cells, and when the call raises."""
+    out = run_body(source, args, arg_types)
+    cell = _to_column(out, dtype)
+    return cell, z3.Or(*out.errors) if out.errors else F
+
+
+def run_body(source: str, args: tuple[Cell, ...], arg_types: tuple[str, ...] | None = None,
+             names: dict[str, PyVal] | None = None) -> Outcome:
+    """Every return of the UDF (falling off the end included) and every error, for symbolic
+    arguments; `names` are globals the body may read (a collected table, say)."""
     fn = parse_udf(source)
     params = [a.arg for a in fn.args.args]
     if len(params) != len(args) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
         raise Unsupported("UDF signature does not match its call")
     types = arg_types or tuple(_type_of_sort(a.value.sort()) for a in args)
-    env = _captured_env(source)
-    env.update({p: _param(a, t) for p, a, t in zip(params, args, types)})
+    env = {**_captured_env(source), **(names or {}), **{p: _param(a, t) for p, a, t in zip(params, args, types)}}
     out = Outcome()
     body = fn.body if isinstance(fn, ast.FunctionDef) else [ast.Return(fn.body)]
     end = _run(body, State(env, T), out)
     # falling off the end of a function returns None
-    out.returns.append((end.live, NONE))
-    cell = _to_column(out, dtype)
-    return cell, z3.Or(*out.errors) if out.errors else F
+    out.add_return(end.live, NONE)
+    return out
 
 
 @lru_cache(maxsize=256)
@@ -224,7 +238,7 @@ def _run(stmts: list[ast.stmt], st: State, out: Outcome) -> State:
 
 def _stmt(s: ast.stmt, st: State, out: Outcome) -> State:
     if isinstance(s, ast.Return):
-        out.returns.append((st.live, _expr(s.value, st, out) if s.value is not None else NONE))
+        out.add_return(st.live, _expr(s.value, st, out) if s.value is not None else NONE)
         return State(st.env, F)
     if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
         return State({**st.env, s.targets[0].id: _expr(s.value, st, out)}, st.live)
@@ -239,6 +253,9 @@ def _stmt(s: ast.stmt, st: State, out: Outcome) -> State:
         then = _run(s.body, State(dict(st.env), z3.And(st.live, cond)), out)
         other = _run(s.orelse, State(dict(st.env), z3.And(st.live, z3.Not(cond))), out)
         return _merge_states(then, other)
+    if isinstance(s, ast.For) and isinstance(s.iter, ast.Name) and hasattr(st.env.get(s.iter.id), "run_loop"):
+        # a loop over a table collected into Python: the table value knows how it is iterated
+        return st.env[s.iter.id].run_loop(s, st, out)  # type: ignore[attr-defined]
     if isinstance(s, ast.For) and isinstance(s.target, ast.Name) and not s.orelse:
         for item in _literal_iterable(s.iter, st, out):
             st = State({**st.env, s.target.id: item}, st.live)
@@ -333,6 +350,11 @@ def _expr(e: ast.expr, st: State, out: Outcome) -> PyVal:
         return _ite(cond, a, b)
     if isinstance(e, ast.Call):
         return _call(e, st, out)
+    if isinstance(e, ast.Attribute) and isinstance(e.ctx, ast.Load):
+        if hasattr(tuple, e.attr) or e.attr.startswith("_") or e.attr == "asDict":
+            # a Row is a tuple: `r.count` is tuple.count, not a field named count
+            raise Unsupported(f"attribute {e.attr!r} names a method of the row, not a field")
+        return _field(_expr(e.value, st, out), e.attr)
     if isinstance(e, ast.Subscript):
         return _subscript(e, st, out)
     raise Unsupported(f"expression {type(e).__name__}")
@@ -340,6 +362,9 @@ def _expr(e: ast.expr, st: State, out: Outcome) -> PyVal:
 
 def _subscript(e: ast.Subscript, st: State, out: Outcome) -> PyVal:
     recv = _expr(e.value, st, out)
+    if getattr(recv, "field", None) is not None and isinstance(e.slice, ast.Constant) \
+            and isinstance(e.slice.value, str):
+        return _field(recv, e.slice.value)  # row["name"] on a collected row
     if recv.kind == "dict" and not isinstance(e.slice, ast.Slice):
         key = _expr(e.slice, st, out)
         out.fail_when(st.live, z3.Not(_has_key(recv, key)))  # KeyError
@@ -395,6 +420,14 @@ def _lookup_key(d: PyVal, key: PyVal, missing: PyVal) -> PyVal:
     for k, v in reversed(d.items):
         result = _ite(_equal(key, k), v, result)
     return result
+
+
+def _field(value: PyVal, name: str) -> PyVal:
+    """`row.name` or `row["name"]`: only rows of a collected table have fields (row_iter_ops.py)."""
+    read = getattr(value, "field", None)
+    if read is None:
+        raise Unsupported(f"attribute {name!r} of a {value.kind}")
+    return read(name)
 
 
 def _binop(op: ast.operator, a: PyVal, b: PyVal, st: State, out: Outcome) -> PyVal:

@@ -38,7 +38,8 @@ def longest_path(trace: Trace) -> tuple[Event, ...]:
         paths = [best(i) for i in ev.inputs if i in by_id]
         return (max(paths, key=len) if paths else ()) + (eid,)
 
-    consumed = {i for e in trace.events for i in e.inputs}
+    # a DataFrame collected for a UDF is consumed by the events that run the UDF: not a sink
+    consumed = {i for e in trace.events for i in e.inputs} | {i for e in trace.events for i in side_inputs(e)}
     sinks = [e.id for e in trace.events if e.id not in consumed] or [trace.events[-1].id]
     chosen = max(sinks, key=lambda s: (len(best(s)), s))
     return tuple(by_id[i] for i in best(chosen))
@@ -79,8 +80,27 @@ def translate_event(trace: Trace, eid: int) -> P.Plan:
         events_by_key=events_by_key,
         source_events=frozenset(i for i in upstream if is_source_op(by_id[i].op)),
         udfs=udfs,
+        collected=collected_sources(trace, udfs.values()),
     )
     return to_plan(decode_text(by_id[eid].plan), ctx)
+
+
+def collected_sources(trace: Trace, udfs) -> dict[int, P.Source]:
+    """The DataFrames whose collect() a UDF loops over, each as a source of its own: a predicate
+    for it is applied right before the collect (the RowIterPipeline's side input)."""
+    by_id = {e.id: e for e in trace.events}
+    found: dict[int, P.Source] = {}
+    for u in udfs:
+        for _, event in u.side_inputs:
+            if event in by_id and event not in found:
+                output = translate_event(trace, event).output
+                found[event] = P.Source(f"collected {by_id[event].op}", output, event)
+    return found
+
+
+def side_inputs(event: Event) -> tuple[int, ...]:
+    """Events whose collected rows the UDFs of `event` read: inputs too, though not in the plan."""
+    return tuple(i for u in event.udfs for _, i in u.side_inputs)
 
 
 def udfs_by_name(events) -> dict[str, Udf]:

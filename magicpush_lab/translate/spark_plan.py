@@ -51,6 +51,8 @@ class Context:
     events_by_key: Mapping[str, int] = field(default_factory=dict)
     source_events: frozenset[int] = frozenset()
     udfs: Mapping[str, Udf] = field(default_factory=dict)
+    # event id -> the collected DataFrame as a source, for UDFs that loop over a collect() result
+    collected: Mapping[int, P.Source] = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------- expressions
@@ -286,6 +288,9 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         return _pivot(n, ctx, origin)
     if n.cls == "Project":
         outputs = tuple(_named(e, ctx) for e in expressions(n.field("projectList")))
+        looping = _side_input_calls(outputs, ctx)
+        if looping:
+            return _row_iter(to_plan(n.kids[0], ctx), outputs, looping, ctx, origin)
         return P.Project(to_plan(n.kids[0], ctx), outputs, origin)
     if n.cls == "Aggregate":
         keys = tuple(to_expr(e, ctx) for e in expressions(n.field("groupingExpressions")))
@@ -385,6 +390,34 @@ def _grouped_map(n: Node, ctx: Context, origin: int | None) -> P.Plan:
                              f" not the schema's {[c.name for c in output]}")
     keys = tuple(to_expr(e, ctx) for e in expressions(n.field("groupingAttributes")))
     return P.GroupedMap(to_plan(n.kids[0], ctx), keys, body, output, origin)
+
+
+def _side_input_calls(outputs: tuple[tuple[X.Col, X.Expr], ...], ctx: Context) -> list[X.PyUdf]:
+    """Calls of Python UDFs that read a collected table, in the projection's outputs."""
+    calls = []
+    for _, e in outputs:
+        for x in X.walk(e):
+            udf = ctx.udfs.get(x.name) if isinstance(x, X.PyUdf) else None
+            if udf is not None and udf.side_inputs and x not in calls:
+                calls.append(x)
+    return calls
+
+
+def _row_iter(child: P.Plan, outputs: tuple[tuple[X.Col, X.Expr], ...], calls: list[X.PyUdf], ctx: Context,
+              origin: int | None) -> P.Plan:
+    """A projection whose UDF loops over a collected table: the paper's RowIterPipeline."""
+    if len(calls) != 1:
+        raise TranslateError("several UDFs over collected tables in one projection: not analysed yet")
+    call = calls[0]
+    side = ctx.udfs[call.name].side_inputs
+    if len(side) != 1 or side[0][1] not in ctx.collected:
+        raise TranslateError(f"UDF {call.name} reads several collected tables, or one not traced: "
+                             "not analysed yet")
+    if not any(e == call for _, e in outputs):
+        raise TranslateError(f"UDF {call.name} over a collected table inside a larger expression: "
+                             "not analysed yet")
+    name, event = side[0]
+    return P.RowIterPipeline(child, call, ctx.collected[event], outputs, name, origin)
 
 
 def _is_stack(n: Node) -> bool:

@@ -54,3 +54,33 @@ def rewritten_pipeline(walk: WalkResult, sources: list, body: Callable, late: Ca
 def pandas_udf_record(name: str, fn: Callable, return_type: str = "long") -> Udf:
     """What the tracer records for a scalar pandas UDF made from `fn` (its source, kind pandas)."""
     return Udf(name, textwrap.dedent(inspect.getsource(fn)), True, return_type, "pandas")
+
+
+# ----------------------------------------------------------------------------- collected tables
+
+def side_udf_record(name: str, fn: Callable, events: tuple[tuple[str, int], ...],
+                    return_type: str = "int") -> Udf:
+    """A UDF that reads collected lists: (global name, event id of the collected DataFrame)."""
+    return Udf(name, textwrap.dedent(inspect.getsource(fn)), True, return_type, "python", side_inputs=events)
+
+
+def run_engine_collected(sources: list, collected: list, final, udfs=()) -> WalkResult:
+    """`run_engine` with DataFrames whose collect() the UDFs loop over: they are the events
+    after the sources, in order (so a UDF record names `len(sources) + i` for `collected[i]`)."""
+    events = [plan_event(i, "createDataFrame", s) for i, s in enumerate(sources)]
+    events += [plan_event(len(sources) + i, "select", c) for i, c in enumerate(collected)]
+    last = len(events)
+    events.append(plan_event(last, "filter", final, range(len(sources)), udfs))
+    trace = Trace(events=tuple(events))
+    plan = translate_event(trace, last)
+    late = late_filter(plan)
+    assert late is not None, "the test pipeline must end in a filter"
+    return push_down(late)
+
+
+def with_globals(fn: Callable, **names) -> Callable:
+    """`fn` with its globals replaced by `names`: the same code reading another collected list."""
+    import builtins
+    import types
+
+    return types.FunctionType(fn.__code__, {"__builtins__": builtins, **names}, fn.__name__)
