@@ -108,6 +108,9 @@ def trace_query(spark, paths: dict, number: int):
         df = queries.QUERIES[number](data.read_tables(spark, paths))
     finally:
         tracer.uninstall()
+    if tracer.warnings:
+        # a call the tracer could not record leaves the engine a different pipeline
+        raise RuntimeError(f"tracer: {'; '.join(tracer.warnings[:3])}")
     return tracer.trace(), df
 
 
@@ -271,7 +274,11 @@ def _text(conjuncts) -> str:
 def compare_query(spark, paths: dict, number: int, runs: int = 1) -> QueryResult:
     """Trace, optimize and compare one query; engine errors are reported, not raised."""
     result = QueryResult(number)
-    trace, df = trace_query(spark, paths, number)
+    try:
+        trace, df = trace_query(spark, paths, number)
+    except RuntimeError as err:
+        result.error = f"engine fails with error: {err}"
+        return result
     try:
         (plan, walk, tried), seconds = timed_engine(trace, runs)
     except Exception as err:  # noqa: BLE001 - an engine failure is a finding of the benchmark
@@ -283,6 +290,11 @@ def compare_query(spark, paths: dict, number: int, runs: int = 1) -> QueryResult
     else:
         result.refusals = [f"{r.operator}: {r.reason}" + (f" [{r.candidate}]" if r.candidate else "")
                            for r in walk.refusals]
+    if walk is not None:
+        across = _across_sources(plan, late_filter_of(plan))
+        if across:
+            result.refusals.append("conjunct(s) reading several sources, left in the late filter: "
+                                   + "; ".join(map(str, across)))
     later = [n for n in P.nodes(plan) if isinstance(n, P.Filter)][1:] if plan is not None else []
     if later:
         # push_down walks the late filter only; filters under it (subquery branches) stay put
@@ -307,6 +319,22 @@ def compare_query(spark, paths: dict, number: int, runs: int = 1) -> QueryResult
     return result
 
 
+def late_filter_of(plan):
+    from magicpush_lab.pushdown import late_filter
+
+    return late_filter(plan)
+
+
+def _across_sources(plan, late) -> list[X.Expr]:
+    """The late filter's conjuncts whose columns come from more than one source: the inner
+    join's split gives them to no input, whatever per-input part they imply."""
+    if late is None:
+        return []
+    owners = {c: i for i, s in enumerate(P.sources(plan)) for c in s.output}
+    return [c for c in X.conjuncts(late.condition)
+            if len({owners[x] for x in X.columns(c) if x in owners}) > 1]
+
+
 def rewritten_tables(tables: dict, result: QueryResult) -> dict | None:
     """The input tables with the engine's predicates applied, for running the query rewritten
     (its late filter stays); None when a table that got a predicate is scanned more than once,
@@ -321,6 +349,36 @@ def rewritten_tables(tables: dict, result: QueryResult) -> dict | None:
             return None
         out[table] = tables[table].filter(to_column(predicate))
     return out
+
+
+def same_rows(original, rewritten) -> bool:
+    """Equal bags of rows, numbers compared as floats to 1e-9 relative."""
+    import math
+    from decimal import Decimal
+
+    def bag(df):
+        out = [tuple(float(v) if isinstance(v, (float, Decimal)) else v for v in r) for r in df.collect()]
+        return sorted(out, key=lambda r: repr(tuple(round(v, 2) if isinstance(v, float) else v for v in r)))
+
+    a, b = bag(original), bag(rewritten)
+    return len(a) == len(b) and all(
+        len(x) == len(y) and all(math.isclose(u, v, rel_tol=1e-9, abs_tol=1e-6)
+                                 if isinstance(u, float) and isinstance(v, float) else u == v
+                                 for u, v in zip(x, y))
+        for x, y in zip(a, b))
+
+
+def check_rows(tables: dict, result: QueryResult) -> str:
+    """Run the query with the engine's predicates at its sources: does it return the same rows?"""
+    if not result.pushed:
+        return "nothing pushed"
+    rewritten = rewritten_tables(tables, result)
+    if rewritten is None:
+        return "not run (a table with a predicate is scanned twice)"
+    number = result.query
+    if same_rows(queries.QUERIES[number](tables), queries.QUERIES[number](rewritten)):
+        return "same rows"
+    return "DIFFERENT ROWS"
 
 
 # ----------------------------------------------------------------------------- report
@@ -344,7 +402,9 @@ def report(results: list[QueryResult], width: int = 70) -> str:
             head = f"| Q{r.query} | {secs} | {cands} " if i == 0 else "| | | "
             verdict = t.verdict + (f" (ignored: {', '.join(t.ignored)})" if t.ignored else "")
             lines.append(f"{head}| {t.table} | {_short(t.engine, width)} | {_short(t.spark, width)} "
-                         f"| {_short(verdict, width)} |".replace("|  |", "| |"))
+                         f"| {_short(verdict, width)} |")
+    lines.append("")
+    lines.extend(query_table(results, width))
     lines.append("")
     for r in results:
         why = [f"  {x}" for x in dict.fromkeys(r.refusals)]
@@ -355,6 +415,27 @@ def report(results: list[QueryResult], width: int = 70) -> str:
     lines.append("")
     lines.append(summary(results))
     return "\n".join(lines)
+
+
+def query_table(results: list[QueryResult], width: int = 70) -> list[str]:
+    """One line per query: at parity or not, what the engine misses, and the engine's reasons."""
+    lines = ["| query | optimizer s | candidates | verdict | engine misses | engine's refusals |",
+             "|---|---|---|---|---|---|"]
+    for r in results:
+        secs = "-" if r.optimizer_seconds is None else f"{r.optimizer_seconds:.3f}"
+        cands = "-" if r.candidates_tried is None else str(r.candidates_tried)
+        missed = [t for t in r.tables if t.verdict.startswith("engine misses")]
+        if r.error:
+            verdict = "engine fails with error"
+        elif not missed:
+            verdict = "engine >= Spark"
+        else:
+            verdict = f"misses on {len(missed)} of {sum(t.spark != '-' for t in r.tables)} scans"
+        what = "; ".join(f"{t.table}: {t.verdict.removeprefix('engine misses ')}" for t in missed)
+        why = "; ".join(dict.fromkeys(r.refusals)) or r.error
+        lines.append(f"| Q{r.query} | {secs} | {cands} | {verdict} | {_short(what, width) or '-'} "
+                     f"| {_short(why, width) or '-'} |")
+    return lines
 
 
 def summary(results: list[QueryResult]) -> str:
@@ -381,6 +462,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=3, help="optimizer runs per query (median reported)")
     parser.add_argument("--queries", default="", help="comma-separated query numbers (default: all 22)")
     parser.add_argument("--full", action="store_true", help="print predicates untruncated")
+    parser.add_argument("--check-rows", action="store_true",
+                        help="also run each query with the engine's predicates at its sources")
     args = parser.parse_args(argv)
     numbers = [int(q) for q in args.queries.split(",") if q.strip()] or sorted(queries.QUERIES)
     paths = data.ensure_tables(args.scale, args.data_dir)
@@ -391,6 +474,11 @@ def main(argv: list[str] | None = None) -> None:
         print(f"Q{n} done", file=sys.stderr, flush=True)
     print(f"TPC-H scale factor {args.scale:g}, optimizer median of {args.runs} run(s)\n")
     print(report(results, 0 if args.full else 70))
+    if args.check_rows:
+        tables = data.read_tables(spark, paths)
+        print("\nThe engine's predicates applied at the sources (late filter kept):")
+        for r in results:
+            print(f"  Q{r.query}: {check_rows(tables, r)}")
 
 
 if __name__ == "__main__":
