@@ -1,6 +1,6 @@
 """TPC-H pushdown parity: the engine's pushed predicates against Spark's own, per table.
 
-    python benchmarks/tpch/bench.py --scale 0.01 [--runs 3] [--queries 1,3,7] [--full]
+    python benchmarks/tpch/bench.py --scale 0.01 [--runs 3] [--queries 1,3,7] [--full] [--check-rows]
 
 For each query the naive pipeline (benchmarks/tpch/queries.py: joins first, one late
 filter) is built under the engine's tracer, and the optimizer runs on the trace:
@@ -20,12 +20,17 @@ none arrived) must imply each of Spark's conjuncts. Both sides are put in the sa
 form first: the engine's predicate is applied to a fresh read of the table and read
 back from Spark's optimized plan, so Spark's own rewrites (LIKE 'x%' to startswith,
 constant folding, unwrapped casts) apply to both. The implication is proved with the
-engine's Z3 encoding (`symbolic.encode.Evaluator`, `verify.solver.prove`, 2 s limit);
-anything it cannot encode is a black box shared by both sides, so a proof never rests
-on what a black box computes, and a time-out is reported as not implied. Spark's
-`isnotnull(c)` conjuncts that the engine's predicate does not imply are the ones it
-infers from join conditions (every TPC-H column is non-null, they filter nothing):
-they are left out of the verdict and listed as ignored.
+engine's Z3 encoding (`symbolic.encode.Evaluator`, `verify.solver.prove`, 2 s limit).
+A function the encoding does not know is a black box shared by both sides (the same
+call on the same values agrees), so a proof never rests on what it computes; a
+time-out, or an expression the encoding refuses, counts as not implied. Spark's
+`isnotnull(c)` conjuncts that the engine's predicate does not imply are left out of the
+verdict and listed as ignored: Spark infers them from join conditions (and from the
+predicates they come with), and every TPC-H column is non-null, so they filter nothing.
+
+A query is at parity when no scan misses anything. With `--check-rows` each query is
+also run with the engine's predicates applied at its sources (late filter kept), and
+must return the same rows as the naive pipeline.
 """
 
 from __future__ import annotations
@@ -45,10 +50,12 @@ import z3
 from benchmarks.tpch import data, queries
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
+from magicpush_lab.pushdown import Budget, late_filter, push_down
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.translate.plan_json import Node, decode_text, expression, expressions
+from magicpush_lab.translate.dataflow import pipeline_plan
 from magicpush_lab.translate.spark_plan import Context, TranslateError, to_expr
 from magicpush_lab.verify.solver import prove
 
@@ -116,9 +123,6 @@ def trace_query(spark, paths: dict, number: int):
 
 def run_engine(trace):
     """The IR plan and the walk of its late filter (None when the plan has no filter)."""
-    from magicpush_lab.pushdown import Budget, late_filter, push_down
-    from magicpush_lab.translate.dataflow import pipeline_plan
-
     plan = pipeline_plan(trace)
     late = late_filter(plan) if plan is not None else None
     budget = Budget(10.0)
@@ -291,7 +295,7 @@ def compare_query(spark, paths: dict, number: int, runs: int = 1) -> QueryResult
         result.refusals = [f"{r.operator}: {r.reason}" + (f" [{r.candidate}]" if r.candidate else "")
                            for r in walk.refusals]
     if walk is not None:
-        across = _across_sources(plan, late_filter_of(plan))
+        across = _across_sources(plan, late_filter(plan))
         if across:
             result.refusals.append("conjunct(s) reading several sources, left in the late filter: "
                                    + "; ".join(map(str, across)))
@@ -317,12 +321,6 @@ def compare_query(spark, paths: dict, number: int, runs: int = 1) -> QueryResult
         engine, note = normalized(spark, paths[table], mine)
         result.tables.append(compare_table(rel.table, engine, rel.conjuncts, note))
     return result
-
-
-def late_filter_of(plan):
-    from magicpush_lab.pushdown import late_filter
-
-    return late_filter(plan)
 
 
 def _across_sources(plan, late) -> list[X.Expr]:
