@@ -123,7 +123,8 @@ def test_bench_compares_engine_and_spark(spark, tpch, case):
     result = bench.compare_query(spark, paths, case.number)
     assert not result.error, result.error
     assert result.optimizer_seconds is not None and result.tables
-    assert all(t.verdict.startswith(("engine = Spark", "engine > Spark", "engine misses")) for t in result.tables)
+    known = ("engine = Spark", "engine > Spark", "engine misses")
+    assert all(t.verdict.startswith(known) for t in result.tables)
     if case.at_parity is not None:
         assert result.at_parity == case.at_parity, bench.report([result])
     if case.scans:

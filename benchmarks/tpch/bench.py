@@ -198,7 +198,8 @@ def _named(e: Node) -> tuple[X.Col, X.Expr]:
 
 
 def _relation(scan: Node, conjuncts: tuple[X.Expr, ...], seen: dict[str, int]) -> Relation:
-    cols = [c for c in (to_expr(e, Context()) for e in expressions(scan.field("output"))) if isinstance(c, X.Col)]
+    outputs = (to_expr(e, Context()) for e in expressions(scan.field("output")))
+    cols = [c for c in outputs if isinstance(c, X.Col)]
     table = table_of(c.name for c in cols)
     seen[table] = seen.get(table, 0) + 1
     label = table if seen[table] == 1 else f"{table}#{seen[table]}"
@@ -272,7 +273,11 @@ def compare_table(label: str, engine: tuple[X.Expr, ...], spark: tuple[X.Expr, .
 
 
 def _text(conjuncts) -> str:
-    return str(X.and_(*conjuncts)).replace("datetime.date", "date")
+    return _pretty(X.and_(*conjuncts))
+
+
+def _pretty(e: X.Expr) -> str:
+    return str(e).replace("datetime.date", "date")
 
 
 def compare_query(spark, paths: dict, number: int, runs: int = 1) -> QueryResult:
@@ -298,12 +303,12 @@ def compare_query(spark, paths: dict, number: int, runs: int = 1) -> QueryResult
         across = _across_sources(plan, late_filter(plan))
         if across:
             result.refusals.append("conjunct(s) reading several sources, left in the late filter: "
-                                   + "; ".join(map(str, across)))
+                                   + "; ".join(map(_pretty, across)))
     later = [n for n in P.nodes(plan) if isinstance(n, P.Filter)][1:] if plan is not None else []
     if later:
         # push_down walks the late filter only; filters under it (subquery branches) stay put
         result.refusals.append(f"{len(later)} more filter(s) below the late one, never walked: "
-                               + "; ".join(str(f.condition) for f in later))
+                               + "; ".join(_pretty(f.condition) for f in later))
     pushed = {}
     for p in (walk.pushed if walk is not None else ()):
         ids = frozenset(c.id for c in p.source.output)
@@ -395,7 +400,8 @@ def report(results: list[QueryResult], width: int = 70) -> str:
             lines.append(f"| Q{r.query} | {secs} | {cands} | | | | {_short(r.error, width)} |")
             continue
         if not r.tables:
-            lines.append(f"| Q{r.query} | {secs} | {cands} | (no table filtered by either) | | | engine = Spark |")
+            lines.append(f"| Q{r.query} | {secs} | {cands} | (no scan filtered by either) | | "
+                         "| engine = Spark |")
         for i, t in enumerate(r.tables):
             head = f"| Q{r.query} | {secs} | {cands} " if i == 0 else "| | | "
             verdict = t.verdict + (f" (ignored: {', '.join(t.ignored)})" if t.ignored else "")

@@ -80,9 +80,11 @@ def q2(t: Tables) -> DataFrame:
             .join(s, col("s_suppkey") == col("ps_suppkey"))
             .join(n, col("s_nationkey") == col("n_nationkey"))
             .join(r, col("n_regionkey") == col("r_regionkey"))
-            .join(min_cost, (col("p_partkey") == col("mc_partkey")) & (col("ps_supplycost") == col("min_cost")))
+            .join(min_cost, (col("p_partkey") == col("mc_partkey"))
+                  & (col("ps_supplycost") == col("min_cost")))
             .filter((col("p_size") == 15) & col("p_type").like("%BRASS") & (col("r_name") == "EUROPE"))
-            .select("s_acctbal", "s_name", "n_name", "p_partkey", "p_mfgr", "s_address", "s_phone", "s_comment")
+            .select("s_acctbal", "s_name", "n_name", "p_partkey", "p_mfgr", "s_address", "s_phone",
+                    "s_comment")
             .orderBy(col("s_acctbal").desc(), "n_name", "s_name", "p_partkey")
             .limit(100))
 
@@ -102,8 +104,8 @@ def q3(t: Tables) -> DataFrame:
 
 def q4(t: Tables) -> DataFrame:
     o, li = t["orders"], t["lineitem"]
-    return (o.join(li, (col("l_orderkey") == col("o_orderkey")) & (col("l_commitdate") < col("l_receiptdate")),
-                   "left_semi")
+    return (o.join(li, (col("l_orderkey") == col("o_orderkey"))
+                   & (col("l_commitdate") < col("l_receiptdate")), "left_semi")
             .filter((col("o_orderdate") >= date(1993, 7, 1)) & (col("o_orderdate") < date(1993, 10, 1)))
             .groupBy("o_orderpriority")
             .agg(F.count(F.lit(1)).alias("order_count"))
@@ -162,7 +164,8 @@ def q8(t: Tables) -> DataFrame:
             .join(n1, col("c_nationkey") == col("n1.n_nationkey"))
             .join(r, col("n1.n_regionkey") == col("r_regionkey"))
             .join(n2, col("s_nationkey") == col("n2.n_nationkey"))
-            .filter((col("r_name") == "AMERICA") & col("o_orderdate").between(date(1995, 1, 1), date(1996, 12, 31))
+            .filter((col("r_name") == "AMERICA")
+                    & col("o_orderdate").between(date(1995, 1, 1), date(1996, 12, 31))
                     & (col("p_type") == "ECONOMY ANODIZED STEEL"))
             .select(F.year("o_orderdate").alias("o_year"), _revenue().alias("volume"),
                     col("n2.n_name").alias("nation"))
@@ -196,7 +199,8 @@ def q10(t: Tables) -> DataFrame:
                     & (col("l_returnflag") == "R"))
             .groupBy("c_custkey", "c_name", "c_acctbal", "c_phone", "n_name", "c_address", "c_comment")
             .agg(F.sum(_revenue()).alias("revenue"))
-            .select("c_custkey", "c_name", "revenue", "c_acctbal", "n_name", "c_address", "c_phone", "c_comment")
+            .select("c_custkey", "c_name", "revenue", "c_acctbal", "n_name", "c_address", "c_phone",
+                    "c_comment")
             .orderBy(col("revenue").desc())
             .limit(20))
 
@@ -211,9 +215,10 @@ def q11(t: Tables) -> DataFrame:
                 .join(n, col("s_nationkey") == col("n_nationkey"))
                 .filter(col("n_name") == "GERMANY"))
 
-    threshold = german_stock().agg((F.sum(col("ps_supplycost") * col("ps_availqty")) * 0.0001).alias("threshold"))
+    stock_value = F.sum(col("ps_supplycost") * col("ps_availqty"))
+    threshold = german_stock().agg((stock_value * 0.0001).alias("threshold"))
     return (german_stock().groupBy("ps_partkey")
-            .agg(F.sum(col("ps_supplycost") * col("ps_availqty")).alias("value"))
+            .agg(stock_value.alias("value"))
             .crossJoin(threshold)
             .filter(col("value") > col("threshold"))
             .select("ps_partkey", "value")
@@ -313,7 +318,8 @@ def q19(t: Tables) -> DataFrame:
 
     def branch(brand: str, containers: tuple[str, ...], low: int, size: int):
         return ((col("p_brand") == brand) & col("p_container").isin(*containers)
-                & (col("l_quantity") >= low) & (col("l_quantity") <= low + 10) & col("p_size").between(1, size)
+                & (col("l_quantity") >= low) & (col("l_quantity") <= low + 10)
+                & col("p_size").between(1, size)
                 & col("l_shipmode").isin("AIR", "AIR REG") & (col("l_shipinstruct") == "DELIVER IN PERSON"))
 
     return (li.join(p, col("p_partkey") == col("l_partkey"))
@@ -329,7 +335,8 @@ def q20(t: Tables) -> DataFrame:
                .groupBy("l_partkey", "l_suppkey")
                .agg((0.5 * F.sum("l_quantity")).alias("half_qty")))
     excess = (ps.join(p, (col("ps_partkey") == col("p_partkey")) & col("p_name").like("forest%"), "left_semi")
-              .join(shipped, (col("l_partkey") == col("ps_partkey")) & (col("l_suppkey") == col("ps_suppkey")))
+              .join(shipped, (col("l_partkey") == col("ps_partkey"))
+                    & (col("l_suppkey") == col("ps_suppkey")))
               .filter(col("ps_availqty") > col("half_qty")))
     return (s.join(n, col("s_nationkey") == col("n_nationkey"))
             .join(excess, col("s_suppkey") == col("ps_suppkey"), "left_semi")
@@ -344,9 +351,10 @@ def q21(t: Tables) -> DataFrame:
     return (s.join(l1, col("s_suppkey") == col("l1.l_suppkey"))
             .join(o, col("o_orderkey") == col("l1.l_orderkey"))
             .join(n, col("s_nationkey") == col("n_nationkey"))
-            .join(l2, (col("l2.l_orderkey") == col("l1.l_orderkey")) & (col("l2.l_suppkey") != col("l1.l_suppkey")),
-                  "left_semi")
-            .join(l3, (col("l3.l_orderkey") == col("l1.l_orderkey")) & (col("l3.l_suppkey") != col("l1.l_suppkey"))
+            .join(l2, (col("l2.l_orderkey") == col("l1.l_orderkey"))
+                  & (col("l2.l_suppkey") != col("l1.l_suppkey")), "left_semi")
+            .join(l3, (col("l3.l_orderkey") == col("l1.l_orderkey"))
+                  & (col("l3.l_suppkey") != col("l1.l_suppkey"))
                   & (col("l3.l_receiptdate") > col("l3.l_commitdate")), "left_anti")
             .filter((col("o_orderstatus") == "F") & (col("l1.l_receiptdate") > col("l1.l_commitdate"))
                     & (col("n_name") == "SAUDI ARABIA"))
