@@ -119,6 +119,45 @@ def _explode_element() -> P.Filter:
     return P.Filter(op, X.and_(X.Cmp(">", ITEM, lit(3)), X.Cmp(">", V, lit(10))))
 
 
+TOP_PER_STORE = """
+def top3(pdf):
+    pdf = pdf[pdf.v > 0]
+    pdf = pdf.sort_values("v", ascending=False).head(3)
+    return pdf
+"""
+
+ROW_BY_ROW = """
+def flagged(pdf):
+    pdf = pdf[pdf.v > 10]
+    pdf["big"] = pdf.v > 500
+    return pdf
+"""
+
+
+def grouped_map(source: str) -> P.GroupedMap:
+    """sales.groupBy(store).applyInPandas(fn, schema), as translate reads it."""
+    from magicpush_lab.translate.pandas_body import body_plan
+
+    body = body_plan(source, (V, STORE, AMOUNT))
+    output = tuple(X.Col(c.name, 400 + i, c.dtype) for i, c in enumerate(body.output))
+    return P.GroupedMap(SALES, (STORE,), body, output)
+
+
+def _grouped_key() -> P.Filter:
+    op = grouped_map(TOP_PER_STORE)
+    return P.Filter(op, X.Cmp("=", op.output[1], lit("a", "string")))
+
+
+def _grouped_row() -> P.Filter:
+    op = grouped_map(ROW_BY_ROW)
+    return P.Filter(op, op.output[3])
+
+
+def _grouped_row_through_head() -> P.Filter:
+    op = grouped_map(TOP_PER_STORE)
+    return P.Filter(op, X.Cmp(">", op.output[0], lit(900)))
+
+
 def _top_1000() -> P.Filter:
     top = P.TopK(SALES, ((V, False, False), (STORE, True, True)), 1000)
     return P.Filter(top, X.Cmp(">", V, lit(900)))
@@ -212,6 +251,9 @@ CASES = [
     Case("AGGREGATE", "max written as a reduce (Figure 1(2))", _fold_max),
     Case("LEFTOUTERJ", "left join, filter on both inputs", _left_join),
     Case("ROW-EXPAND", "explode, filter on the element and a column", _explode_element),
+    Case("SUBPIPELINE", "applyInPandas top 3 per store, filter on the key", _grouped_key),
+    Case("SUBPIPELINE", "applyInPandas filter + assign, filter on the new flag", _grouped_row),
+    Case("SUBPIPELINE", "applyInPandas top 3 per store, filter on v (refused)", _grouped_row_through_head),
     Case("TOPK", "orderBy(v desc).limit(1000), filter v > 900", _top_1000),
     Case("TOPK", "orderBy(v).limit(3), filter v > 2 (refused)", _top_listing_2),
     Case("PIVOT", "pivot to 32 columns, filter on the key", _pivot_key),
