@@ -21,7 +21,7 @@ from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
                 P.Window, P.RowExpand, P.Expand,
-                P.GroupedMap, P.RowIterPipeline)
+                P.GroupedMap, P.RowIterPipeline, P.SemiJoin)
 
 
 @dataclass(frozen=True)
@@ -170,9 +170,20 @@ def check(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], kind: str,
     return verify(node, pred, g, kind, timeout_ms)
 
 
+def _semi_join(node: P.SemiJoin, pred: X.Expr, g: tuple[X.Expr | None, ...], kind: str,
+               timeout_ms: int) -> Verdict:
+    """A semi or anti join keeps a left row by whether a match exists: a filter on an unknown
+    condition of the row (SemiJoin.as_filter), so a left predicate is proved as for a Filter.
+    The right input gets nothing here: its rows decide which left rows match."""
+    if len(g) != 2 or g[1] is not None:
+        return Verdict(False, kind, row_to_row.CATEGORY, row_to_row.BASE_CASE_ROWS,
+                       "a predicate on the right input of a semi or anti join is not analysed")
+    return row_to_row.verify(node.as_filter(), pred, (g[0],), kind, timeout_ms)
+
+
 _VERIFIERS = {P.Aggregate: aggregate.verify, P.OuterJoin: outer_join.verify, P.TopK: topk.verify,
               P.Window: window.verify, P.RowExpand: row_expand.verify, P.Expand: row_expand.verify_unpivot,
-              P.GroupedMap: grouped_map.verify, P.RowIterPipeline: row_iter.verify}
+              P.GroupedMap: grouped_map.verify, P.RowIterPipeline: row_iter.verify, P.SemiJoin: _semi_join}
 
 
 def _drop_shared_side_inputs(plan: P.Plan, result: WalkResult) -> None:

@@ -104,6 +104,34 @@ class InnerJoin(_TwoInputs):
 
 
 @dataclass(frozen=True)
+class SemiJoin:
+    """`left_semi` (`anti` False) or `left_anti` join: the left rows that have (have no) row
+    of `right` matching `condition`; only the left input's columns come out."""
+
+    left: "Plan"
+    right: "Plan"
+    condition: Expr
+    anti: bool = False
+    origin: int | None = None
+
+    @property
+    def output(self) -> tuple[Col, ...]:
+        return self.left.output
+
+    @property
+    def children(self) -> tuple["Plan", ...]:
+        return (self.left, self.right)
+
+    def as_filter(self) -> "Filter":
+        """The join seen from one left row: a filter on whether a match exists. Which rows
+        of `right` exist is unknown, so the match is an unknown function of the left
+        columns the condition reads: a proof for every such function covers every `right`."""
+        reads = tuple(sorted(X.columns(self.condition) & set(self.left.output), key=lambda c: (c.name, c.id)))
+        name = ("no_match_" if self.anti else "match_") + "_".join(f"{c.name}{c.id}" for c in reads)
+        return Filter(self.left, X.Func(name, reads, "boolean"))
+
+
+@dataclass(frozen=True)
 class OuterJoin(_TwoInputs):
     """Left, right or full outer join: every row of the `preserved` input appears, NULL-padded if
     unmatched; `preserved="both"` is the full outer join, which does this for both inputs."""
@@ -266,8 +294,8 @@ class Other:
     origin: int | None = None
 
 
-Plan = typing.Union[Source, Filter, Project, InnerJoin, OuterJoin, Aggregate, Window, RowExpand, Expand, TopK,
-                    Reorder, Union, Other, GroupedMap, RowIterPipeline]
+Plan = typing.Union[Source, Filter, Project, InnerJoin, SemiJoin, OuterJoin, Aggregate, Window, RowExpand, Expand,
+                    TopK, Reorder, Union, Other, GroupedMap, RowIterPipeline]
 
 
 def operator_name(node: Plan) -> str:
@@ -284,6 +312,8 @@ def operator_name(node: Plan) -> str:
         return "FullOuterJoin"
     if isinstance(node, OuterJoin):
         return "LeftOuterJoin" if node.preserved == "left" else "RightOuterJoin"
+    if isinstance(node, SemiJoin):
+        return "AntiJoin" if node.anti else "SemiJoin"
     return type(node).__name__
 
 

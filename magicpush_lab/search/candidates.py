@@ -54,6 +54,8 @@ def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
         yield from _through_aggregate(op, f)
     elif isinstance(op, P.Expand):
         yield from _through_unpivot(op, f)
+    elif isinstance(op, P.SemiJoin):
+        yield Candidate((f, None), "the late filter on the left input, whose columns are the output")
     elif isinstance(op, P.RowIterPipeline):
         from magicpush_lab.search import row_iter  # it builds on this module's Candidate
 
@@ -149,6 +151,35 @@ def _through_join(op: P.InnerJoin, f: X.Expr) -> Iterator[Candidate]:
     gr = X.and_(*right) if right else None
     if gl is not None or gr is not None:
         yield Candidate((gl, gr), "late filter split between the join inputs")
+    # a conjunct reading both inputs still says something about each: (a1 AND b1) OR (a2 AND b2)
+    # implies a1 OR a2 on the left (the paper's rule (5) for disjunctions, TPC-H Q7 and Q19)
+    implied_l = [x for x in (implied_on(c, left_cols) for c in mixed) if x is not None]
+    implied_r = [x for x in (implied_on(c, right_cols) for c in mixed) if x is not None]
+    if implied_l or implied_r:
+        gl2 = X.and_(*left, *implied_l) if left or implied_l else None
+        gr2 = X.and_(*right, *implied_r) if right or implied_r else None
+        yield Candidate((gl2, gr2), "the late filter's parts on each join input, disjunctions included")
+
+
+def implied_on(e: X.Expr, cols: set[X.Col]) -> X.Expr | None:
+    """A predicate on `cols` only that is TRUE wherever `e` is TRUE, or None when none is found.
+    A conjunction keeps its parts on `cols`; a disjunction needs one from every disjunct.
+
+    >>> a, b = X.Col("a", 1, "int"), X.Col("b", 2, "int")
+    >>> e = X.or_(X.and_(X.Cmp("=", a, X.Lit(1, "int")), X.Cmp("=", b, X.Lit(2, "int"))),
+    ...           X.and_(X.Cmp("=", a, X.Lit(2, "int")), X.Cmp("=", b, X.Lit(1, "int"))))
+    >>> str(implied_on(e, {a}))
+    'a = 1 OR a = 2'
+    """
+    if X.columns(e) and X.columns(e) <= cols:
+        return e
+    if isinstance(e, X.And):
+        parts = [x for x in (implied_on(c, cols) for c in e.args) if x is not None]
+        return X.and_(*parts) if parts else None
+    if isinstance(e, X.Or):
+        parts = [implied_on(d, cols) for d in e.args]
+        return None if any(x is None for x in parts) else X.or_(*parts)
+    return None
 
 
 def _through_aggregate(op: P.Aggregate, f: X.Expr) -> Iterator[Candidate]:

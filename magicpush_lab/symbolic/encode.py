@@ -260,9 +260,12 @@ class Evaluator:
         domain = tuple(x.sort() for x in canon)
         key = (name, domain, sort)
         if key not in self._functions:
+            # named by the signature, not by the order of first use: every evaluator of one
+            # proof (the original's, the rewrite's) must mean the same function by one call
+            signature = "_".join(str(x) for x in (*domain, sort))
             self._functions[key] = (
-                z3.Function(f"{name}_{len(self._functions)}", *domain, sort),
-                z3.Function(f"{name}_nn_{len(self._functions)}", *domain, z3.BoolSort()),
+                z3.Function(f"{name}__{signature}", *domain, sort),
+                z3.Function(f"{name}_nn__{signature}", *domain, z3.BoolSort()),
             )
         fv, fn = self._functions[key]
         if not canon:  # a zero-argument function is a constant within one query
@@ -302,14 +305,59 @@ def compare(op: str, a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef:
 
 
 def _cast_literal(arg: X.Expr, dtype: str) -> Cell | None:
-    """A number literal cast to a number type, when the cast is exact (0.0 to int, 3 to double)."""
-    if not isinstance(arg, X.Lit) or isinstance(arg.value, bool) or not isinstance(arg.value, (int, float)):
+    """A number literal (or a cast of one) cast to a number type, when the cast is exact
+    (0.0 to int, 3 to double, 1 to decimal(15,2)): the cast cannot fail, and its value is known.
+
+    >>> one = X.Cast(X.Lit(1, "int"), "decimal(1,0)")
+    >>> _cast_literal(one, "decimal(15,2)").value
+    1
+    """
+    value = _constant_number(arg)
+    if value is None:
         return None
-    if dtype in _RANK and float(arg.value).is_integer():
-        return literal(int(arg.value), dtype)
+    if dtype in _RANK and float(value).is_integer():
+        return literal(int(value), dtype)
     if dtype in ("double", "float"):
-        return literal(float(arg.value), dtype)
+        return literal(float(value), dtype)
+    if _fits_decimal(value, dtype):
+        return Cell(z3.RealVal(value), T)
     return None
+
+
+def _constant_number(e: X.Expr) -> int | float | None:
+    """The value of a number literal, through casts that keep it exactly."""
+    if isinstance(e, X.Lit):
+        ok = isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
+        return e.value if ok else None  # type: ignore[return-value]
+    if isinstance(e, X.Cast):
+        inner = _constant_number(e.arg)
+        if inner is None:
+            return None
+        if e.dtype in _RANK and float(inner).is_integer():
+            return int(inner)
+        if e.dtype in ("double", "float") or _fits_decimal(inner, e.dtype):
+            return inner
+    return None
+
+
+def _decimal_shape(dtype: str) -> tuple[int, int] | None:
+    if not dtype.startswith("decimal(") or not dtype.endswith(")"):
+        return None
+    try:
+        precision, scale = (int(x) for x in dtype[len("decimal("):-1].split(","))
+    except ValueError:
+        return None
+    return precision, scale
+
+
+def _fits_decimal(value: int | float, dtype: str) -> bool:
+    """Whether `value` is exactly a decimal(p, s): at most s digits after the point, p - s before."""
+    shape = _decimal_shape(dtype)
+    if shape is None:
+        return False
+    precision, scale = shape
+    scaled = value * 10 ** scale
+    return float(scaled).is_integer() and abs(value) < 10 ** (precision - scale)
 
 
 def _unify(a: Cell, b: Cell) -> tuple[Cell, Cell]:
@@ -349,7 +397,15 @@ def _cast_can_fail(src: str, target: str) -> bool:
     cast, or an integer to a floating type (decimal targets can overflow)."""
     if target in ("string", src) or _widening(src, target) or src == "boolean":
         return False
+    shape_src, shape_target = _decimal_shape(src), _decimal_shape(target)
+    if shape_src and shape_target:  # more digits on both sides of the point: never overflows
+        return not (shape_target[0] - shape_target[1] >= shape_src[0] - shape_src[1] and shape_target[1] >= shape_src[1])
+    if src in _RANK and shape_target:
+        return shape_target[0] - shape_target[1] < _DIGITS[src]
     return not (src in _RANK and target in ("float", "double"))
+
+
+_DIGITS = {"byte": 3, "short": 5, "int": 10, "long": 19}  # decimal digits of the largest value
 
 
 def _safe_name(dtype: str) -> str:

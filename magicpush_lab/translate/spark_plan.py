@@ -345,13 +345,15 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         return P.Union(inputs, inputs[0].output, origin)
     if n.cls == "Join":
         join_type = str((n.field("joinType") or {}).get("object", "")).rsplit(".", 1)[-1].rstrip("$")
-        if join_type not in ("Inner", "LeftOuter", "RightOuter", "FullOuter"):
+        if join_type not in ("Inner", "Cross", "LeftOuter", "RightOuter", "FullOuter", "LeftSemi", "LeftAnti"):
             raise TranslateError(f"{join_type or 'this'} join: not analysed yet")
         cond = expression(n.field("condition"))
         condition = to_expr(cond, ctx) if cond is not None else X.TRUE
         left, right = to_plan(n.kids[0], ctx), to_plan(n.kids[1], ctx)
-        if join_type == "Inner":
+        if join_type in ("Inner", "Cross"):  # a cross join is an inner join on TRUE
             return P.InnerJoin(left, right, condition, origin)
+        if join_type in ("LeftSemi", "LeftAnti"):
+            return P.SemiJoin(left, right, condition, join_type == "LeftAnti", origin)
         if join_type == "FullOuter":
             return P.OuterJoin(left, right, condition, "both", origin)
         return P.OuterJoin(left, right, condition, "left" if join_type == "LeftOuter" else "right", origin)
