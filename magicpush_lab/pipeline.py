@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from magicpush_lab.capture.trace import Event, Trace
 from magicpush_lab.ir.serialize import expr_to_json
-from magicpush_lab.pushdown import Budget, Pushed, Refusal, late_filter, push_down
+from magicpush_lab.pushdown import Budget, Pushed, Refusal, filters_to_push, join_conjuncts, push_down_all
 from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
@@ -48,10 +48,9 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     plan = pipeline_plan(trace)
     if plan is None:
         return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
-    late = late_filter(plan)
-    if late is None:
+    if not filters_to_push(plan) and not join_conjuncts(plan):
         return OptimizeResult((), time.monotonic() - started, ("the pipeline has no filter to push",))
-    walk = push_down(late, Budget(time_budget))
+    walk = push_down_all(plan, Budget(time_budget))
     cells = list(notebook_cells) if notebook_cells is not None else _trace_cells(trace)
     index_of = _cell_index(trace, cells)
     notes = [_describe(r) for r in walk.refusals]

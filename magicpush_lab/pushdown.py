@@ -16,7 +16,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
-from magicpush_lab.verify import full_outer_join, grouped_map, row_iter
+from magicpush_lab.verify import full_outer_join, grouped_map, join_condition, row_iter
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
@@ -76,6 +76,66 @@ def late_filter(plan: P.Plan) -> P.Filter | None:
         if isinstance(node, P.Filter):
             return node
     return None
+
+
+def filters_to_push(plan: P.Plan) -> list[P.Filter]:
+    """Every filter of the pipeline with an operator below it, the latest first: a filter in
+    the middle of a pipeline is pushed too. A filter right on a source (or on other filters on
+    it) has nowhere to go."""
+    def on_source(node: P.Plan) -> bool:
+        while isinstance(node, P.Filter):
+            node = node.child
+        return isinstance(node, P.Source)
+
+    return [n for n in P.nodes(plan) if isinstance(n, P.Filter) and not on_source(n.child)]
+
+
+def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
+    """Each of `filters_to_push(plan)` walked toward the sources, under one time budget; a
+    predicate that reaches a source twice (from two filters) is kept once."""
+    budget = budget or Budget(10.0)
+    result = WalkResult()
+    seen: set[tuple[int | None, str, X.Expr]] = set()
+    walks = [push_down(node, budget) for node in filters_to_push(plan)]
+    walks += [_push_join_conjunct(join, side, g, budget) for join, side, g in join_conjuncts(plan)]
+    for walk in walks:
+        for pushed in walk.pushed:
+            key = (pushed.source.origin, pushed.source.name, pushed.predicate)
+            if key not in seen:
+                seen.add(key)
+                result.pushed.append(pushed)
+        result.refusals.extend(walk.refusals)
+    return result
+
+
+def join_conjuncts(plan: P.Plan) -> list[tuple[P.Plan, int, X.Expr]]:
+    """(join, input, conjunct): the conjuncts of join conditions that read one input only,
+    on an input whose unmatched rows the join drops (verify/join_condition.py)."""
+    found = []
+    for node in P.nodes(plan):
+        if not isinstance(node, (P.InnerJoin, P.SemiJoin, P.OuterJoin)):
+            continue
+        for side, child in enumerate(node.children):
+            own = set(child.output)
+            for c in X.conjuncts(node.condition):
+                if X.columns(c) and X.columns(c) <= own and join_condition.unmatched_rows_dropped(node, side):
+                    found.append((node, side, c))
+    return found
+
+
+def _push_join_conjunct(join: P.Plan, side: int, g: X.Expr, budget: Budget) -> WalkResult:
+    """A join condition's conjunct on one input, walked from that input toward its source. The
+    join keeps its condition, so the suggestion only adds the predicate (superset)."""
+    result = WalkResult()
+    verdict = join_condition.verify(join, side, g, min(2000, max(1, budget.left_ms())))
+    if not verdict.proved:
+        result.refusals.append(Refusal(P.operator_name(join), verdict.reason, str(g), verdict.counterexample))
+        return result
+    step = Step(P.operator_name(join), verdict.category, verdict.base_case_rows, verdict.kind)
+    holder = P.Filter(join, g)  # no filter of the user's to remove: the condition stays in the join
+    here = getattr(join, "origin", None)
+    _walk(join.children[side], g, (step,), SUPERSET, holder, here, side, budget, result)
+    return result
 
 
 def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult:

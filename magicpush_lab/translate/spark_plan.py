@@ -247,7 +247,13 @@ def _type_of(e: X.Expr) -> str:
     return X.dtype_of(e)
 
 
+# Catalyst classes whose PySpark function is not their snake-case name
+_FUNCTION_NAMES = {"StartsWith": "startswith", "EndsWith": "endswith"}
+
+
 def _snake(name: str) -> str:
+    if name in _FUNCTION_NAMES:
+        return _FUNCTION_NAMES[name]
     out = []
     for i, ch in enumerate(name):
         if ch.isupper() and i and not name[i - 1].isupper():
