@@ -310,7 +310,7 @@ def compare_query(spark, paths: dict, number: int, runs: int = 1) -> QueryResult
         return result
     result.optimizer_seconds, result.candidates_tried = seconds, tried
     if walk is None:
-        result.refusals.append("no filter above an operator in the pipeline")
+        result.refusals.append("every filter already sits on its source")
     else:
         result.refusals = [f"{r.operator}: {r.reason}" + (f" [{r.candidate}]" if r.candidate else "")
                            for r in walk.refusals]
