@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
+from magicpush_lab.search.transfer import extra_predicates
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
 from magicpush_lab.verify import full_outer_join, grouped_map, join_condition, row_iter
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
@@ -44,6 +45,7 @@ class Pushed:
     consumer: int | None  # trace event of the operator right above the source
     via_input: int  # which input of that operator the source feeds (0 = receiver)
     may_hide_errors: bool = False
+    transferred: bool = False  # an extra predicate from predicate transfer across a join
 
 
 @dataclass(frozen=True)
@@ -145,8 +147,10 @@ def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult
     _walk(filter_node.child, filter_node.condition, (), EQUIVALENT, filter_node,
           filter_node.origin, 0, budget, result)
     _drop_shared_side_inputs(filter_node, result)
-    if len(result.pushed) > 1:
-        # each source's predicate was proved alone; applied alone, the late filter stays
+    if len([p for p in result.pushed if not p.transferred]) > 1:
+        # each source's predicate was proved alone; applied alone, the late filter stays.
+        # A transferred predicate is a superset pushdown of its own, whose proof holds for
+        # every other input, filtered or not: it leaves the others' kinds as they are
         result.pushed = [replace(p, kind=SUPERSET) for p in result.pushed]
     return result
 
@@ -190,11 +194,37 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
                 if g is not None:
                     _walk(child, g, steps + (step,), step_kind, late, here, i, budget, result,
                           hides or verdict.may_hide_errors)
+            if isinstance(node, P.InnerJoin):
+                _transfer(node, pred, cand.predicates, steps, late, here, budget, result, hides)
             return
     why = "no candidate could be proved"
     if isinstance(node, P.GroupedMap):  # the body's analysis says which part stopped the filter
         why = grouped_map.why_not(node, pred, min(500, max(1, budget.left_ms())))
     result.refusals.append(Refusal(P.operator_name(node), why, *_last_failure(node, pred)))
+
+
+def _transfer(node: P.InnerJoin, pred: X.Expr, chosen: tuple[X.Expr | None, ...], steps: tuple[Step, ...],
+              late: P.Filter, here: int | None, budget: Budget, result: WalkResult, hides: bool) -> None:
+    """Predicate transfer: an input the chosen candidate leaves alone may still get what the
+    other input's predicate and the join condition imply for it, proved alone as a superset
+    pushdown (the late filter stays for it), while the chosen candidate keeps its own kind."""
+    try:
+        extras = extra_predicates(node, chosen)
+    except Exception as err:  # noqa: BLE001 - a failed search misses a pushdown, never makes one
+        result.refusals.append(Refusal(P.operator_name(node), f"predicate transfer failed: {type(err).__name__}"))
+        return
+    for i, extra in enumerate(extras):
+        if extra is None or budget.left_ms() == 0:
+            continue
+        budget.candidates_tried += 1
+        verdict = check(node, pred, _only(tuple(extra if j == i else None for j in range(2)), i), SUPERSET,
+                        min(2000, max(1, budget.left_ms())))
+        if verdict.proved:
+            step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, SUPERSET)
+            before = len(result.pushed)
+            _walk(node.children[i], extra, steps + (step,), SUPERSET, late, here, i, budget, result,
+                  hides or verdict.may_hide_errors)
+            result.pushed[before:] = [replace(p, transferred=True) for p in result.pushed[before:]]
 
 
 def _verify(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], budget: Budget,

@@ -155,3 +155,42 @@ CONDITIONS = [
 @pytest.mark.parametrize("case", CONDITIONS, ids=[c.title for c in CONDITIONS])
 def test_join_condition_conjunct_is_pushed(spark, case: MiddleCase):
     test_every_filter_is_pushed(spark, case)
+
+
+# ----------------------------------------------------------------------------- predicate transfer
+
+TRANSFER = [
+    Case("a bound on one input's key crosses an expression key to the other (k == ck + 1)",
+         lambda s: s[0].join(s[1], s[0].k == s[1].ck + 1), lambda: F.col("k") > 5, EQUIVALENT,
+         {0: "k > 5", 1: "ck >= 5"}),
+    Case("a bound crosses a non-equi condition (k < ck), which Spark does not transfer",
+         lambda s: s[0].join(s[1], s[0].k < s[1].ck), lambda: F.col("k") > 5, EQUIVALENT,
+         {0: "k > 5", 1: "ck >= 7"}),
+    Case("a filter on a column the condition does not read transfers nothing",
+         lambda s: s[0].join(s[1], s[0].k == s[1].ck), lambda: F.col("name") == "FRANCE", EQUIVALENT,
+         {0: "name = 'FRANCE'"}),
+    Case("a condition that only bounds the other side from below transfers nothing from an upper bound",
+         lambda s: s[0].join(s[1], s[0].k < s[1].ck), lambda: F.col("k") < 3, EQUIVALENT,
+         {0: "k < 3"}),
+]
+
+
+@pytest.mark.parametrize("case", TRANSFER, ids=[c.title for c in TRANSFER])
+def test_predicate_transfer(spark, case: Case):
+    sources = [spark.createDataFrame(NATIONS, "k int, name string"),
+               spark.createDataFrame(CUSTOMERS, "ck int, cname string")]
+    original = case.body(sources).filter(case.late())
+    walk = run_engine(sources, original)
+    assert {p.source.origin: str(p.predicate) for p in walk.pushed} == case.predicates, walk.refusals
+    kinds = {p.source.origin: p.kind for p in walk.pushed}
+    assert kinds[0] == case.expect and all(k == SUPERSET for i, k in kinds.items() if i != 0)
+    # each suggestion alone, then all of them: the late filter goes only with the equivalent one
+    for chosen in [[p] for p in walk.pushed] + [walk.pushed]:
+        from magicpush_lab.rewrite.pyspark_column import to_column
+
+        filtered = list(sources)
+        for p in chosen:
+            filtered[p.source.origin] = filtered[p.source.origin].filter(to_column(p.predicate))
+        keep_late = not any(p.kind == EQUIVALENT for p in chosen)
+        out = case.body(filtered)
+        assert bag(out.filter(case.late()) if keep_late else out) == bag(original) and bag(original)

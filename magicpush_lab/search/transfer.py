@@ -1,0 +1,98 @@
+"""Predicate transfer across a join: what a filter on one input says about the other.
+
+A late filter's conjuncts on the left input L(l), with the join condition C(l, r), keep
+only right rows r for which some left row l has C(l, r) and L(l): the predicate on r is
+`exists l: C(l, r) AND L(l)`. Z3's quantifier elimination computes it where the theory
+allows (linear arithmetic over ints and reals), which covers expression keys
+(`a.k == b.k + 1` with `a.k > 5` gives `b.k > 4`) and non-equi conditions (`a.k < b.k`
+gives `b.k > 6`), which Spark's optimizer does not transfer. The result is read back as
+SQL; like every candidate, it is only proved correct by the verifier.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.search.formula import predicate_from_formula
+from magicpush_lab.symbolic.encode import Evaluator, truth
+from magicpush_lab.symbolic.row_ops import apply_op
+from magicpush_lab.symbolic.table import SymbolicRow
+from magicpush_lab.symbolic.values import Unsupported
+
+TIMEOUT_MS = 150
+
+
+def transferred(op: P.InnerJoin, side: int, on_other: X.Expr) -> X.Expr | None:
+    """The predicate on input `side` implied by `on_other` (a filter on the other input) and the
+    join condition, or None when quantifier elimination does not give one it can read back."""
+    rows = [SymbolicRow("tl"), SymbolicRow("tr")]
+    ev = Evaluator()
+    try:
+        pair = apply_op(P.InnerJoin(op.left, op.right, X.TRUE), rows, ev)
+        phi = z3.And(truth(ev.eval(op.condition, pair)), truth(ev.eval(on_other, rows[1 - side])))
+    except (Unsupported, z3.Z3Exception):
+        return None
+    other = rows[1 - side]
+    if not _arithmetic(phi):
+        return None  # strings, black boxes: quantifier elimination would only time out
+    bound = [x for cell in other.cells.values() for x in (cell.value, cell.notnull) if z3.is_const(x)]
+    if not bound or not z3.is_false(z3.simplify(ev.error())):
+        return None  # nothing to eliminate, or the condition may raise: no clean transfer
+    try:
+        goal = z3.Goal()
+        goal.add(z3.Exists(bound, phi))
+        result = z3.TryFor(z3.Then("qe", "simplify"), TIMEOUT_MS)(goal)
+    except z3.Z3Exception:
+        return None
+    if len(result) != 1:
+        return None
+    formula = z3.And(*result[0])
+    if _mentions(formula, bound) or z3.is_true(z3.simplify(formula)):
+        return None
+    try:
+        g = predicate_from_formula(formula, [rows[side]])
+    except z3.Z3Exception:
+        return None  # a formula the reader cannot take apart: no candidate, nothing lost
+    if g is None or all(isinstance(c, X.IsNotNull) for c in X.conjuncts(g)):
+        return None  # "the key is not NULL" is what the join does anyway: not worth a suggestion
+    return g
+
+
+def _arithmetic(f: z3.ExprRef) -> bool:
+    """Only booleans, integers and reals, and no uninterpreted function: where `qe` is complete."""
+    seen, todo = set(), [f]
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if e.sort().kind() not in (z3.Z3_BOOL_SORT, z3.Z3_INT_SORT, z3.Z3_REAL_SORT):
+            return False
+        if z3.is_app(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and e.num_args() > 0:
+            return False
+        todo.extend(e.children())
+    return True
+
+
+def _mentions(f: z3.ExprRef, consts: list[z3.ExprRef]) -> bool:
+    names = {str(c) for c in consts}
+    seen, todo = set(), [f]
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and str(e) in names:
+            return True
+        todo.extend(e.children())
+    return False
+
+
+def extra_predicates(op: P.InnerJoin, chosen: tuple[X.Expr | None, ...]) -> tuple[X.Expr | None, ...]:
+    """For each input the chosen candidate leaves without a predicate, what the other input's
+    predicate transfers to it through the join condition (None where nothing is found)."""
+    left, right = chosen
+    return (transferred(op, 0, right) if left is None and right is not None else None,
+            transferred(op, 1, left) if right is None and left is not None else None)
