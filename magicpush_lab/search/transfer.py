@@ -62,32 +62,26 @@ def transferred(op: P.InnerJoin, side: int, on_other: X.Expr) -> X.Expr | None:
 
 def _arithmetic(f: z3.ExprRef) -> bool:
     """Only booleans, integers and reals, and no uninterpreted function: where `qe` is complete."""
-    seen, todo = set(), [f]
-    while todo:
-        e = todo.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if e.sort().kind() not in (z3.Z3_BOOL_SORT, z3.Z3_INT_SORT, z3.Z3_REAL_SORT):
-            return False
-        if z3.is_app(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and e.num_args() > 0:
-            return False
-        todo.extend(e.children())
-    return True
+    sorts = (z3.Z3_BOOL_SORT, z3.Z3_INT_SORT, z3.Z3_REAL_SORT)
+    return all(e.sort().kind() in sorts and not (e.decl().kind() == z3.Z3_OP_UNINTERPRETED and e.num_args() > 0)
+               for e in _subterms(f))
 
 
 def _mentions(f: z3.ExprRef, consts: list[z3.ExprRef]) -> bool:
     names = {str(c) for c in consts}
+    return any(z3.is_const(e) and str(e) in names for e in _subterms(f))
+
+
+def _subterms(f: z3.ExprRef):
+    """Every distinct sub-term of `f` (shared terms once)."""
     seen, todo = set(), [f]
     while todo:
         e = todo.pop()
         if e.get_id() in seen:
             continue
         seen.add(e.get_id())
-        if z3.is_const(e) and str(e) in names:
-            return True
+        yield e
         todo.extend(e.children())
-    return False
 
 
 def extra_predicates(op: P.InnerJoin, chosen: tuple[X.Expr | None, ...]) -> tuple[X.Expr | None, ...]:
