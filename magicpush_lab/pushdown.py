@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
+from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
 from magicpush_lab.verify import full_outer_join, grouped_map, join_condition, row_iter
@@ -159,6 +160,8 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
           consumer: int | None, via_input: int, budget: Budget, result: WalkResult,
           hides: bool = False) -> None:
     if isinstance(node, P.Source):
+        # at the scan, a form Parquet can skip on, when it keeps the same rows
+        pred = prefer_sargable(pred, min(500, max(1, budget.left_ms())))
         result.pushed.append(Pushed(node, pred, steps, kind, late, consumer, via_input, hides))
         return
     if isinstance(node, P.Other):

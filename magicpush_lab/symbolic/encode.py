@@ -190,6 +190,8 @@ class Evaluator:
         if e.name == "abs" and len(args) == 1:
             a = args[0]
             return Cell(z3.If(a.value >= 0, a.value, -a.value), a.notnull)
+        if e.name == "year" and len(e.args) == 1 and X.dtype_of(e.args[0]) == "date":
+            return Cell(civil_year(args[0].value), args[0].notnull)
         if e.name in ("greatest", "least") and len(args) >= 2 and len({a.sort for a in args}) == 1:
             return _extreme(">" if e.name == "greatest" else "<", args)
         encoded = _STRING_FUNCTIONS.get((e.name, len(args)))
@@ -282,6 +284,25 @@ _STRING_FUNCTIONS = {
     ("ends_with", 2): lambda s, x: z3.SuffixOf(x, s),
     ("length", 1): lambda s: z3.Length(s),
 }
+
+
+def civil_year(days: z3.ArithRef) -> z3.ArithRef:
+    """The proleptic Gregorian year of a date held as days since 1970-01-01, exactly, with
+    integer divisions by constants only (the civil-from-days method: 400-year eras of
+    146097 days, years counted from March so the leap day comes last).
+
+    >>> import datetime as dt
+    >>> [z3.simplify(civil_year(z3.IntVal((d - dt.date(1970, 1, 1)).days))).as_long()
+    ...  for d in (dt.date(2024, 1, 1), dt.date(2023, 12, 31), dt.date(2000, 2, 29), dt.date(1600, 3, 1))]
+    [2024, 2023, 2000, 1600]
+    """
+    z = days + 719468
+    era = z / 146097  # Z3's integer division floors for a positive divisor
+    doe = z - era * 146097
+    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+    doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    mp = (5 * doy + 2) / 153
+    return yoe + era * 400 + z3.If(mp >= 10, 1, 0)  # January and February end the March year
 
 
 def _extreme(op: str, args: tuple[Cell, ...]) -> Cell:
