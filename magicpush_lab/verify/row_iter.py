@@ -321,6 +321,21 @@ def _base_case(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
 # ----------------------------------------------------------------------------- every list
 
 
+def _on_every_return(op: P.RowIterPipeline, main: SymbolicRow, f: X.Expr, ev: Evaluator, facts: z3.BoolRef,
+                     returns: list, gl: z3.BoolRef, f_implies_g: bool, timeout_ms: int) -> str:
+    """For every value the UDF can return (where nothing raised): F on the output row implies
+    G_l (`f_implies_g`), or G_l implies F. The solver's reason when one fails, else ""."""
+    for cond, cell, raised in returns:
+        f_ev = Evaluator()
+        passes = truth(f_ev.eval(f, _output_row(op, main, f_ev, cell)))
+        given, then = (passes, gl) if f_implies_g else (gl, passes)
+        pre = z3.And(facts, cond, z3.Not(raised), z3.Not(f_ev.error()), z3.Not(ev.error()), given)
+        proof = prove(z3.Implies(pre, then), timeout_ms)
+        if not proof.proved:
+            return proof.reason
+    return ""
+
+
 def _inductive(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr | None, kind: str,
                taint: Taint, timeout_ms: int) -> Verdict:
     def refuse(reason: str) -> Verdict:
@@ -354,29 +369,17 @@ def _inductive(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
             if taint.main and (kind != SUPERSET or not nan.keeps_nan_rows(g_l, exposed)):
                 return refuse("the UDF's value depends on a double argument that may be NaN: only a superset "
                               "pushdown that keeps NaN rows is sound")
-            for cond, cell, raised in returns:
-                f_ev = Evaluator()
-                row = _output_row(op, main, f_ev, cell)
-                passes = truth(f_ev.eval(f, row))
-                pre = z3.And(facts, cond, z3.Not(raised), z3.Not(f_ev.error()), z3.Not(ev.error()), passes)
-                proof = prove(z3.Implies(pre, gl), timeout_ms)
-                if not proof.proved:
-                    return refuse("a left row that fails the predicate can pass the late filter "
-                                  f"({proof.reason})")
+            reason = _on_every_return(op, main, f, ev, facts, returns, gl, True, timeout_ms)
+            if reason:
+                return refuse(f"a left row that fails the predicate can pass the late filter ({reason})")
         hides = satisfiable(z3.And(facts, z3.Not(gl), z3.Or(*[z3.And(c, r) for c, _, r in returns])),
                             timeout_ms) is not False
 
     # equivalence: a left row that passes G_l passes F, whatever the list
     if kind == EQUIVALENT:
-        for cond, cell, raised in returns:
-            f_ev = Evaluator()
-            row = _output_row(op, main, f_ev, cell)
-            passes = truth(f_ev.eval(f, row))
-            pre = z3.And(facts, cond, z3.Not(raised), z3.Not(f_ev.error()), z3.Not(ev.error()), gl)
-            proof = prove(z3.Implies(pre, passes), timeout_ms)
-            if not proof.proved:
-                return refuse("a left row that passes the predicate can fail the late filter "
-                              f"({proof.reason})")
+        reason = _on_every_return(op, main, f, ev, facts, returns, gl, False, timeout_ms)
+        if reason:
+            return refuse(f"a left row that passes the predicate can fail the late filter ({reason})")
 
     # pre-condition (3): a collected row that fails G_r changes nothing, from any loop state
     if g_r is not None:

@@ -51,6 +51,28 @@ def rewritten_pipeline(walk: WalkResult, sources: list, body: Callable, late: Ca
     return out.filter(late()) if superset else out
 
 
+def check_pushdown(walk: WalkResult, sources: list, body: Callable, late: Callable, expect: str | None,
+                   predicates=None, hides_errors: bool | None = None, not_pushed: str | None = None) -> None:
+    """What a pipeline case asserts: nothing pushed when `expect` is None; else every push of the
+    expected kind (and predicates, error flag), and the rewritten pipeline giving the original's bag."""
+    from magicpush_lab.verify.verdict import SUPERSET
+
+    if expect is None:
+        assert walk.pushed == [], f"must not push, pushed {[str(p.predicate) for p in walk.pushed]}"
+        return
+    assert walk.pushed, f"expected a pushdown; refusals: {walk.refusals}"
+    assert {p.kind for p in walk.pushed} == {expect}
+    if predicates is not None:
+        assert [str(p.predicate) for p in walk.pushed] == list(predicates)
+    if not_pushed is not None:
+        assert all(str(p.predicate) != not_pushed for p in walk.pushed)
+    if hides_errors is not None:
+        assert all(p.may_hide_errors == hides_errors for p in walk.pushed)
+    rewritten = rewritten_pipeline(walk, sources, body, late, expect == SUPERSET)
+    original = body(sources).filter(late())
+    assert bag(rewritten) == bag(original)
+
+
 def pandas_udf_record(name: str, fn: Callable, return_type: str = "long") -> Udf:
     """What the tracer records for a scalar pandas UDF made from `fn` (its source, kind pandas)."""
     return Udf(name, textwrap.dedent(inspect.getsource(fn)), True, return_type, "pandas")

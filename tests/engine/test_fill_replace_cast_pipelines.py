@@ -17,9 +17,9 @@ from typing import Callable
 import pytest
 from pyspark.sql import functions as F
 
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
+from magicpush_lab.verify.verdict import EQUIVALENT
 
-from .harness import bag, rewritten_pipeline, run_engine
+from .harness import bag, check_pushdown, run_engine
 from .test_row_to_row_pipelines import SALES_SCHEMA, sales_rows
 
 CODES_SCHEMA = "code string, store string, big long"
@@ -98,18 +98,8 @@ def test_fill_replace_cast_pushdown(spark, case: Case):
     original = case.body(sources).filter(case.late())
     assert len(bag(original)) > 0, "the case's data should keep some rows, or the comparison proves little"
     walk = run_engine(sources, original)
-
-    if case.expect is None:
-        assert walk.pushed == [], f"must not push, pushed {[str(p.predicate) for p in walk.pushed]}"
-        return
-    assert walk.pushed, f"expected a pushdown; refusals: {walk.refusals}"
-    assert {p.kind for p in walk.pushed} == {case.expect}
-    if case.not_pushed is not None:
-        assert all(str(p.predicate) != case.not_pushed for p in walk.pushed)
-    if case.hides_errors is not None:
-        assert all(p.may_hide_errors == case.hides_errors for p in walk.pushed)
-    rewritten = rewritten_pipeline(walk, sources, case.body, case.late, case.expect == SUPERSET)
-    assert bag(rewritten) == bag(original)
+    check_pushdown(walk, sources, case.body, case.late, case.expect, hides_errors=case.hides_errors,
+                   not_pushed=case.not_pushed)
 
 
 def test_the_refused_cast_pushdown_would_make_a_working_pipeline_fail(spark):
