@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
+from magicpush_lab.search.combine import Limits, combined_candidates, op_components
 from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
@@ -24,6 +25,9 @@ from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
                 P.Window, P.RowExpand, P.Expand,
                 P.GroupedMap, P.RowIterPipeline, P.SemiJoin)
+
+
+COMBINE_SECONDS = 2.0  # Algorithm 1's enumeration, per operator, when the shortcut fails
 
 
 @dataclass(frozen=True)
@@ -191,19 +195,53 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
                 continue
             if verdict is None:
                 continue
-            step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, verdict.kind)
-            step_kind = EQUIVALENT if kind == EQUIVALENT and verdict.kind == EQUIVALENT else SUPERSET
-            for i, (child, g) in enumerate(zip(node.children, cand.predicates)):
-                if g is not None:
-                    _walk(child, g, steps + (step,), step_kind, late, here, i, budget, result,
-                          hides or verdict.may_hide_errors)
-            if isinstance(node, P.InnerJoin):
-                _transfer(node, pred, cand.predicates, steps, late, here, budget, result, hides)
+            _descend(node, pred, cand.predicates, verdict, steps, kind, late, here, budget, result, hides)
             return
+    found = _search_combined(node, pred, cands, budget)
+    if found is not None:
+        g, verdict = found
+        _descend(node, pred, (g,), verdict, steps, kind, late, here, budget, result, hides)
+        return
     why = "no candidate could be proved"
     if isinstance(node, P.GroupedMap):  # the body's analysis says which part stopped the filter
         why = grouped_map.why_not(node, pred, min(500, max(1, budget.left_ms())))
     result.refusals.append(Refusal(P.operator_name(node), why, *_last_failure(node, pred)))
+
+
+def _descend(node: P.Plan, pred: X.Expr, chosen: tuple[X.Expr | None, ...], verdict: Verdict,
+             steps: tuple[Step, ...], kind: str, late: P.Filter, here: int | None, budget: Budget,
+             result: WalkResult, hides: bool) -> None:
+    """The proved candidate `chosen` walked on from each input it gives a predicate to."""
+    step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, verdict.kind)
+    step_kind = EQUIVALENT if kind == EQUIVALENT and verdict.kind == EQUIVALENT else SUPERSET
+    for i, (child, g) in enumerate(zip(node.children, chosen)):
+        if g is not None:
+            _walk(child, g, steps + (step,), step_kind, late, here, i, budget, result,
+                  hides or verdict.may_hide_errors)
+    if isinstance(node, P.InnerJoin):
+        _transfer(node, pred, chosen, steps, late, here, budget, result, hides)
+
+
+def _search_combined(node: P.Plan, pred: X.Expr, cands: list, budget: Budget) -> tuple[X.Expr, Verdict] | None:
+    """Algorithm 1's enumeration, after the shortcut candidates failed: components from the
+    late filter (the conjuncts of those candidates) and from the operator (its UDFs' branch
+    conditions), combined most selective first, under its own share of the time budget."""
+    from_f = [c for cand in cands if len(cand.predicates) == 1 and cand.predicates[0] is not None
+              for c in X.conjuncts(cand.predicates[0])]
+    components = list(dict.fromkeys(from_f + op_components(node)))
+    deadline = time.monotonic() + min(COMBINE_SECONDS, budget.left_ms() / 1000)
+    for comb in combined_candidates(node, pred, components, Limits(), deadline):
+        for wanted in ((EQUIVALENT, SUPERSET) if comb.may_be_equivalent else (SUPERSET,)):
+            if budget.left_ms() == 0:
+                return None
+            budget.candidates_tried += 1
+            try:
+                verdict = _verify(node, pred, (comb.predicate,), budget, wanted)
+            except Exception:  # noqa: BLE001 - a failed check is a refusal, never a wrong push
+                continue
+            if verdict is not None:
+                return comb.predicate, verdict
+    return None
 
 
 def _transfer(node: P.InnerJoin, pred: X.Expr, chosen: tuple[X.Expr | None, ...], steps: tuple[Step, ...],

@@ -135,6 +135,28 @@ def run_body(source: str, args: tuple[Cell, ...], arg_types: tuple[str, ...] | N
     return out
 
 
+def branch_tests(source: str, args: tuple[Cell, ...], arg_types: tuple[str, ...] | None = None) -> list[z3.BoolRef]:
+    """When each `if`/`elif` test and conditional expression of the UDF holds, in source order,
+    read on the parameters alone: a test that reads a local variable of the body is left out
+    (paper, Section 4.4.1: components from the operator). These are only candidates' parts.
+    """
+    fn = parse_udf(source)
+    params = [a.arg for a in fn.args.args]
+    if len(params) != len(args):
+        raise Unsupported("UDF signature does not match its call")
+    types = arg_types or tuple(_type_of_sort(a.value.sort()) for a in args)
+    env = {**_captured_env(source), **{p: _param(a, t) for p, a, t in zip(params, args, types)}}
+    tests = sorted((n.test for n in ast.walk(fn) if isinstance(n, (ast.If, ast.IfExp))),
+                   key=lambda t: (t.lineno, t.col_offset))
+    found = []
+    for test in tests:
+        try:
+            found.append(_truthy(_expr(test, State(dict(env), T), Outcome())))
+        except (Unsupported, z3.Z3Exception):
+            continue  # reads a local, or something not modelled: not a component
+    return found
+
+
 @lru_cache(maxsize=256)
 def parse_udf(source: str) -> ast.FunctionDef | ast.Lambda:
     """The function a UDF's source defines: a `def`, or the single lambda in the snippet."""
