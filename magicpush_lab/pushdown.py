@@ -9,17 +9,22 @@ pushdown, so any of them can be applied alone.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field, replace
+from typing import Iterator
+
+import z3
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidates import candidates
-from magicpush_lab.search.combine import Limits, combined_candidates, op_components
+from magicpush_lab.search.combine import Combined, Limits, combined_candidates, op_components
 from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
 from magicpush_lab.verify import full_outer_join, grouped_map, join_condition, row_iter
+from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
@@ -51,6 +56,7 @@ class Pushed:
     via_input: int  # which input of that operator the source feeds (0 = receiver)
     may_hide_errors: bool = False
     transferred: bool = False  # an extra predicate from predicate transfer across a join
+    alternatives: tuple[X.Expr, ...] = ()  # other proved superset predicates for the same source
 
 
 @dataclass(frozen=True)
@@ -181,26 +187,24 @@ def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: 
     cands = [c for c in cands if any(g is not None for g in c.predicates)]
     # equivalence for every candidate before superset for any: removing the late filter
     # is worth more than a slightly more selective predicate that must keep it
-    for wanted in (EQUIVALENT, SUPERSET):
-        for cand in cands:
-            if budget.left_ms() == 0:
-                result.refusals.append(Refusal(P.operator_name(node), "time budget used up"))
-                return
-            budget.candidates_tried += 1
-            try:
-                verdict = _verify(node, pred, cand.predicates, budget, wanted)
-            except Exception as err:  # noqa: BLE001 - a failed check is a refusal, never a wrong push
-                result.refusals.append(Refusal(P.operator_name(node), f"check failed: {type(err).__name__}: {err}",
-                                               ", ".join(map(str, filter(None, cand.predicates)))))
-                continue
-            if verdict is None:
-                continue
-            _descend(node, pred, cand.predicates, verdict, steps, kind, late, here, budget, result, hides)
+    proposals = _proposals(cands, _Replayable(_combined(node, pred, cands, budget)))
+    for wanted, predicates in proposals:
+        if budget.left_ms() == 0:
+            result.refusals.append(Refusal(P.operator_name(node), "time budget used up"))
             return
-    found = _search_combined(node, pred, cands, budget)
-    if found is not None:
-        g, verdict = found
-        _descend(node, pred, (g,), verdict, steps, kind, late, here, budget, result, hides)
+        budget.candidates_tried += 1
+        try:
+            verdict = _verify(node, pred, predicates, budget, wanted)
+        except Exception as err:  # noqa: BLE001 - a failed check is a refusal, never a wrong push
+            result.refusals.append(Refusal(P.operator_name(node), f"check failed: {type(err).__name__}: {err}",
+                                           ", ".join(map(str, filter(None, predicates)))))
+            continue
+        if verdict is None:
+            continue
+        before = len(result.pushed)
+        _descend(node, pred, predicates, verdict, steps, kind, late, here, budget, result, hides)
+        if verdict.kind == SUPERSET:
+            _add_alternatives(node, pred, predicates, proposals, budget, result, before)
         return
     why = "no candidate could be proved"
     if isinstance(node, P.GroupedMap):  # the body's analysis says which part stopped the filter
@@ -222,26 +226,109 @@ def _descend(node: P.Plan, pred: X.Expr, chosen: tuple[X.Expr | None, ...], verd
         _transfer(node, pred, chosen, steps, late, here, budget, result, hides)
 
 
-def _search_combined(node: P.Plan, pred: X.Expr, cands: list, budget: Budget) -> tuple[X.Expr, Verdict] | None:
-    """Algorithm 1's enumeration, after the shortcut candidates failed: components from the
-    late filter (the conjuncts of those candidates) and from the operator (its UDFs' branch
-    conditions), combined most selective first, under its own share of the time budget."""
+def _combined(node: P.Plan, pred: X.Expr, cands: list, budget: Budget) -> Iterator[Combined]:
+    """Algorithm 1's enumeration, for when the shortcut candidates are refused: components
+    from the late filter (the conjuncts of those candidates) and from the operator (its UDFs'
+    branch conditions), under its own share of the time budget (counted from the first use)."""
     from_f = [c for cand in cands if len(cand.predicates) == 1 and cand.predicates[0] is not None
               for c in X.conjuncts(cand.predicates[0])]
     components = list(dict.fromkeys(from_f + op_components(node)))
     deadline = time.monotonic() + min(COMBINE_SECONDS, budget.left_ms() / 1000)
-    for comb in combined_candidates(node, pred, components, Limits(), deadline):
-        for wanted in ((EQUIVALENT, SUPERSET) if comb.may_be_equivalent else (SUPERSET,)):
-            if budget.left_ms() == 0:
-                return None
-            budget.candidates_tried += 1
-            try:
-                verdict = _verify(node, pred, (comb.predicate,), budget, wanted)
-            except Exception:  # noqa: BLE001 - a failed check is a refusal, never a wrong push
-                continue
-            if verdict is not None:
-                return comb.predicate, verdict
-    return None
+    yield from combined_candidates(node, pred, components, Limits(), deadline)
+
+
+class _Replayable:
+    """An iterator that can be read again from the start, computing each item once."""
+
+    def __init__(self, items: Iterator) -> None:
+        self._items, self._seen = items, []
+
+    def __iter__(self) -> Iterator:
+        i = 0
+        while True:
+            if i == len(self._seen):
+                try:
+                    self._seen.append(next(self._items))
+                except (StopIteration, z3.Z3Exception, Unsupported):
+                    return
+            yield self._seen[i]
+            i += 1
+
+
+def _proposals(cands: list, combined: _Replayable) -> Iterator[tuple[str, tuple[X.Expr | None, ...]]]:
+    """(kind wanted, candidate) in the order they are verified: the shortcut candidates, then
+    Algorithm 1's, for equivalence; then the same for superset. Each pair at most once."""
+    def ordered() -> Iterator[tuple[str, tuple[X.Expr | None, ...]]]:
+        yield from ((EQUIVALENT, c.predicates) for c in cands)
+        yield from ((EQUIVALENT, (c.predicate,)) for c in itertools.takewhile(
+            lambda c: c.may_be_equivalent, combined))  # the rest cannot be equivalences
+        yield from ((SUPERSET, c.predicates) for c in cands)
+        yield from ((SUPERSET, (c.predicate,)) for c in combined)
+
+    seen = set()
+    for item in ordered():
+        if item not in seen:
+            seen.add(item)
+            yield item
+
+
+MAX_ALTERNATIVES = 2  # other proved superset predicates kept for ranking on live data
+ALTERNATIVES_SECONDS = 0.5
+
+
+def _add_alternatives(node: P.Plan, pred: X.Expr, chosen: tuple[X.Expr | None, ...], proposals: Iterator,
+                      budget: Budget, result: WalkResult, first: int) -> None:
+    """Superset predicates are not all alike: which keeps fewer rows depends on the data. For an
+    operator right on a source, the next proved superset candidates are kept with the pushed
+    predicate, so a live session can rank them by the rows they keep (measure.py)."""
+    if len(node.children) != 1 or not isinstance(node.children[0], P.Source):
+        return
+    pushed = [i for i in range(first, len(result.pushed)) if result.pushed[i].source is node.children[0]]
+    if len(pushed) != 1:
+        return
+    found: list[X.Expr] = []
+    stop = time.monotonic() + min(ALTERNATIVES_SECONDS, budget.left_ms() / 1000)
+    for wanted, predicates in proposals:
+        if len(found) == MAX_ALTERNATIVES or time.monotonic() > stop:
+            break
+        if wanted != SUPERSET or predicates == chosen or predicates[0] is None:
+            continue
+        budget.candidates_tried += 1
+        try:
+            verdict = _verify(node, pred, predicates, budget, SUPERSET)
+        except Exception:  # noqa: BLE001 - an alternative that cannot be checked is left out
+            continue
+        if verdict is not None and not verdict.may_hide_errors:
+            found.append(prefer_sargable(predicates[0], min(500, max(1, budget.left_ms()))))
+    if not found:
+        return
+    chosen_at_source = result.pushed[pushed[0]]
+    if chosen_at_source.may_hide_errors:
+        found = []  # the alternatives do not hide errors: they are not equally correct
+    # a predicate another one implies can never keep fewer rows: only the strongest are kept,
+    # the first of them pushed and the others left for the data to rank
+    every = list(dict.fromkeys([chosen_at_source.predicate, *found]))
+
+    def weaker(i: int) -> bool:  # another keeps no more rows; of two equivalent ones, the later goes
+        return any(j != i and _implies(h, every[i]) and (j < i or not _implies(every[i], h))
+                   for j, h in enumerate(every))
+
+    strongest = [g for i, g in enumerate(every) if not weaker(i)]
+    result.pushed[pushed[0]] = replace(chosen_at_source, predicate=strongest[0], alternatives=tuple(strongest[1:]))
+
+
+def _implies(a: X.Expr, b: X.Expr, timeout_ms: int = 200) -> bool:
+    """Every row `a` keeps, `b` keeps (proved on one symbolic row; unknown counts as no)."""
+    from magicpush_lab.symbolic.encode import Evaluator, truth
+    from magicpush_lab.symbolic.table import SymbolicRow, domain
+    from magicpush_lab.verify.solver import prove
+
+    try:
+        row, ev = SymbolicRow("r"), Evaluator()
+        claim = z3.Implies(truth(ev.eval(a, row)), truth(ev.eval(b, row)))
+        return prove(z3.Implies(domain([row]), claim), timeout_ms).proved
+    except (Unsupported, z3.Z3Exception):
+        return False
 
 
 def _transfer(node: P.InnerJoin, pred: X.Expr, chosen: tuple[X.Expr | None, ...], steps: tuple[Step, ...],

@@ -64,6 +64,16 @@ def label(s):  # one branch's result has no SQL form (lower() is not read back)
     return "regular"
 
 
+def label2(s):  # two branches whose results have no SQL form
+    if s is None:
+        return None
+    if s.startswith("VIP"):
+        return s.lower()
+    if s.endswith("!"):
+        return s.upper()
+    return "regular"
+
+
 def shout(s):  # no branch separates the rows the filter keeps
     if s.startswith("VIP"):
         return s.lower()
@@ -71,10 +81,10 @@ def shout(s):  # no branch separates the rows the filter keeps
 
 
 UDFS = {name: (F.udf(fn, StringType()), udf_record(name, fn, return_type="string"))
-        for name, fn in (("category", category), ("label", label), ("shout", shout))}
+        for name, fn in (("category", category), ("label", label), ("label2", label2), ("shout", shout))}
 
 GROUPS = ["Finance and Software", "Software", "Big Data", "Data Software", "Sales", "Legal Data",
-          "Health", "Music", "Food Data", "Games", "other", None, "VIP gold", "VIP", "vip", "VIPregular"]
+          "Health", "Music", "Food Data", "Games", "other", None, "VIP gold", "VIP", "vip", "VIPregular", "wow!", "!"]
 
 
 def groups(spark):
@@ -161,6 +171,12 @@ CASES = [
     Case("a branch whose result has no SQL form: its branch condition is pushed as a superset",
          with_udf("label"), lambda: F.col("c") != "regular", SUPERSET,
          ("grp IS NOT NULL AND startswith(grp, 'VIP')",), ("label",)),
+    # `grp IS NOT NULL` is proved first (one disjunct); the two-branch cover implies it, so it
+    # can never keep more rows, and it is the one pushed
+    Case("of two proved supersets, the one that implies the other is pushed",
+         with_udf("label2"), lambda: F.col("c") != "regular", SUPERSET,
+         ("(grp IS NOT NULL AND startswith(grp, 'VIP')) OR (grp IS NOT NULL AND endswith(grp, '!'))",),
+         ("label2",)),
     Case("no branch separates the kept rows: nothing is pushed",
          with_udf("shout"), lambda: F.col("c") == "x", None, None, ("shout",)),
     Case("a filter every branch's result decides: the shortcut pushes it as an equivalence",
