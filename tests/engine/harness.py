@@ -86,15 +86,19 @@ def side_udf_record(name: str, fn: Callable, events: tuple[tuple[str, int], ...]
     return Udf(name, textwrap.dedent(inspect.getsource(fn)), True, return_type, "python", side_inputs=events)
 
 
-def run_engine_collected(sources: list, collected: list, final, udfs=()) -> WalkResult:
-    """`run_engine` with DataFrames whose collect() the UDFs loop over: they are the events
+def translate_collected(sources: list, collected: list, final, udfs=()):
+    """`translate_pipeline` with DataFrames whose collect() the UDFs loop over: they are the events
     after the sources, in order (so a UDF record names `len(sources) + i` for `collected[i]`)."""
     events = [plan_event(i, "createDataFrame", s) for i, s in enumerate(sources)]
     events += [plan_event(len(sources) + i, "select", c) for i, c in enumerate(collected)]
     last = len(events)
     events.append(plan_event(last, "filter", final, range(len(sources)), udfs))
-    trace = Trace(events=tuple(events))
-    plan = translate_event(trace, last)
+    return translate_event(Trace(events=tuple(events)), last)
+
+
+def run_engine_collected(sources: list, collected: list, final, udfs=()) -> WalkResult:
+    """`run_engine` over `translate_collected`."""
+    plan = translate_collected(sources, collected, final, udfs)
     late = late_filter(plan)
     assert late is not None, "the test pipeline must end in a filter"
     return push_down(late)
