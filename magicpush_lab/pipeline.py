@@ -10,14 +10,16 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from magicpush_lab.capture.trace import Event, Trace
+from magicpush_lab.capture.trace import Event, Site, Trace
+from magicpush_lab.ir.expr import TRUE
 from magicpush_lab.ir.serialize import expr_to_json
 from magicpush_lab.pushdown import Budget, Pushed, Refusal, filters_to_push, join_conjuncts, push_down_all
 from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
+from magicpush_lab.rewrite.conditional import runs_after, site_path, untraced_reads
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
 from magicpush_lab.suggestion import CellChange, ProofStep, Suggestion
-from magicpush_lab.translate.dataflow import consumers, pipeline_plan
+from magicpush_lab.translate.dataflow import ancestors, consumers, pipeline_plan
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 
@@ -74,23 +76,23 @@ def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[i
     source_event = events.get(pushed.source.origin) if pushed.source.origin is not None else None
     if source_event is None or source_event.site is None:
         raise _CannotPlace("the source was not created by traced notebook code")
-    edits: list[Edit] = [_add_filter(trace, pushed, source_event, events)]
-    kind = pushed.kind
+    edits, exact = _placements(trace, pushed, source_event, events)
+    kind = pushed.kind if exact else SUPERSET
     filter_event = events.get(pushed.late_filter.origin) if pushed.late_filter.origin is not None else None
     if kind == EQUIVALENT:
         if filter_event is not None and filter_event.site is not None and \
-                filter_event.op.split(".")[-1] in ("filter", "where"):
+                filter_event.op.split(".")[-1] in ("filter", "where") and \
+                _same_blocks(trace, filter_event.site, [e.site for e in edits]):
             edits.append(RemoveFilter(filter_event.site))
         else:
-            kind = SUPERSET  # proved equivalent, but the late filter cannot be found to remove it
+            # proved equivalent, but the late filter cannot be found to remove it, or it runs
+            # on a path (a branch not taken) where the added filters do not
+            kind = SUPERSET
     alias, _ = functions_alias(cells)
     rewritten = apply(cells, index_of, edits, alias)
     changes = tuple(CellChange(i, cells[i], src) for i, src in sorted(rewritten.items()))
-    source_cell = cells[index_of[source_event.site.execution_count]] \
-        if source_event.site.execution_count in index_of else ""
-    name = binding_name(source_cell, source_event.site) or _variable_of(trace, source_event.id) or "source"
     return Suggestion(
-        source=name,
+        source=_source_name(trace, source_event, cells, index_of),
         predicate=to_pyspark(pushed.predicate, alias),
         kind=kind,
         proof=tuple(ProofStep(s.operator, s.category, s.base_case_rows, s.kind) for s in pushed.steps),
@@ -101,21 +103,125 @@ def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[i
     )
 
 
-def _add_filter(trace: Trace, pushed: Pushed, source_event: Event, events: dict[int, Event]) -> AddFilter:
-    """Filter where the source is defined, unless other code reads the source too."""
-    before_collect = _before_collect(trace, pushed, source_event, events)
-    if before_collect is not None:
-        return before_collect
-    users = consumers(trace).get(source_event.id, ())
-    inspected = any(i.event == source_event.id for i in trace.inspections)
-    if len(users) <= 1 and not inspected:
-        return AddFilter(source_event.site, pushed.predicate, "call")
-    consumer = events.get(pushed.consumer) if pushed.consumer is not None else None
-    if consumer is not None and consumer.site is not None and pushed.via_input == 0 \
-            and consumer.inputs[:1] == (source_event.id,):
-        # other code sees the source too: filter only where this pipeline reads it
-        return AddFilter(consumer.site, pushed.predicate, "receiver")
-    raise _CannotPlace("the source feeds other code, and this pipeline's use of it was not found")
+def _source_name(trace: Trace, source_event: Event, cells: list[str], index_of: dict[int, int]) -> str:
+    site = source_event.site
+    source_cell = cells[index_of[site.execution_count]] if site and site.execution_count in index_of else ""
+    return (binding_name(source_cell, site) if site else None) or _variable_of(trace, source_event.id) or "source"
+
+
+def _placements(trace: Trace, pushed: Pushed, source_event: Event,
+                events: dict[int, Event]) -> tuple[list[Edit], bool]:
+    """The filters to add, and whether every read of the source gets exactly its proved predicate.
+
+    At the source's definition when nothing but this pipeline reads it (nor anything made from
+    it on the way to the late filter) and every later step runs whenever the definition does;
+    otherwise, and to split a disjunction among the branches of a source read several times,
+    each branch's own predicate where that branch reads the source (paper, Section 5.1)."""
+    if not pushed.branches:
+        before_collect = _before_collect(trace, pushed, source_event, events)
+        if before_collect is not None:
+            return [before_collect], True
+    region = _Region(trace, events, _top_event(pushed))
+    every = pushed.branches or (pushed,)
+    branches = [b for b in every if b.predicate != TRUE]
+    edits: list[Edit] = []
+    why = region.why_not_at_source(source_event)
+    if pushed.predicate != TRUE and why is None:
+        edits.append(AddFilter(source_event.site, pushed.predicate, "call"))
+        if len(branches) == len(every) and all(str(b.predicate) == str(pushed.predicate) for b in branches):
+            return edits, True  # every read wants the same rows: the source's filter is theirs
+    reads = [(b.consumer, b.via_input) for b in every]
+    exact = True
+    for b in branches:
+        at_read, reason = region.at_read(b, source_event, reads.count((b.consumer, b.via_input)) == 1)
+        if at_read is None:
+            exact = False
+            why = why or reason
+        else:
+            edits.append(at_read)
+    if not edits:
+        raise _CannotPlace(why or "no place was found for the filter")
+    return edits, exact
+
+
+def _top_event(pushed: Pushed) -> int | None:
+    """The event of the late filter, or of the join whose condition was pushed."""
+    late = pushed.late_filter
+    return late.origin if late.origin is not None else getattr(late.child, "origin", None)
+
+
+class _Region:
+    """The events from a source up to the late filter's event `top`, with their readers and
+    their places among the notebook's conditional blocks."""
+
+    def __init__(self, trace: Trace, events: dict[int, Event], top: int | None) -> None:
+        self.trace, self.events, self.top = trace, events, top
+        self.users = consumers(trace)
+        self.inspected = {i.event for i in trace.inspections}
+        self.cells = {c.execution_count: c.source for c in trace.cells}
+        self.above = ancestors(trace, top) if top is not None else frozenset()
+
+    def _between(self, start: int) -> set[int]:
+        """`start` and the events made from it that the late filter's event is made from."""
+        out: set[int] = set()
+        stack = [start]
+        while stack:
+            cur = stack.pop()
+            if cur in out or cur not in self.above:
+                continue
+            out.add(cur)
+            stack.extend(self.users.get(cur, ()))
+        return out
+
+    def _closed(self, start: int) -> str | None:
+        """Why rows filtered at `start` would reach code besides this pipeline (None: they would not)."""
+        for x in sorted(self._between(start) - {self.top}):
+            if x in self.inspected:
+                return "a DataFrame on the way is also inspected (count, show...) on its own"
+            if any(u not in self.above for u in self.users.get(x, ())):
+                return "a DataFrame on the way feeds other code besides this pipeline"
+        return None
+
+    def _runs_after(self, start: int, site: Site) -> str | None:
+        later = [self.events[x].site for x in self._between(start) if x != start]
+        if not runs_after(site_path(self.cells, site), [site_path(self.cells, s) for s in later]):
+            return ("a later step of the pipeline is in a conditional block (if/else, match, loop, try) "
+                    "that the filter's place is not in: a path the trace did not see would get the filter")
+        return None
+
+    def why_not_at_source(self, source: Event) -> str | None:
+        if source.id in self.inspected:
+            return "the source is also inspected on its own"
+        if self.top is None:  # the late filter's event is unknown: the source's readers alone decide
+            return "the source feeds other code" if len(self.users.get(source.id, ())) > 1 else None
+        why = self._closed(source.id) or self._runs_after(source.id, source.site)
+        name = _variable_of(self.trace, source.id)
+        if why is None and name is not None:
+            traced = [e.site for e in self.trace.events] + [i.site for i in self.trace.inspections]
+            if untraced_reads(self.cells, name, traced):
+                why = f"{name} is read in a conditional block the trace did not run"
+        return why
+
+    def at_read(self, branch: Pushed, source: Event, alone: bool) -> tuple[AddFilter | None, str]:
+        """The branch's predicate on its own read of the source, or why it cannot go there."""
+        consumer = self.events.get(branch.consumer) if branch.consumer is not None else None
+        if consumer is None or consumer.site is None or branch.via_input != 0 \
+                or consumer.inputs[:1] != (source.id,):
+            return None, "the source feeds other code, and this pipeline's use of it was not found"
+        if not alone:
+            return None, "one read of the source feeds several branches"
+        if self.top is not None:
+            why = self._closed(consumer.id) or self._runs_after(consumer.id, consumer.site)
+            if why is not None:
+                return None, why
+        return AddFilter(consumer.site, branch.predicate, "receiver"), ""
+
+
+def _same_blocks(trace: Trace, late: Site, placed: list[Site]) -> bool:
+    """The late filter runs exactly when each added filter does: the same conditional blocks."""
+    cells = {c.execution_count: c.source for c in trace.cells}
+    mine = site_path(cells, late)
+    return mine is not None and all(site_path(cells, s) == mine for s in placed)
 
 
 def _before_collect(trace: Trace, pushed: Pushed, source_event: Event,

@@ -22,6 +22,7 @@ from magicpush_lab.search.candidates import candidates
 from magicpush_lab.search.combine import Combined, Limits, combined_candidates, op_components
 from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
+from magicpush_lab.shared_sources import merge_shared_sources, union_input_missed
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
 from magicpush_lab.verify import full_outer_join, grouped_map, join_condition, row_iter
 from magicpush_lab.symbolic.values import Unsupported
@@ -57,6 +58,9 @@ class Pushed:
     may_hide_errors: bool = False
     transferred: bool = False  # an extra predicate from predicate transfer across a join
     alternatives: tuple[X.Expr, ...] = ()  # other proved superset predicates for the same source
+    # a source read by several branches: one entry per read, `predicate` their disjunction
+    # (shared_sources.py)
+    branches: tuple["Pushed", ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,12 +112,13 @@ def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
     predicate that reaches a source twice (from two filters) is kept once."""
     budget = budget or Budget(10.0)
     result = WalkResult()
-    seen: set[tuple[int | None, str, X.Expr]] = set()
+    seen: set[tuple] = set()
     walks = [push_down(node, budget) for node in filters_to_push(plan)]
     walks += [_push_join_conjunct(join, side, g, budget) for join, side, g in join_conjuncts(plan)]
     for walk in walks:
         for pushed in walk.pushed:
-            key = (pushed.source.origin, pushed.source.name, pushed.predicate)
+            key = (pushed.source.origin, pushed.source.name, pushed.predicate,
+                   tuple((b.consumer, b.via_input, b.predicate) for b in pushed.branches))
             if key not in seen:
                 seen.add(key)
                 result.pushed.append(pushed)
@@ -148,6 +153,7 @@ def _push_join_conjunct(join: P.Plan, side: int, g: X.Expr, budget: Budget) -> W
     holder = P.Filter(join, g)  # no filter of the user's to remove: the condition stays in the join
     here = getattr(join, "origin", None)
     _walk(join.children[side], g, (step,), SUPERSET, holder, here, side, budget, result)
+    result.pushed = merge_shared_sources(join.children[side], result.pushed, here, side)
     return result
 
 
@@ -158,7 +164,9 @@ def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult
     _walk(filter_node.child, filter_node.condition, (), EQUIVALENT, filter_node,
           filter_node.origin, 0, budget, result)
     _drop_shared_side_inputs(filter_node, result)
-    if len([p for p in result.pushed if not p.transferred]) > 1:
+    result.pushed = merge_shared_sources(filter_node.child, result.pushed, filter_node.origin)
+    if len([p for p in result.pushed if not p.transferred]) > 1 or \
+            union_input_missed(filter_node.child, result.pushed):
         # each source's predicate was proved alone; applied alone, the late filter stays.
         # A transferred predicate is a superset pushdown of its own, whose proof holds for
         # every other input, filtered or not: it leaves the others' kinds as they are

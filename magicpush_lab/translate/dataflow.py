@@ -12,7 +12,7 @@ from typing import Mapping
 
 from magicpush_lab.capture.trace import Event, Trace, Udf
 from magicpush_lab.ir import plan as P
-from magicpush_lab.translate.plan_json import canonical, decode_text
+from magicpush_lab.translate.plan_json import canonical, decode_text, shape
 from magicpush_lab.translate.spark_plan import Context, to_plan
 
 SOURCE_OPS = frozenset({"read", "table", "createDataFrame", "range", "sql", "unknown"})
@@ -75,12 +75,16 @@ def translate_event(trace: Trace, eid: int) -> P.Plan:
     # later events win: re-running a cell gives an identical plan a newer event
     for e in sorted((by_id[i] for i in upstream), key=lambda e: e.id):
         events_by_key[canonical_plan(e.plan)] = e.id
+    by_shape: dict[str, set[int]] = {}
+    for key, eid in events_by_key.items():
+        by_shape.setdefault(shape(key), set()).add(eid)
     udfs = udfs_by_name(by_id[i] for i in upstream)
     ctx = Context(
         events_by_key=events_by_key,
         source_events=frozenset(i for i in upstream if is_source_op(by_id[i].op)),
         udfs=udfs,
         collected=collected_sources(trace, udfs.values()),
+        events_by_shape={k: next(iter(ids)) for k, ids in by_shape.items() if len(ids) == 1},
     )
     return to_plan(decode_text(by_id[eid].plan), ctx)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 
@@ -47,6 +48,32 @@ def decode_text(text: str) -> Node:
 
 def canonical(flat: list[dict[str, Any]]) -> str:
     return json.dumps(flat, sort_keys=True, separators=(",", ":"))
+
+
+@lru_cache(maxsize=8192)
+def shape(key: str) -> str:
+    """A subtree's canonical JSON with its exprIds numbered by first appearance: two plans with
+    equal shapes compute the same table, even when Spark gave one of them fresh exprIds (the
+    second read of a table in a self-join or a self-union).
+
+    >>> a = '[{"exprId": {"id": 7}}, {"exprId": {"id": 9}}, {"exprId": {"id": 7}}]'
+    >>> shape(a) == shape(a.replace("7", "3").replace("9", "4")) != shape(a.replace("9", "7"))
+    True
+    """
+    numbers: dict[Any, int] = {}
+
+    def renumber(value: Any) -> Any:
+        if isinstance(value, dict):
+            out = {k: renumber(v) for k, v in value.items()}
+            eid = value.get("exprId")
+            if isinstance(eid, dict) and "id" in eid:
+                out["exprId"] = {**eid, "id": numbers.setdefault((eid.get("jvmId"), eid["id"]), len(numbers))}
+            return out
+        if isinstance(value, list):
+            return [renumber(v) for v in value]
+        return value
+
+    return canonical(renumber(json.loads(key)))
 
 
 def _decode_at(flat: list[dict[str, Any]], i: int) -> tuple[Node, int]:

@@ -17,7 +17,7 @@ from magicpush_lab.capture.trace import Udf
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL, spark_type
-from magicpush_lab.translate.plan_json import Node, expression, expressions
+from magicpush_lab.translate.plan_json import Node, expression, expressions, shape
 
 _CMP = {"EqualTo": "=", "EqualNullSafe": "<=>", "GreaterThan": ">", "GreaterThanOrEqual": ">=",
         "LessThan": "<", "LessThanOrEqual": "<="}
@@ -53,6 +53,15 @@ class Context:
     udfs: Mapping[str, Udf] = field(default_factory=dict)
     # event id -> the collected DataFrame as a source, for UDFs that loop over a collect() result
     collected: Mapping[int, P.Source] = field(default_factory=dict)
+    # shape (plan.shape) -> event, for a subtree Spark re-read with fresh exprIds; a shape two
+    # events share is left out, so no subtree is tied to the wrong one
+    events_by_shape: Mapping[str, int] = field(default_factory=dict)
+
+    def origin_of(self, n: Node) -> int | None:
+        origin = self.events_by_key.get(n.key)
+        if origin is None and self.events_by_shape:
+            origin = self.events_by_shape.get(shape(n.key))
+        return origin
 
 
 # ----------------------------------------------------------------------------- expressions
@@ -273,7 +282,7 @@ _REORDER = {"Sort", "Repartition", "RepartitionByExpression", "RebalancePartitio
 
 def to_plan(n: Node, ctx: Context) -> P.Plan:
     """Translate a plan node and everything below it."""
-    origin = ctx.events_by_key.get(n.key)
+    origin = ctx.origin_of(n)
     if origin is not None and origin in ctx.source_events:
         return P.Source(_source_name(n), output_of(n), origin)
     if n.cls in _LEAVES or not n.kids:
