@@ -7,7 +7,7 @@ the notebook's kernel (see `magicpush_lab.measure`).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from magicpush_lab.capture.trace import Event, Site, Trace
@@ -100,7 +100,20 @@ def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[i
         source_event=source_event.id,
         predicate_ir=expr_to_json(pushed.predicate),
         may_hide_errors=pushed.may_hide_errors,
+        alternatives=tuple(_alternatives(trace, pushed, cells, index_of)),
     )
+
+
+def _alternatives(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[int, int]) -> list[Suggestion]:
+    """The same suggestion with each other proved predicate, for ranking on live data; one
+    whose cells cannot be rewritten is left out."""
+    found = []
+    for g in pushed.alternatives:
+        try:
+            found.append(_suggestion(trace, replace(pushed, predicate=g, alternatives=()), cells, index_of))
+        except (RewriteError, _CannotPlace, ValueError):
+            continue
+    return found
 
 
 def _source_name(trace: Trace, source_event: Event, cells: list[str], index_of: dict[int, int]) -> str:

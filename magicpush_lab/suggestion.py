@@ -41,6 +41,10 @@ class Suggestion:
     row_reduction: float | None = None
     estimated: bool = False
     may_hide_errors: bool = False  # the original can raise on a row the rewrite filters out first
+    # other proved superset predicates for the same source, none implying another: which keeps
+    # fewer rows depends on the data, so a live session ranks them (rank_by_rows_kept)
+    alternatives: tuple["Suggestion", ...] = ()
+    ranked: str | None = None  # how the predicate was chosen among the alternatives, once measured
 
     def measured(self, rows_before: int, rows_after: int, estimated: bool = False) -> "Suggestion":
         reduction = 1.0 - rows_after / rows_before if rows_before else 0.0
@@ -49,3 +53,27 @@ class Suggestion:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def rank_by_rows_kept(s: Suggestion, rows_after: list[int | None], basis: str) -> Suggestion:
+    """`s` with the alternative that keeps the fewest rows as its predicate. `rows_after` holds
+    the rows each of `s` and its alternatives keeps (None: not measured), in that order;
+    `basis` says what was counted ("a sample of 10,000 rows", say). Ties keep the order the
+    search gave (fewer literals first).
+
+    >>> a = Suggestion("t", "x > 1", "superset", (), (), 0, {})
+    >>> b = replace(a, predicate="y > 1")
+    >>> r = rank_by_rows_kept(replace(a, alternatives=(b,)), [40, 12], "a sample")
+    >>> r.predicate, [x.predicate for x in r.alternatives], r.ranked
+    ('y > 1', ['x > 1'], 'keeps 12 rows of a sample; the alternative keeps 40')
+    """
+    options = [replace(s, alternatives=()), *s.alternatives]
+    measured = [(n, i) for i, n in enumerate(rows_after) if n is not None and i < len(options)]
+    if len(measured) < 2:
+        return s
+    best_rows, best = min(measured)
+    others = sorted(n for n, i in measured if i != best)
+    chosen = options[best]
+    alts = "the alternative keeps" if len(others) == 1 else f"the {len(others)} alternatives keep"
+    ranked = f"keeps {best_rows:,} rows of {basis}; {alts} {', '.join(f'{n:,}' for n in others)}"
+    return replace(chosen, alternatives=tuple(o for i, o in enumerate(options) if i != best), ranked=ranked)

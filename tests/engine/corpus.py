@@ -186,6 +186,17 @@ def _sargable() -> list[CorpusCase]:
     return [CorpusCase("sargable", c.title, build(c)) for c in m.CASES]
 
 
+def _predicate_search() -> list[CorpusCase]:
+    from . import test_predicate_search as m
+
+    def build(case):
+        def run(spark):
+            sources = m.groups(spark)
+            return _translated(sources, case.body(sources).filter(case.late()), [m.UDFS[u][1] for u in case.udfs])
+        return run
+    return [CorpusCase("predicate_search", c.title, build(c)) for c in m.CASES]
+
+
 def _counterexamples() -> list[CorpusCase]:
     """The traps' pipelines, over empty tables (their rows come from counterexamples)."""
     from . import test_counterexamples as m
@@ -199,7 +210,7 @@ def _counterexamples() -> list[CorpusCase]:
 
 
 MODULES = (_row_to_row, _captured_constants, _fill_replace_cast, _fold_aggregate, _full_outer_join, _grouped_map,
-           _join_shapes, _pandas_udf, _pivot_unpivot, _row_iter, _sargable, _counterexamples)
+           _join_shapes, _pandas_udf, _pivot_unpivot, _row_iter, _sargable, _predicate_search, _counterexamples)
 
 
 def corpus() -> list[CorpusCase]:
