@@ -1,4 +1,5 @@
-"""Count what a pushed predicate does on the live data: rows of the source before and after it.
+"""Count what a pushed predicate does on the live data: rows of the source before and after it,
+and whether Spark hands it to the source's file scan (`scan_filters`).
 
 Counting runs in its own Spark job group on a worker thread, so a count that
 takes too long can be cancelled; the numbers are then estimated on a sample of
@@ -7,10 +8,12 @@ the source and flagged `estimated`.
 
 from __future__ import annotations
 
+import re
 import threading
 import uuid
 from typing import Any, Callable, Mapping
 
+from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.expr import Expr, has_python_udf
 from magicpush_lab.rewrite.pyspark_column import to_column
 
@@ -96,3 +99,159 @@ def measure(frames: Mapping[int, Any], source_event: int, predicate: Expr, *,
     if result is None:
         raise MeasureTimeout(f"counting took longer than {time_limit}s and the sample longer than {limit}s")
     return round(result[0] / sample_fraction), round(result[1] / sample_fraction), True
+
+
+# -- does the predicate reach the scan?
+
+_NOT_A_FILE_SCAN = "the source is not a file scan (in-memory data, range): there are no scan filters"
+
+
+def scan_filters(frames: Mapping[int, Any], source_event: int, predicate: Expr) -> dict[str, Any]:
+    """Which conjuncts of `predicate` Spark hands to the source's file scan, from the physical
+    plans of the source filtered by each conjunct (no job runs, so a Python UDF costs nothing).
+
+    {"scan": "Parquet" | None, "pushed": [...], "partition_filters": [...],
+     "conjuncts": [{"predicate", "reaches_scan"}], "all_pushed": bool, "note": str}
+
+    A conjunct reaches the scan when filtering by it adds a filter to the scan's
+    PushedFilters or PartitionFilters beyond the `IsNotNull` Spark infers from any
+    null-intolerant expression (unless the conjunct is itself an IS NOT NULL). A Python
+    UDF never does: Spark evaluates it after reading. KeyError if the tracer no longer
+    holds the DataFrame.
+    """
+    if source_event not in frames:
+        raise KeyError(f"no live DataFrame for event {source_event}")
+    df = frames[source_event]
+    base = _scans(df)
+    formats = sorted({fmt for fmt, _, _ in base if fmt})
+    pushed: list[str] = []
+    partition: list[str] = []
+    conjuncts = []
+    for c in X.conjuncts(predicate):
+        reaches = False
+        if base and not has_python_udf(c):
+            after = _scans(df.filter(to_column(c)))
+            new_pushed = _added([f for _, p, _ in base for f in p], [f for _, p, _ in after for f in p])
+            new_partition = _added([f for _, _, q in base for f in q], [f for _, _, q in after for f in q])
+            reaches = reaches_scan(c, new_pushed, new_partition)
+            if reaches:
+                pushed += [f for f in new_pushed if f not in pushed]
+                partition += [f for f in new_partition if f not in partition]
+        conjuncts.append({"predicate": str(c), "reaches_scan": reaches})
+    out: dict[str, Any] = {
+        "scan": "/".join(formats) or ("file" if base else None),
+        "pushed": pushed, "partition_filters": partition, "conjuncts": conjuncts,
+        "all_pushed": bool(conjuncts) and all(c["reaches_scan"] for c in conjuncts),
+    }
+    if not base:
+        out["note"] = _NOT_A_FILE_SCAN
+    return out
+
+
+def reaches_scan(conjunct: Expr, new_pushed: list[str], new_partition: list[str]) -> bool:
+    """Whether the filters a conjunct added to the scan are the conjunct itself, not only the
+    `IsNotNull` Spark infers from it.
+
+    >>> from magicpush_lab.ir.expr import Cmp, Col, Func, IsNotNull, Lit
+    >>> a = Col("amount", 1, "int")
+    >>> reaches_scan(Cmp(">", a, Lit(100, "int")), ["IsNotNull(amount)", "GreaterThan(amount,100)"], [])
+    True
+    >>> reaches_scan(Cmp("=", Func("upper", (a,), "string"), Lit("X", "string")), ["IsNotNull(amount)"], [])
+    False
+    >>> reaches_scan(IsNotNull(a), ["IsNotNull(amount)"], [])
+    True
+    """
+    if new_partition:
+        return True
+    if isinstance(conjunct, X.IsNotNull):
+        return bool(new_pushed)
+    return any(not f.startswith("IsNotNull(") for f in new_pushed)
+
+
+def _added(before: list[str], after: list[str]) -> list[str]:
+    """The items of `after` that `before` does not have (as bags)."""
+    left = list(before)
+    out = []
+    for item in after:
+        if item in left:
+            left.remove(item)
+        else:
+            out.append(item)
+    return out
+
+
+def _scans(df: Any) -> list[tuple[str, list[str], list[str]]]:
+    """(format, pushed filters, partition filters) of each file scan in the physical plan."""
+    out = []
+    stack = [df._jdf.queryExecution().sparkPlan()]
+    while stack:
+        node = stack.pop()
+        found = _scan_of(node)
+        if found is not None:
+            out.append(found)
+        children = node.children()
+        stack.extend(children.apply(i) for i in range(children.size()))
+    return out
+
+
+def _scan_of(node: Any) -> tuple[str, list[str], list[str]] | None:
+    name = node.getClass().getSimpleName()
+    if name == "FileSourceScanExec":
+        meta = node.metadata()
+
+        def value(key: str) -> str:
+            opt = meta.get(key)
+            return opt.get() if opt.isDefined() else ""
+
+        return value("Format"), filter_list(value("PushedFilters")), filter_list(value("PartitionFilters"))
+    if name == "BatchScanExec":  # a DataSource V2 scan describes its filters in one line
+        text = node.scan().description()
+        fmt = re.search(r"Format: (\w+)", text)
+        return ((fmt.group(1).capitalize() if fmt else _type_name(node.scan())),
+                filter_list(_listed(text, "PushedFilters")), filter_list(_listed(text, "PartitionFilters")))
+    return None
+
+
+def _type_name(obj: Any) -> str:
+    return obj.getClass().getSimpleName()
+
+
+def _listed(text: str, key: str) -> str:
+    start = text.find(f"{key}: [")
+    if start < 0:
+        return ""
+    return _bracketed(text[start + len(key) + 2:])
+
+
+def _bracketed(text: str) -> str:
+    """The bracketed list at the start of `text`, brackets included."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if depth == 0:
+            return text[:i + 1]
+    return text
+
+
+def filter_list(text: str) -> list[str]:
+    """The items of a plan's `[f1, f2(a,b), ...]` list, expression ids dropped.
+
+    >>> filter_list("[IsNotNull(amount), In(k, [1,2]), GreaterThan(amount,100)]")
+    ['IsNotNull(amount)', 'In(k, [1,2])', 'GreaterThan(amount,100)']
+    >>> filter_list("[isnotnull(part#5), (part#5 = 1)]"), filter_list("")
+    (['isnotnull(part)', '(part = 1)'], [])
+    """
+    text = re.sub(r"#\d+L?", "", text.strip())
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    items, depth, current = [], 0, ""
+    for ch in text:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            items.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        items.append(current.strip())
+    return items

@@ -45,11 +45,16 @@ class Suggestion:
     # fewer rows depends on the data, so a live session ranks them (rank_by_rows_kept)
     alternatives: tuple["Suggestion", ...] = ()
     ranked: str | None = None  # how the predicate was chosen among the alternatives, once measured
+    # which conjuncts Spark hands to the source's file scan (measure.scan_filters); None: not looked at
+    scan_filters: dict[str, Any] | None = None
 
     def measured(self, rows_before: int, rows_after: int, estimated: bool = False) -> "Suggestion":
         reduction = 1.0 - rows_after / rows_before if rows_before else 0.0
         return replace(self, rows_before=rows_before, rows_after=rows_after,
                        row_reduction=round(reduction, 6), estimated=estimated)
+
+    def with_scan_filters(self, scan_filters: dict[str, Any] | None) -> "Suggestion":
+        return replace(self, scan_filters=scan_filters)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -48,6 +48,25 @@ export interface ISuggestion {
   estimated: boolean;
   /** The original could raise on a row that the rewrite filters out first. */
   may_hide_errors?: boolean;
+  /** Whether the predicate reaches the source's file scan; null when not measured. */
+  scan_filters?: IScanFilters | null;
+}
+
+/** One conjunct of the pushed predicate, and whether Spark hands it to the scan. */
+export interface IScanConjunct {
+  predicate: string;
+  reaches_scan: boolean;
+}
+
+/** What the source's file scan gets of the predicate (Spark's PushedFilters). */
+export interface IScanFilters {
+  /** The scan's file format ("Parquet"), or null when the source is not a file scan. */
+  scan: string | null;
+  pushed: string[];
+  partition_filters: string[];
+  conjuncts: IScanConjunct[];
+  all_pushed: boolean;
+  note?: string;
 }
 
 export interface INotebookCellPayload {

@@ -36,6 +36,7 @@ def test_optimize_json_and_apply(tmp_path):
     assert s["kind"] in ("equivalent", "superset") and "995" in s["predicate"]
     assert (s["rows_before"], s["rows_after"], s["estimated"]) == (1000, 4, False)
     assert s["row_reduction"] == 0.996
+    assert s["scan_filters"]["scan"] == "Parquet" and s["scan_filters"]["all_pushed"] is True
     assert s["proof"] and all({"operator", "category", "base_case_rows", "kind"} <= set(p) for p in s["proof"])
     written = parse_percent((tmp_path / "out" / "sales_pipeline.py").read_text())
     for change in s["cells"]:

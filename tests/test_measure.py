@@ -1,11 +1,12 @@
-"""Counting rows before and after a pushed predicate, on real Spark."""
+"""Counting rows before and after a pushed predicate, and whether it reaches the source's
+file scan, on real Spark."""
 
 from __future__ import annotations
 
 import pytest
 
-from magicpush_lab.ir.expr import And, Cmp, Col, IsNotNull, Lit, PyUdf
-from magicpush_lab.measure import measure
+from magicpush_lab.ir.expr import And, Cmp, Col, Func, IsNotNull, Lit, PyUdf
+from magicpush_lab.measure import measure, scan_filters
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +43,49 @@ def test_time_limit_falls_back_to_a_sample(frames):
     assert estimated is True
     assert 180000 < before < 220000
     assert 0.2 < after / before < 0.3
+
+
+@pytest.fixture(scope="module")
+def scanned(spark, tmp_path_factory):
+    """Event 0: a Parquet file partitioned by `part`; event 1: the same rows in memory."""
+    rows = [(i, i % 3, f"n{i}") for i in range(300)]
+    path = str(tmp_path_factory.mktemp("scan") / "t")
+    spark.createDataFrame(rows, "amount int, part int, name string").write.partitionBy("part").parquet(path)
+    return {0: spark.read.parquet(path), 1: spark.createDataFrame(rows, "amount int, part int, name string")}
+
+
+AMOUNT, PART, NAME = Col("amount", 1, "int"), Col("part", 2, "int"), Col("name", 3, "string")
+OVER_100 = Cmp(">", AMOUNT, Lit(100, "int"))
+UDF_OVER_3 = Cmp(">", PyUdf("bump", (AMOUNT,), "int"), Lit(3, "int"))
+
+# (what is pinned down, event, predicate, scan, pushed filters, partition filters, reaches per conjunct)
+SCAN_CASES = [
+    ("a Parquet source with amount > 100 gets it as a pushed filter", 0, OVER_100,
+     "Parquet", ["IsNotNull(amount)", "GreaterThan(amount,100)"], [], [True]),
+    ("a Python UDF is evaluated after reading: not pushed", 0, UDF_OVER_3, "Parquet", [], [], [False]),
+    ("a function Spark cannot translate is not pushed, though its IsNotNull is inferred", 0,
+     Cmp("=", Func("upper", (NAME,), "string"), Lit("N1", "string")), "Parquet", [], [], [False]),
+    ("a partition column's filter reaches the scan as a partition filter", 0,
+     Cmp("=", PART, Lit(1, "int")), "Parquet", [], ["isnotnull(part)", "(part = 1)"], [True]),
+    ("each conjunct is reported: the column comparison reaches the scan, the UDF does not", 0,
+     And((OVER_100, UDF_OVER_3)), "Parquet", ["IsNotNull(amount)", "GreaterThan(amount,100)"], [],
+     [True, False]),
+    ("an in-memory source has no file scan: nothing is pushed and that is no failure", 1, OVER_100,
+     None, [], [], [False]),
+]
+
+
+@pytest.mark.parametrize("case", SCAN_CASES, ids=[c[0] for c in SCAN_CASES])
+def test_scan_filters(scanned, case):
+    _, event, predicate, scan, pushed, partition, reaches = case
+    report = scan_filters(scanned, event, predicate)
+    assert report["scan"] == scan
+    assert report["pushed"] == pushed and report["partition_filters"] == partition
+    assert [c["reaches_scan"] for c in report["conjuncts"]] == reaches
+    assert report["all_pushed"] == all(reaches)
+    assert ("note" in report) == (scan is None)
+
+
+def test_scan_filters_of_a_missing_event(scanned):
+    with pytest.raises(KeyError):
+        scan_filters(scanned, 42, OVER_100)

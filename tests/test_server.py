@@ -300,6 +300,10 @@ async def test_optimize_measures_on_the_notebook_kernel(jp_fetch, pipeline_kerne
     suggestion = assert_udf_pushdown(result)
     assert (suggestion["rows_before"], suggestion["rows_after"]) == (ROWS, ROWS_AFTER)
     assert suggestion["row_reduction"] == pytest.approx(1 - ROWS_AFTER / ROWS)
+    # the predicate read out of the UDF is a column comparison: it reaches the Parquet scan
+    scan = suggestion["scan_filters"]
+    assert (scan["scan"], scan["all_pushed"]) == ("Parquet", True), scan
+    assert any(f.startswith("GreaterThan(v,") for f in scan["pushed"]), scan
 
 
 async def test_measure_reports_a_kernel_without_tracing_instead_of_failing(jp_serverapp):

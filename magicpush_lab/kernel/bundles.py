@@ -66,18 +66,32 @@ def measure_requests(tracer: Tracer | None, requests: Sequence[Any], *,
         return [{"error": "tracing is not on in this kernel (%load_ext magicpush_lab)"} for _ in requests]
     frames = tracer.frames()
     for req in requests:
+        scan: dict[str, Any] = {}
         try:
             if not isinstance(req, dict):
                 raise ValueError("a request must be an object with source_event and predicate_ir")
             predicate = expr_from_json(req["predicate_ir"])
             with tracer.suspended():
+                scan = _scan_filters(frames, int(req["source_event"]), predicate)
                 before, after, estimated = measure(
                     frames, int(req["source_event"]), predicate,
                     time_limit=DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
-            out.append({"rows_before": int(before), "rows_after": int(after), "estimated": bool(estimated)})
+            out.append({"rows_before": int(before), "rows_after": int(after), "estimated": bool(estimated),
+                        **scan})
         except Exception as err:  # one bad request must not hide the others' results
-            out.append({"error": f"{type(err).__name__}: {_first_line(err)}"})
+            out.append({"error": f"{type(err).__name__}: {_first_line(err)}", **scan})
     return out
+
+
+def _scan_filters(frames: Any, source_event: int, predicate: Any) -> dict[str, Any]:
+    """{"scan_filters": ...} for a measurement, or {} when the plan could not be read (the
+    row counts do not depend on it)."""
+    from magicpush_lab.measure import scan_filters
+
+    try:
+        return {"scan_filters": scan_filters(frames, source_event, predicate)}
+    except Exception:  # a plan Spark cannot show leaves the suggestion without it
+        return {}
 
 
 def _first_line(err: BaseException) -> str:
@@ -101,6 +115,7 @@ def apply_measurements(result: Any, measurements: Sequence[dict[str, Any]]) -> A
     """An OptimizeResult whose suggestions carry the measurements; failures become notes."""
     suggestions, notes = [], list(result.notes)
     for s, m in zip(result.suggestions, measurements):
+        s = s.with_scan_filters(m.get("scan_filters"))
         if "error" in m:
             suggestions.append(s)
             notes.append(f"could not measure the filter on {s.source}: {m['error']}")

@@ -4,8 +4,10 @@
 >>> s = Suggestion("sales", 'F.col("v") > 995', "equivalent", (ProofStep("RowTransform", "ROW-TO-ROW", 1, "equivalent"),),
 ...                (), 0, {}).measured(1000, 4)
 >>> print(text_table([s]))
-source  predicate         kind        proof                            rows before -> after  reduction
-sales   F.col("v") > 995  equivalent  RowTransform ROW-TO-ROW (1 row)  1000 -> 4             99.6%
+source  predicate         kind        proof                            rows before -> after  reduction  scan
+sales   F.col("v") > 995  equivalent  RowTransform ROW-TO-ROW (1 row)  1000 -> 4             99.6%      -
+>>> scan_summary(s.with_scan_filters({"scan": "Parquet", "all_pushed": True, "conjuncts": [{}]}))
+'reaches the Parquet scan'
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, Sequence
 
 from magicpush_lab.suggestion import Suggestion
 
-HEADERS = ("source", "predicate", "kind", "proof", "rows before -> after", "reduction")
+HEADERS = ("source", "predicate", "kind", "proof", "rows before -> after", "reduction", "scan")
 
 
 def _proof(s: Suggestion) -> str:
@@ -32,9 +34,25 @@ def _rows(s: Suggestion) -> tuple[str, str]:
     return f"{approx}{s.rows_before} -> {approx}{s.rows_after}", pct
 
 
+def scan_summary(s: Suggestion) -> str:
+    """Whether the predicate reaches the source's file scan (Spark's PushedFilters), in words."""
+    scan = s.scan_filters
+    if not scan:
+        return "-"
+    if not scan.get("scan"):
+        return "no file scan (in-memory source)"
+    conjuncts = scan.get("conjuncts") or []
+    reached = sum(1 for c in conjuncts if c.get("reaches_scan"))
+    if scan.get("all_pushed"):
+        return f"reaches the {scan['scan']} scan"
+    if reached:
+        return f"{reached} of {len(conjuncts)} conjuncts reach the {scan['scan']} scan"
+    return "not a scan filter: evaluated after reading"
+
+
 def row(s: Suggestion) -> tuple[str, ...]:
     rows, pct = _rows(s)
-    return (s.source, s.predicate, s.kind, _proof(s), rows, pct)
+    return (s.source, s.predicate, s.kind, _proof(s), rows, pct, scan_summary(s))
 
 
 def text_table(suggestions: Sequence[Suggestion]) -> str:

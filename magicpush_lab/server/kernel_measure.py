@@ -105,7 +105,10 @@ def apply_measurements(
         if not isinstance(m, dict):
             errors.append(f"{label}: malformed measurement {m!r:.100}")
             measured.append(suggestion)
-        elif "error" in m:
+            continue
+        scan = m.get("scan_filters")
+        suggestion = suggestion.with_scan_filters(scan if isinstance(scan, dict) else None)
+        if "error" in m:
             errors.append(f"{label}: {m['error']}")
             measured.append(suggestion)
         else:

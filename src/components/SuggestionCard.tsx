@@ -3,6 +3,7 @@ import * as React from 'react';
 import { ICellChange, ISuggestion } from '../tokens';
 import { ProofSteps } from './ProofSteps';
 import { RowReduction } from './RowReduction';
+import { ScanFilters } from './ScanFilters';
 
 export interface ISuggestionCardProps {
   suggestion: ISuggestion;
@@ -69,6 +70,7 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
       <pre className="jp-MagicPush-predicate">{suggestion.predicate}</pre>
       <ProofSteps steps={suggestion.proof} />
       <RowReduction suggestion={suggestion} />
+      <ScanFilters scan={suggestion.scan_filters} />
       {suggestion.may_hide_errors && (
         <p className="jp-MagicPush-caveat">
           The original pipeline can raise an error on a row that the rewritten
