@@ -107,6 +107,8 @@ class QueryResult:
     error: str = ""
     scans: list[str] = field(default_factory=list)  # every relation instance, labelled as in `tables`
     pushed: dict[str, X.Expr] = field(default_factory=dict)  # scan label -> the engine's predicate
+    # table scanned several times -> the disjunction of its reads' predicates (shared_sources.py)
+    shared: dict[str, X.Expr] = field(default_factory=dict)
     baseline: dict[str, X.Expr] = field(default_factory=dict)  # scan label -> the rule baseline's predicate
     spark_filtered: list[str] = field(default_factory=list)  # scans Spark filters by more than isnotnull
     below_baseline: list[str] = field(default_factory=list)  # scans where the engine's does not imply the baseline's
@@ -332,7 +334,12 @@ def compare_query(spark, paths: dict, number: int, runs: int = 1) -> QueryResult
             result.refusals.append("conjunct(s) reading several sources, left in the late filter: "
                                    + "; ".join(map(_pretty, across)))
     on_sources = filters_on_sources(plan) if plan is not None else []
-    arrived = [(p.source, p.predicate) for p in (walk.pushed if walk is not None else ())]
+    # a table read by several branches: each read gets its own branch's predicate, the table
+    # the disjunction of them
+    arrived = [(read.source, read.predicate) for p in (walk.pushed if walk is not None else ())
+               for read in (p.branches or (p,)) if read.predicate != X.TRUE]
+    shared = [(frozenset(c.id for b in p.branches for c in b.source.output), p.predicate)
+              for p in (walk.pushed if walk is not None else ()) if p.branches and p.predicate != X.TRUE]
     pushed = _by_scan(arrived + on_sources)
     rules = rule_baseline.baseline_push(plan) if plan is not None else []
     by_rules = _by_scan([(p.source, p.predicate) for p in rules] + on_sources)
@@ -350,6 +357,9 @@ def compare_query(spark, paths: dict, number: int, runs: int = 1) -> QueryResult
             result.spark_filtered.append(rel.table)
         if mine is not None:
             result.pushed[rel.table] = mine
+        for ids, disjunction in shared:
+            if ids & rel.column_ids:
+                result.shared[rel.table.split("#", 1)[0]] = disjunction
         if mine is None:
             if rel.conjuncts:
                 result.tables.append(compare_table(rel.table, (), rel.conjuncts, pushed=False))
@@ -381,8 +391,8 @@ def _across_sources(plan, late) -> list[X.Expr]:
 
 def rewritten_tables(tables: dict, result: QueryResult) -> dict | None:
     """The input tables with the engine's predicates applied, for running the query rewritten
-    (its late filter stays); None when a table that got a predicate is scanned more than once,
-    since the predicate belongs to one of its scans only."""
+    (its late filter stays); a table scanned more than once gets the disjunction of its scans'
+    predicates, or None is returned when one of its scans got none."""
     from magicpush_lab.rewrite.pyspark_column import to_column
 
     bases = [s.split("#", 1)[0] for s in result.scans]
@@ -390,7 +400,15 @@ def rewritten_tables(tables: dict, result: QueryResult) -> dict | None:
     for label, predicate in result.pushed.items():
         table = label.split("#", 1)[0]
         if bases.count(table) != 1:
-            return None
+            # scanned several times: the table keeps the rows any of its scans needs, so every
+            # scan must have a predicate (a scan's own filter is stronger, and the late filter stays)
+            scans = [label for label in result.scans if label.split("#", 1)[0] == table]
+            if table in result.shared:
+                predicate = result.shared[table]
+            elif all(label in result.pushed for label in scans):
+                predicate = X.or_(*(result.pushed[label] for label in scans))
+            else:
+                return None
         out[table] = tables[table].filter(to_column(predicate))
     return out
 
@@ -418,7 +436,7 @@ def check_rows(tables: dict, result: QueryResult) -> str:
         return "nothing pushed"
     rewritten = rewritten_tables(tables, result)
     if rewritten is None:
-        return "not run (a table with a predicate is scanned twice)"
+        return "not run (a table is scanned twice, and one scan got no predicate)"
     number = result.query
     if same_rows(queries.QUERIES[number](tables), queries.QUERIES[number](rewritten)):
         return "same rows"
