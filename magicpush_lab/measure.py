@@ -106,6 +106,36 @@ def measure(frames: Mapping[int, Any], source_event: int, predicate: Expr, *,
 _NOT_A_FILE_SCAN = "the source is not a file scan (in-memory data, range): there are no scan filters"
 
 
+RANK_SAMPLE_ROWS = 10_000
+
+
+def rows_kept_on_sample(frames: Mapping[int, Any], source_event: int, predicates: list[Expr], *,
+                        sample_rows: int = RANK_SAMPLE_ROWS,
+                        time_limit: float | None = DEFAULT_TIME_LIMIT) -> tuple[list[int], int]:
+    """How many of the source's first `sample_rows` rows each predicate keeps, and how many
+    rows the sample has: one Spark job, a count per predicate. Used to rank proved
+    alternatives, all correct, by the rows they keep on this data.
+
+    Raises MeasureTimeout past `time_limit`, KeyError without the source DataFrame.
+    """
+    from pyspark.sql import functions as F
+
+    if source_event not in frames:
+        raise KeyError(f"no live DataFrame for event {source_event}")
+    df = frames[source_event]
+    sample = df.limit(sample_rows)
+    counts = [F.sum(F.when(to_column(p), 1).otherwise(0)).alias(f"kept_{i}") for i, p in enumerate(predicates)]
+
+    def work() -> tuple[list[int], int]:
+        row = sample.agg(F.count(F.lit(1)).alias("rows"), *counts).collect()[0]
+        return [int(row[f"kept_{i}"] or 0) for i in range(len(predicates))], int(row["rows"])
+
+    result = _run_limited(df, work, time_limit)  # type: ignore[arg-type]
+    if result is None:
+        raise MeasureTimeout(f"ranking on a sample took over {time_limit} s")
+    return result
+
+
 def scan_filters(frames: Mapping[int, Any], source_event: int, predicate: Expr) -> dict[str, Any]:
     """Which conjuncts of `predicate` Spark hands to the source's file scan, from the physical
     plans of the source filtered by each conjunct (no job runs, so a Python UDF costs nothing).

@@ -301,6 +301,8 @@ def _add_alternatives(node: P.Plan, pred: X.Expr, chosen: tuple[X.Expr | None, .
             break
         if wanted != SUPERSET or predicates == chosen or predicates[0] is None:
             continue
+        if any(_implies(h, predicates[0]) for h in (chosen[0], *found)):
+            continue  # weaker than one in hand: it can never keep fewer rows
         budget.candidates_tried += 1
         try:
             verdict = _verify(node, pred, predicates, budget, SUPERSET)

@@ -60,6 +60,32 @@ class Suggestion:
         return asdict(self)
 
 
+def best_index(rows_kept: list[int | None]) -> int:
+    """The option keeping the fewest rows; on a tie, the first (the search's order).
+
+    >>> best_index([40, 12, 12, None])
+    1
+    """
+    return min((n, i) for i, n in enumerate(rows_kept) if n is not None)[1]
+
+
+def measure_request(s: Suggestion) -> dict[str, Any]:
+    """What the kernel is asked to measure for `s` (kernel/bundles.measure_requests)."""
+    request: dict[str, Any] = {"source_event": s.source_event, "predicate_ir": s.predicate_ir}
+    if s.alternatives:
+        request["alternatives"] = [a.predicate_ir for a in s.alternatives]
+    return request
+
+
+def with_measurement(s: Suggestion, m: dict[str, Any]) -> Suggestion:
+    """`s` ranked among its alternatives when the kernel ranked them (the counts are the chosen
+    one's), with its scan filters; row counts are attached by the caller."""
+    ranking = m.get("ranking")
+    if isinstance(ranking, dict) and isinstance(ranking.get("rows_kept"), list):
+        s = rank_by_rows_kept(s, ranking["rows_kept"], f"the first {ranking.get('sample_rows', 0):,} rows")
+    return s.with_scan_filters(m.get("scan_filters"))
+
+
 def rank_by_rows_kept(s: Suggestion, rows_after: list[int | None], basis: str) -> Suggestion:
     """`s` with the alternative that keeps the fewest rows as its predicate. `rows_after` holds
     the rows each of `s` and its alternatives keeps (None: not measured), in that order;
@@ -76,7 +102,8 @@ def rank_by_rows_kept(s: Suggestion, rows_after: list[int | None], basis: str) -
     measured = [(n, i) for i, n in enumerate(rows_after) if n is not None and i < len(options)]
     if len(measured) < 2:
         return s
-    best_rows, best = min(measured)
+    best = best_index(rows_after[:len(options)])
+    best_rows = rows_after[best]
     others = sorted(n for n, i in measured if i != best)
     chosen = options[best]
     alts = "the alternative keeps" if len(others) == 1 else f"the {len(others)} alternatives keep"

@@ -48,6 +48,10 @@ export interface ISuggestion {
   estimated: boolean;
   /** The original could raise on a row that the rewrite filters out first. */
   may_hide_errors?: boolean;
+  /** Other proved predicates for the same source, none implying another. */
+  alternatives?: ISuggestion[];
+  /** How the predicate was chosen among the alternatives on live data, once measured. */
+  ranked?: string | null;
   /** Whether the predicate reaches the source's file scan; null when not measured. */
   scan_filters?: IScanFilters | null;
 }

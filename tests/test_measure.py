@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from magicpush_lab.ir.expr import And, Cmp, Col, Func, IsNotNull, Lit, PyUdf
-from magicpush_lab.measure import measure, scan_filters
+from magicpush_lab.measure import measure, rows_kept_on_sample, scan_filters
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +89,52 @@ def test_scan_filters(scanned, case):
 def test_scan_filters_of_a_missing_event(scanned):
     with pytest.raises(KeyError):
         scan_filters(scanned, 42, OVER_100)
+
+
+# ----------------------------------------------------------------------------- ranking alternatives
+
+
+def test_rows_kept_on_sample_counts_each_predicate_in_one_job(frames):
+    v = Col("v", 1, "bigint")
+    high, low = Cmp(">", v, Lit(995, "int")), Cmp("<", v, Lit(10, "int"))
+    assert rows_kept_on_sample(frames, 0, [high, low]) == ([4, 10], 1000)
+    assert rows_kept_on_sample(frames, 0, [high, low], sample_rows=100) == ([0, 10], 100)
+
+
+class _Tracer:
+    """What measure_requests needs of the kernel's tracer: its DataFrames."""
+
+    def __init__(self, frames):
+        self._frames = frames
+
+    def frames(self):
+        return self._frames
+
+    def suspended(self):
+        import contextlib
+
+        return contextlib.nullcontext()
+
+
+@pytest.mark.parametrize("first, second, chosen", [
+    # the search's first choice keeps more rows here: the alternative is measured and chosen
+    (Cmp("<", Col("v", 1, "bigint"), Lit(500, "int")), Cmp(">", Col("v", 1, "bigint"), Lit(990, "int")), 1),
+    # the first choice keeps fewer: it stays
+    (Cmp(">", Col("v", 1, "bigint"), Lit(990, "int")), Cmp("<", Col("v", 1, "bigint"), Lit(500, "int")), 0),
+])
+def test_alternatives_are_ranked_by_rows_kept_and_the_chosen_one_is_measured(frames, first, second, chosen):
+    from magicpush_lab.ir.serialize import expr_to_json
+    from magicpush_lab.kernel.bundles import measure_requests
+    from magicpush_lab.suggestion import Suggestion, measure_request, with_measurement
+
+    base = Suggestion("nums", str(first), "superset", (), (), 0, expr_to_json(first))
+    alt = Suggestion("nums", str(second), "superset", (), (), 0, expr_to_json(second))
+    s = Suggestion("nums", str(first), "superset", (), (), 0, expr_to_json(first), alternatives=(alt,))
+    [m] = measure_requests(_Tracer(frames), [measure_request(s)])
+    assert m["ranking"] == {"rows_kept": [500, 9], "sample_rows": 1000} if chosen else \
+        m["ranking"] == {"rows_kept": [9, 500], "sample_rows": 1000}
+    ranked = with_measurement(s, m).measured(m["rows_before"], m["rows_after"])
+    assert ranked.predicate == (alt if chosen else base).predicate
+    assert ranked.rows_after == 9  # the counts are the chosen predicate's
+    assert [a.predicate for a in ranked.alternatives] == [(base if chosen else alt).predicate]
+    assert ranked.ranked == "keeps 9 rows of the first 1,000 rows; the alternative keeps 500"

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from magicpush_lab.capture.trace import Trace
 from magicpush_lab.capture.tracer import Tracer, active_tracer
+from magicpush_lab.suggestion import measure_request, with_measurement
 
 TRACE_MIME = "application/vnd.magicpush.trace+json"
 MEASURE_MIME = "application/vnd.magicpush.measure+json"
@@ -71,16 +72,34 @@ def measure_requests(tracer: Tracer | None, requests: Sequence[Any], *,
             if not isinstance(req, dict):
                 raise ValueError("a request must be an object with source_event and predicate_ir")
             predicate = expr_from_json(req["predicate_ir"])
+            ranking: dict[str, Any] = {}
             with tracer.suspended():
+                if req.get("alternatives"):
+                    predicate, ranking = _ranked(frames, int(req["source_event"]), predicate, req["alternatives"])
                 scan = _scan_filters(frames, int(req["source_event"]), predicate)
                 before, after, estimated = measure(
                     frames, int(req["source_event"]), predicate,
                     time_limit=DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
             out.append({"rows_before": int(before), "rows_after": int(after), "estimated": bool(estimated),
-                        **scan})
+                        **scan, **ranking})
         except Exception as err:  # one bad request must not hide the others' results
             out.append({"error": f"{type(err).__name__}: {_first_line(err)}", **scan})
     return out
+
+
+def _ranked(frames: Any, source_event: int, predicate: Any, alternatives: list) -> tuple[Any, dict[str, Any]]:
+    """The proved predicate or alternative keeping the fewest rows of a sample of the source,
+    and {"ranking": ...} saying what each kept; the first predicate when ranking fails."""
+    from magicpush_lab.ir.serialize import expr_from_json
+    from magicpush_lab.measure import rows_kept_on_sample
+    from magicpush_lab.suggestion import best_index
+
+    options = [predicate, *(expr_from_json(a) for a in alternatives)]
+    try:
+        kept, rows = rows_kept_on_sample(frames, source_event, options)
+    except Exception:  # the ranking is a refinement: the search's first choice stands
+        return predicate, {}
+    return options[best_index(kept)], {"ranking": {"rows_kept": kept, "sample_rows": rows}}
 
 
 def _scan_filters(frames: Any, source_event: int, predicate: Any) -> dict[str, Any]:
@@ -115,7 +134,7 @@ def apply_measurements(result: Any, measurements: Sequence[dict[str, Any]]) -> A
     """An OptimizeResult whose suggestions carry the measurements; failures become notes."""
     suggestions, notes = [], list(result.notes)
     for s, m in zip(result.suggestions, measurements):
-        s = s.with_scan_filters(m.get("scan_filters"))
+        s = with_measurement(s, m)
         if "error" in m:
             suggestions.append(s)
             notes.append(f"could not measure the filter on {s.source}: {m['error']}")
@@ -132,5 +151,5 @@ def optimize_live(tracer: Tracer, notebook_cells: Sequence[str] | None = None, *
     result = optimize_trace(tracer.trace(), notebook_cells, time_budget=time_budget)
     if not measure or not result.suggestions:
         return result
-    requests = [{"source_event": s.source_event, "predicate_ir": s.predicate_ir} for s in result.suggestions]
+    requests = [measure_request(s) for s in result.suggestions]
     return apply_measurements(result, measure_requests(tracer, requests, time_limit=time_limit))

@@ -80,6 +80,11 @@ def render(result: Any) -> dict[str, str]:
     else:
         text = "MagicPush: no predicate can be pushed down."
         markup = f"<p>{html.escape(text)}</p>"
+    choices = [f"{s.source}: {s.predicate} chosen among {len(s.alternatives) + 1} proved predicates; {s.ranked}"
+               for s in result.suggestions if s.ranked]
+    if choices:
+        text += "\n" + "\n".join(f"ranked: {c}" for c in choices)
+        markup += "<ul>" + "".join(f"<li>{html.escape(c)}</li>" for c in choices) + "</ul>"
     if result.notes:
         text += "\n" + "\n".join(f"note: {n}" for n in result.notes)
         markup += "<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in result.notes) + "</ul>"

@@ -95,8 +95,9 @@ def _through_project(op: P.Project, f: X.Expr) -> Iterator[Candidate]:
         # on the input's columns of the same names; it is simpler and cheaper to evaluate
         yield Candidate((unchanged,), "the late filter unchanged, on the input's columns")
     parts = []  # per conjunct of F: its expression over the input, or None
+    whole = X.substitute(f, mapping)
     for conjunct in X.conjuncts(f):
-        parts.append(_rewrite_conjunct(op, conjunct, mapping))
+        parts.append(_rewrite_conjunct(op, conjunct, mapping, whole))
     usable = [p for p in parts if p is not None]
     if not usable:
         return
@@ -118,7 +119,8 @@ def _same_names_below(op: P.Project, f: X.Expr) -> X.Expr | None:
     return X.substitute(f, recomputed)
 
 
-def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Expr]) -> X.Expr | None:
+def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Expr],
+                      whole: X.Expr) -> X.Expr | None:
     substituted = X.substitute(conjunct, mapping)
     if not X.has_python_udf(substituted) and X.is_deterministic(substituted):
         return _readable(substituted)  # when(...).otherwise(...) = 1 reads back as the when's test
@@ -132,6 +134,11 @@ def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Ex
         return None
     derived = predicate_from_formula(phi, [row])
     exposed = nan.exposed_arguments([substituted], derived) if derived is not None else ()
+    if len(exposed) == 1 and nan.pandas_only([whole], exposed[0]):
+        # a pandas UDF sees NaN as NULL: NaN rows get what the NULL row gets (verify/nan.py)
+        on_null = _readable(X.substitute(derived, {exposed[0]: X.Lit(None, X.dtype_of(exposed[0]))}),
+                            simplify=True)
+        return nan.nan_as_null(derived, exposed[0], on_null)
     # read from a UDF body over a double: rows where it is NaN stay (verify/nan.py)
     return nan.keep_nan_rows(derived, exposed) if exposed else derived
 

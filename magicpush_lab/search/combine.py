@@ -126,9 +126,8 @@ def combined_candidates(op: P.Plan, f: X.Expr, components: list[X.Expr], limits:
     for exact in (True, False):
         for k in range(1, limits.max_disjuncts + 1):
             for chosen in search.covers(everything, k, search.implies_keep if exact else None):
-                if chosen not in seen and search.drops_some_row(chosen) and not search.dominated(chosen):
+                if chosen not in seen and search.drops_some_row(chosen):
                     seen.add(chosen)
-                    search.yielded.append(chosen)
                     yield Combined(search.predicate(chosen), len(chosen), exact)
             if search.spent():
                 return
@@ -172,10 +171,6 @@ class _CoverSearch:
         # (a Filter's own condition) gains nothing; dropping rows the original fails on only
         # hides an error
         self.dropped.add(facts, passed, z3.Not(keep), z3.Not(error))
-        self.rows = z3.Solver()  # any row
-        self.rows.set("timeout", limits.check_ms)
-        self.rows.add(facts)
-        self.yielded: list[frozenset[int]] = []
         self._kept_rows: list[z3.ModelRef] = []
         self._dropped_rows: list[z3.ModelRef] = []
         self._inside: dict[int, bool] = {}
@@ -209,18 +204,6 @@ class _CoverSearch:
         if model is not None:
             self._dropped_rows.append(model)
         return answer == z3.sat
-
-    def dominated(self, chosen: frozenset[int]) -> bool:
-        """A candidate given before keeps no row this one drops: this one cannot be better."""
-        d = self._disjunction(chosen)
-        for earlier in self.yielded:
-            self.checks += 1
-            if _check(self.rows, z3.And(self._disjunction(earlier), z3.Not(d)))[0] == z3.unsat:
-                return True
-        return False
-
-    def _disjunction(self, chosen) -> z3.BoolRef:
-        return z3.Or(*(self.truth[i] for i in chosen))
 
     def missed_row(self, chosen: tuple[int, ...]) -> z3.ModelRef | None | bool:
         """A kept row no chosen conjunction holds on; True when they cover every kept row,

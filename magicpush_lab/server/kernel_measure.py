@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from magicpush_lab.kernel import MEASURE_MIME, measure_expression
-from magicpush_lab.suggestion import Suggestion
+from magicpush_lab.suggestion import Suggestion, measure_request, with_measurement
 
 #: Counting rows runs Spark jobs and may wait behind a cell that is still running.
 DEFAULT_TIMEOUT = 300.0
@@ -33,7 +33,7 @@ class MeasureOutcome:
 
 
 def measure_requests(suggestions: Sequence[Suggestion]) -> list[dict[str, Any]]:
-    return [{"source_event": s.source_event, "predicate_ir": s.predicate_ir} for s in suggestions]
+    return [measure_request(s) for s in suggestions]
 
 
 def _expression_error(result: dict[str, Any]) -> str:
@@ -106,8 +106,9 @@ def apply_measurements(
             errors.append(f"{label}: malformed measurement {m!r:.100}")
             measured.append(suggestion)
             continue
-        scan = m.get("scan_filters")
-        suggestion = suggestion.with_scan_filters(scan if isinstance(scan, dict) else None)
+        if not isinstance(m.get("scan_filters"), dict):
+            m = {k: v for k, v in m.items() if k != "scan_filters"}
+        suggestion = with_measurement(suggestion, m)
         if "error" in m:
             errors.append(f"{label}: {m['error']}")
             measured.append(suggestion)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
 
 import z3
 
@@ -341,13 +343,18 @@ def _cast_literal(arg: X.Expr, dtype: str) -> Cell | None:
     if dtype in ("double", "float"):
         return literal(float(value), dtype)
     if _fits_decimal(value, dtype):
-        return Cell(z3.RealVal(value), T)
+        return Cell(z3.RealVal(str(value) if isinstance(value, Fraction) else value), T)
     return None
 
 
 def _constant_number(e: X.Expr) -> int | float | None:
     """The value of a number literal, through casts that keep it exactly."""
     if isinstance(e, X.Lit):
+        if isinstance(e.value, str) and e.dtype.startswith("decimal"):
+            try:  # Spark writes decimal literals as text: exact as a fraction
+                return Fraction(Decimal(e.value))  # type: ignore[return-value]
+            except (ArithmeticError, ValueError):
+                return None
         ok = isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
         return e.value if ok else None  # type: ignore[return-value]
     if isinstance(e, X.Cast):
@@ -378,7 +385,8 @@ def _fits_decimal(value: int | float, dtype: str) -> bool:
         return False
     precision, scale = shape
     scaled = value * 10 ** scale
-    return float(scaled).is_integer() and abs(value) < 10 ** (precision - scale)
+    exact = scaled.denominator == 1 if isinstance(scaled, Fraction) else float(scaled).is_integer()
+    return exact and abs(value) < 10 ** (precision - scale)
 
 
 def _unify(a: Cell, b: Cell) -> tuple[Cell, Cell]:

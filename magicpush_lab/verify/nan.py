@@ -19,6 +19,23 @@ filter, running the UDF itself, still decides.
 ['amount']
 >>> str(keep_nan_rows(Cmp(">", amount, Lit(5.0, "double")), [amount]))
 'amount > 5.0 OR isnan(amount)'
+
+Pandas UDFs are the exception that can be exact: Spark hands a double column to a pandas
+UDF as float64, where NULL and NaN are both NaN, so the body cannot tell them apart; and a NaN
+it returns becomes NULL on the way back (Arrow marks NaN as missing). When an argument reaches
+the original only through pandas UDFs, a NaN row therefore behaves exactly as the same row
+with NULL there, which the model does cover. G can then be
+`(G0 AND NOT isnan(a)) OR (isnan(a) AND G0[a := NULL])`, with G0 proved in the model and the
+NaN part checked to be G0 on the NULL row; it can be an equivalence.
+
+>>> call = PyUdf("twice", (amount,), "double", "def twice(s):\\n    return s * 2", kind="pandas")
+>>> pandas_only([Cmp(">", call, Lit(4.0, "double"))], amount)
+True
+>>> g = nan_as_null(Cmp(">", amount, Lit(2.0, "double")), amount, Lit(False, "boolean"))
+>>> str(g)
+'amount > 2.0 AND NOT isnan(amount)'
+>>> [str(x) for x in split_nan_as_null(g, amount)]
+['amount > 2.0', 'False']
 """
 
 from __future__ import annotations
@@ -54,6 +71,41 @@ def exposed_arguments(original: Iterable[X.Expr], g: X.Expr) -> tuple[X.Expr, ..
 def keep_nan_rows(g: X.Expr, args: Iterable[X.Expr]) -> X.Expr:
     """G widened to keep every row where one of `args` is NaN."""
     return X.or_(g, *(isnan(a) for a in args))
+
+
+def pandas_only(original: Iterable[X.Expr], arg: X.Expr) -> bool:
+    """Every read of `arg` in `original` is an argument of a pandas UDF, no other call reads it."""
+    def outside(e: X.Expr) -> bool:
+        if e == arg:
+            return True
+        if isinstance(e, X.PyUdf) and e.kind == "pandas":
+            return any(a != arg and outside(a) for a in e.args)
+        if isinstance(e, X.PyUdf):
+            return True  # a Python UDF reading it sees NaN, not None
+        return any(outside(k) for k in X.children(e))
+
+    exprs = list(original)
+    return any(arg in X.walk(e) for e in exprs) and not any(outside(e) for e in exprs)
+
+
+def nan_as_null(g0: X.Expr, arg: X.Expr, on_null: X.Expr) -> X.Expr:
+    """G0 on rows where `arg` is not NaN, `on_null` (G0 with `arg` NULL) where it is."""
+    return X.or_(X.and_(g0, X.Not(isnan(arg))), X.and_(isnan(arg), on_null))
+
+
+def split_nan_as_null(g: X.Expr, arg: X.Expr) -> tuple[X.Expr, X.Expr] | None:
+    """(G0, the NaN rows' part) when `g` has nan_as_null's shape, else None."""
+    parts = X.disjuncts(g) if isinstance(g, X.Or) and len(g.args) == 2 else (g,)
+    first = X.conjuncts(parts[0])
+    if X.Not(isnan(arg)) not in first:
+        return None
+    g0 = X.and_(*(c for c in first if c != X.Not(isnan(arg))))
+    if len(parts) == 1:
+        return g0, X.FALSE
+    second = X.conjuncts(parts[1])
+    if isnan(arg) not in second:
+        return None
+    return g0, X.and_(*(c for c in second if c != isnan(arg)))
 
 
 def keeps_nan_rows(g: X.Expr, args: Iterable[X.Expr]) -> bool:

@@ -34,9 +34,15 @@ BASE_CASE_ROWS = 1
 
 
 def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
-           timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
-    """Check candidate `g` (one predicate or None per input of `op`) for late filter `f`."""
-    refusal = _refusal(op, f, g, kind)
+           timeout_ms: int = DEFAULT_TIMEOUT_MS, nan_is_null: tuple[X.Expr, ...] = ()) -> Verdict:
+    """Check candidate `g` (one predicate or None per input of `op`) for late filter `f`.
+    `nan_is_null`: double arguments whose NaN rows are already shown to act as NULL rows."""
+    reduced = _nan_as_null(op, f, g, timeout_ms) if not nan_is_null else None
+    if isinstance(reduced, Verdict):
+        return reduced
+    if reduced is not None:
+        return verify(op, f, reduced[0], kind, timeout_ms, reduced[1])
+    refusal = _refusal(op, f, g, kind, nan_is_null)
     if refusal:
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, refusal)
     try:
@@ -71,7 +77,46 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved", {}, hides is not False)
 
 
-def _refusal(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str) -> str:
+def _nan_as_null(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None],
+                 timeout_ms: int) -> tuple[tuple[X.Expr | None, ...], tuple[X.Expr, ...]] | Verdict | None:
+    """A candidate of nan_as_null's shape for a double argument the original reads only
+    through pandas UDFs (verify/nan.py): G0, to be proved in the model, once the NaN rows'
+    part is shown to be G0 on the row with that argument NULL; a refusal when it is not;
+    None for any other candidate."""
+    if not isinstance(op, P.Project) or len(g) != 1 or g[0] is None:
+        return None
+    original = X.substitute(f, dict(op.outputs))
+    for arg in nan.exposed_arguments((original,), X.TRUE):
+        split = nan.split_nan_as_null(g[0], arg)
+        if split is None:
+            continue
+        if not nan.pandas_only([original], arg):
+            return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS,
+                           f"{arg} is read other than through pandas UDFs: NaN is not NULL there")
+        g0, on_nan = split
+        try:
+            row, ev = SymbolicRow("n"), Evaluator()
+            as_null = truth(ev.eval(X.substitute(g0, {arg: X.Lit(None, X.dtype_of(arg))}), row))
+            same = prove(z3.Implies(domain([row]), truth(ev.eval(on_nan, row)) == as_null), timeout_ms)
+        except (Unsupported, z3.Z3Exception) as err:
+            return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS, f"cannot model: {err}")
+        if not same.proved:
+            return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS,
+                           f"the NaN rows' part is not the predicate on the row with {arg} NULL")
+        return (g0,), (arg,)
+    return None
+
+
+def _true_on_kept_nan_rows(g: X.Expr, original: X.Expr, exposed: tuple[X.Expr, ...]) -> bool:
+    """Each conjunct of `g` is TRUE on every row the original keeps where an exposed argument
+    is NaN: it keeps NaN rows (`OR isnan(a)`), or it is a conjunct of the original that calls
+    no UDF, which Spark found TRUE on that very row."""
+    own = {c for c in X.conjuncts(original) if not X.has_python_udf(c)}
+    return all(c in own or nan.keeps_nan_rows(c, exposed) for c in X.conjuncts(g))
+
+
+def _refusal(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
+             nan_is_null: tuple[X.Expr, ...] = ()) -> str:
     if len(g) != len(op.children):
         return f"{len(g)} predicates for an operator with {len(op.children)} inputs"
     node = X.first_nondeterministic(*op_expressions(op), f, *(x for x in g if x is not None))
@@ -82,8 +127,8 @@ def _refusal(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str) -> st
             continue
         # what the original computes F from: through a projection, F with the outputs inlined
         original = X.substitute(f, dict(op.outputs)) if isinstance(op, P.Project) else f
-        exposed = nan.exposed_arguments((original,), gi)
-        if exposed and (kind != SUPERSET or not nan.keeps_nan_rows(gi, exposed)):
+        exposed = tuple(a for a in nan.exposed_arguments((original,), gi) if a not in nan_is_null)
+        if exposed and (kind != SUPERSET or not _true_on_kept_nan_rows(gi, original, exposed)):
             names = ", ".join(map(str, exposed))
             return (f"a Python UDF compares {names}, which may be NaN, as Python does, not as Spark does:"
                     f" only a superset pushdown that keeps NaN rows is sound")

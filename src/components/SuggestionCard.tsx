@@ -71,6 +71,15 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
       <ProofSteps steps={suggestion.proof} />
       <RowReduction suggestion={suggestion} />
       <ScanFilters scan={suggestion.scan_filters} />
+      {suggestion.ranked && (
+        <p
+          className="jp-MagicPush-muted"
+          title={(suggestion.alternatives ?? []).map(a => a.predicate).join('\n')}
+        >
+          Chosen among {(suggestion.alternatives ?? []).length + 1} proved
+          predicates: {suggestion.ranked}
+        </p>
+      )}
       {suggestion.may_hide_errors && (
         <p className="jp-MagicPush-caveat">
           The original pipeline can raise an error on a row that the rewritten

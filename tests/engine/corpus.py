@@ -180,7 +180,7 @@ def _sargable() -> list[CorpusCase]:
 
     def build(case):
         def run(spark):
-            sources = [spark.createDataFrame(m.ROWS, "d date, ts timestamp, target int")]
+            sources = [spark.createDataFrame(case.rows or m.DATES, case.schema)]
             return _translated(sources, case.body(sources).filter(case.late()))
         return run
     return [CorpusCase("sargable", c.title, build(c)) for c in m.CASES]
