@@ -74,7 +74,8 @@ def keep_nan_rows(g: X.Expr, args: Iterable[X.Expr]) -> X.Expr:
 
 
 def pandas_only(original: Iterable[X.Expr], arg: X.Expr) -> bool:
-    """Every read of `arg` in `original` is an argument of a pandas UDF, no other call reads it."""
+    """Every read of `arg` in `original` is an argument of a pandas UDF, or in a conjunct that
+    calls no UDF (Spark evaluates such a conjunct itself, alike on both sides)."""
     def outside(e: X.Expr) -> bool:
         if e == arg:
             return True
@@ -84,7 +85,7 @@ def pandas_only(original: Iterable[X.Expr], arg: X.Expr) -> bool:
             return True  # a Python UDF reading it sees NaN, not None
         return any(outside(k) for k in X.children(e))
 
-    exprs = list(original)
+    exprs = [c for e in original for c in X.conjuncts(e) if X.has_python_udf(c)]
     return any(arg in X.walk(e) for e in exprs) and not any(outside(e) for e in exprs)
 
 

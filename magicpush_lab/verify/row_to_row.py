@@ -86,8 +86,12 @@ def _nan_as_null(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None],
     if not isinstance(op, P.Project) or len(g) != 1 or g[0] is None:
         return None
     original = X.substitute(f, dict(op.outputs))
+    # conjuncts the original evaluates itself stay as they are; the rest has the NaN shape
+    own = {c for c in X.conjuncts(original) if not X.has_python_udf(c)}
+    kept = [c for c in X.conjuncts(g[0]) if c in own]
+    rest = X.and_(*(c for c in X.conjuncts(g[0]) if c not in own))
     for arg in nan.exposed_arguments((original,), X.TRUE):
-        split = nan.split_nan_as_null(g[0], arg)
+        split = nan.split_nan_as_null(rest, arg)
         if split is None:
             continue
         if not nan.pandas_only([original], arg):
@@ -103,7 +107,7 @@ def _nan_as_null(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None],
         if not same.proved:
             return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS,
                            f"the NaN rows' part is not the predicate on the row with {arg} NULL")
-        return (g0,), (arg,)
+        return (X.and_(g0, *kept),), (arg,)
     return None
 
 

@@ -157,12 +157,16 @@ CASES = [
          lambda s: s[0].withColumn("w", udf("twice_amount")(F.col("amount"))),
          lambda: F.col("w") > 4.0, EQUIVALENT, ("twice_amount",), ("amount > 2.0 AND NOT isnan(amount)",),
          nan_rows=True),
-    # Spark orders NaN above every number, so there a NaN row is not the NULL row: NaN rows
-    # stay in the UDF's part, the conjunct Spark evaluates itself goes down as it is
-    Case("the filter also reads the double directly: NaN is not NULL there, NaN rows stay (superset)",
+    # a conjunct Spark evaluates itself goes down as it is, on NaN rows too
+    Case("the filter also reads the double directly: that conjunct goes down as it is (equivalent)",
          lambda s: s[0].withColumn("w", udf("twice_amount")(F.col("amount"))),
-         lambda: (F.col("w") > 4.0) & (F.col("amount") > 1.0), SUPERSET, ("twice_amount",),
-         ("(amount > 2.0 OR isnan(amount)) AND amount > 1.0",), nan_rows=True),
+         lambda: (F.col("w") > 4.0) & (F.col("amount") > 1.0), EQUIVALENT, ("twice_amount",),
+         ("amount > 2.0 AND NOT isnan(amount) AND amount > 1.0",), nan_rows=True),
+    # a Python UDF sees NaN, not None: NaN rows stay, and only a superset can be proved
+    Case("the double also reaches a Python UDF: NaN rows stay (superset)",
+         lambda s: s[0].withColumn("w", udf("twice_amount")(F.col("amount")))
+                       .withColumn("p", F.udf(lambda a: a, "double")(F.col("amount"))),
+         lambda: (F.col("w") > 4.0) & (F.col("p") > 1.0), SUPERSET, ("twice_amount",), nan_rows=True),
     Case("a pandas UDF in the late filter itself, read through a projection",
          lambda s: s[0].withColumn("half", F.col("v") - 1),
          lambda: udf("above_100")(F.col("half")), EQUIVALENT, ("above_100",)),
