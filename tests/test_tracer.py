@@ -183,7 +183,9 @@ def test_bundles_and_magic(shell):
     got = measure_bundle(json.dumps([{"source_event": 1, "predicate_ir": pred},
                                      {"source_event": 1, "predicate_ir": udf}, {"oops": 1}]))
     results = got._repr_mimebundle_()[MEASURE_MIME]
-    assert results[0] == {"rows_before": 100, "rows_after": 20, "estimated": False}
+    counts = {k: results[0][k] for k in ("rows_before", "rows_after", "estimated")}
+    assert counts == {"rows_before": 100, "rows_after": 20, "estimated": False}
+    assert results[0]["scan_filters"]["scan"] is None  # an in-memory source has no file scan
     assert "Python UDF" in results[1]["error"] and "error" in results[2]
     assert len(tracer.events) == 3  # measuring is not traced
     shown = magicpush_result(ip, "")
