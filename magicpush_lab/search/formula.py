@@ -51,18 +51,17 @@ def predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow],
     # first a propositional pass (theory atoms as plain booleans): cheap, and it removes the
     # redundancy that comes from branch conditions and their negations; the theory solver then
     # only sees what is left, under an overall deadline, since pruning is only for readability
-    abstract = _Abstraction()
-    conjs = [c for c in (_prune_conj(c, timeout_ms, abstract.of) for c in dnf) if c is not None]
-    conjs = _drop_subsumed(conjs, timeout_ms, abstract.of)
-    deadline = time.monotonic() + 2 * timeout_ms / 1000
+    conjs = _propositional_prune(dnf)
+    # the theory pass is only for readability: a short deadline (string atoms can be slow)
+    deadline = time.monotonic() + timeout_ms / 1000
     if len(conjs) <= 8:
-        quick = min(timeout_ms, 300)
+        quick = min(timeout_ms, 100)
         pruned = []
         for c in conjs:
-            kept = _prune_conj(c, quick, None, deadline)
+            kept = _prune_conj(c, quick, deadline)
             if kept is not None:
                 pruned.append(kept)
-        conjs = _drop_subsumed(pruned, quick, None, deadline)
+        conjs = _drop_subsumed(pruned, quick, deadline)
     try:
         disjuncts = [X.and_(*_without_redundant_null_checks([_literal(l, symbols) for l in c])) for c in conjs]
     except NotExpressible:
@@ -132,17 +131,35 @@ def _first_term_ite(f: z3.ExprRef) -> z3.ExprRef | None:
 # ----------------------------------------------------------------------------- pruning
 
 
-class _Abstraction:
-    """Theory atoms as propositional variables (the same atom, the same variable)."""
+def _propositional_prune(dnf: list[Conj]) -> list[Conj]:
+    """The DNF with contradictory conjunctions dropped (an atom and its negation), repeated
+    literals dropped, and conjunctions dropped that contain another one's literals (they add
+    no rows). With theory atoms as plain booleans these are the only implications between
+    conjunctions of literals, so this needs no solver.
 
-    def __init__(self) -> None:
-        self.vars: dict[int, z3.BoolRef] = {}
-
-    def of(self, lit: z3.BoolRef) -> z3.BoolRef:
+    >>> import z3
+    >>> p, q = z3.Bools("p q")
+    >>> _propositional_prune([(p, z3.Not(p)), (p, q, p), (p,)])
+    [(p,)]
+    """
+    def atom_and_sign(lit: z3.BoolRef) -> tuple[int, bool]:
         negated = z3.is_not(lit)
-        atom = lit.arg(0) if negated else lit
-        var = self.vars.setdefault(atom.get_id(), z3.Bool(f"atom_{len(self.vars)}"))
-        return z3.Not(var) if negated else var
+        return (lit.arg(0) if negated else lit).get_id(), not negated
+
+    keyed = []
+    for conj in dnf:
+        lits = list(dict.fromkeys(l for l in conj if not z3.is_true(z3.simplify(l))))
+        signs = {atom_and_sign(l) for l in lits}
+        if any((atom, not sign) in signs for atom, sign in signs):
+            continue  # contradictory
+        keyed.append((frozenset(signs), tuple(lits)))
+    kept = []
+    for i, (signs, lits) in enumerate(keyed):
+        # subsumed by a weaker conjunction (a proper subset; of equal ones the first stays)
+        if any(other < signs or (other == signs and j < i) for j, (other, _) in enumerate(keyed) if j != i):
+            continue
+        kept.append(lits)
+    return kept
 
 
 def _check(formula_of, timeout_ms: int, deadline: float | None) -> bool | None:
@@ -151,28 +168,26 @@ def _check(formula_of, timeout_ms: int, deadline: float | None) -> bool | None:
     return satisfiable(formula_of(), timeout_ms)
 
 
-def _prune_conj(conj: Conj, timeout_ms: int, abstract=None, deadline: float | None = None) -> Conj | None:
+def _prune_conj(conj: Conj, timeout_ms: int, deadline: float | None = None) -> Conj | None:
     """Drop the conjunction if contradictory; drop literals the others imply."""
-    view = abstract or (lambda l: l)
     lits = list(dict.fromkeys(l for l in conj if not z3.is_true(z3.simplify(l))))
-    if _check(lambda: z3.And(*map(view, lits)), timeout_ms, deadline) is False:
+    if _check(lambda: z3.And(*lits), timeout_ms, deadline) is False:
         return None
     i = 0
     while i < len(lits):
         rest = lits[:i] + lits[i + 1:]
-        if rest and _check(lambda: z3.And(*map(view, rest), z3.Not(view(lits[i]))), timeout_ms, deadline) is False:
+        if rest and _check(lambda: z3.And(*rest, z3.Not(lits[i])), timeout_ms, deadline) is False:
             lits = rest
         else:
             i += 1
     return tuple(lits)
 
 
-def _drop_subsumed(conjs: list[Conj], timeout_ms: int, abstract=None, deadline: float | None = None) -> list[Conj]:
+def _drop_subsumed(conjs: list[Conj], timeout_ms: int, deadline: float | None = None) -> list[Conj]:
     """Remove disjuncts that imply another disjunct (they add no rows)."""
-    view = abstract or (lambda l: l)
 
     def implies(a: Conj, b: Conj) -> bool:
-        return _check(lambda: z3.And(*map(view, a), z3.Not(z3.And(*map(view, b)))), timeout_ms, deadline) is False
+        return _check(lambda: z3.And(*a, z3.Not(z3.And(*b))), timeout_ms, deadline) is False
 
     kept = list(conjs)
     i = 0
