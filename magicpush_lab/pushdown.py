@@ -324,6 +324,17 @@ def _add_alternatives(node: P.Plan, pred: X.Expr, chosen: tuple[X.Expr | None, .
                    for j, h in enumerate(every))
 
     strongest = [g for i, g in enumerate(every) if not weaker(i)]
+    if len(strongest) > 1:
+        # each keeps every row the late filter needs; their conjunction may too, and then it
+        # keeps fewer rows than any of them on any data (proved, since for an operator that
+        # looks at groups or order a conjunction of supersets need not be one)
+        both = X.and_(*strongest)
+        try:
+            verdict = _verify(node, pred, (both,), budget, SUPERSET)
+        except Exception:  # noqa: BLE001 - unproved: the data ranks them instead
+            verdict = None
+        if verdict is not None and not verdict.may_hide_errors:
+            strongest = [both]
     result.pushed[pushed[0]] = replace(chosen_at_source, predicate=strongest[0], alternatives=tuple(strongest[1:]))
 
 

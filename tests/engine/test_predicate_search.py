@@ -74,6 +74,16 @@ def label2(s):  # two branches whose results have no SQL form
     return "regular"
 
 
+def grade(s, v):  # three nested tests, the result without SQL form
+    if s is None or v is None:
+        return None
+    if v > 10:
+        if s.startswith("A"):
+            if s.endswith("!"):
+                return s.lower()
+    return "none"
+
+
 def shout(s):  # no branch separates the rows the filter keeps
     if s.startswith("VIP"):
         return s.lower()
@@ -81,10 +91,11 @@ def shout(s):  # no branch separates the rows the filter keeps
 
 
 UDFS = {name: (F.udf(fn, StringType()), udf_record(name, fn, return_type="string"))
-        for name, fn in (("category", category), ("label", label), ("label2", label2), ("shout", shout))}
+        for name, fn in (("category", category), ("label", label), ("label2", label2), ("grade", grade),
+                             ("shout", shout))}
 
 GROUPS = ["Finance and Software", "Software", "Big Data", "Data Software", "Sales", "Legal Data",
-          "Health", "Music", "Food Data", "Games", "other", None, "VIP gold", "VIP", "vip", "VIPregular", "wow!", "!"]
+          "Health", "Music", "Food Data", "Games", "other", None, "VIP gold", "VIP", "vip", "VIPregular", "wow!", "!", "Art!", "Apple", "Bar!"]
 
 
 def groups(spark):
@@ -177,6 +188,12 @@ CASES = [
          with_udf("label2"), lambda: F.col("c") != "regular", SUPERSET,
          ("(grp IS NOT NULL AND startswith(grp, 'VIP')) OR (grp IS NOT NULL AND endswith(grp, '!'))",),
          ("label2",)),
+    # one test per cover (two components at most), none implying another: their conjunction
+    # is proved too, and keeps fewer rows than any of them on any data
+    Case("proved supersets neither of which implies the other: their conjunction is pushed",
+         lambda s: s[0].withColumn("c", UDFS["grade"][0](F.col("grp"), F.col("id"))),
+         lambda: F.col("c") != "none", SUPERSET,
+         ("grp IS NOT NULL AND id IS NOT NULL AND startswith(grp, 'A') AND endswith(grp, '!')",), ("grade",)),
     Case("no branch separates the kept rows: nothing is pushed",
          with_udf("shout"), lambda: F.col("c") == "x", None, None, ("shout",)),
     Case("a filter every branch's result decides: the shortcut pushes it as an equivalence",
