@@ -59,7 +59,7 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     suggestions = []
     for pushed in walk.pushed:
         try:
-            suggestions.append(_suggestion(trace, pushed, cells, index_of))
+            suggestions.append(_suggestion(trace, pushed, cells, index_of, walk.pushed))
         except (RewriteError, _CannotPlace) as err:
             notes.append(f"{pushed.predicate}: proved, but the cells cannot be rewritten: {err}")
     if not walk.pushed and not notes:
@@ -71,22 +71,28 @@ class _CannotPlace(Exception):
     """The proved predicate has no place in the user's code to go to."""
 
 
-def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[int, int]) -> Suggestion:
+def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[int, int],
+                peers: Sequence[Pushed] = ()) -> Suggestion:
     events = {e.id: e for e in trace.events}
     source_event = events.get(pushed.source.origin) if pushed.source.origin is not None else None
     if source_event is None or source_event.site is None:
         raise _CannotPlace("the source was not created by traced notebook code")
     edits, exact = _placements(trace, pushed, source_event, events)
+    why = _reruns(trace, edits, peers, events)
+    if why is not None:
+        raise _CannotPlace(why)
     kind = pushed.kind if exact else SUPERSET
     filter_event = events.get(pushed.late_filter.origin) if pushed.late_filter.origin is not None else None
     if kind == EQUIVALENT:
         if filter_event is not None and filter_event.site is not None and \
                 filter_event.op.split(".")[-1] in ("filter", "where") and \
+                len(_runs_of(trace, filter_event.site)) == 1 and \
                 _same_blocks(trace, filter_event.site, [e.site for e in edits]):
             edits.append(RemoveFilter(filter_event.site))
         else:
             # proved equivalent, but the late filter cannot be found to remove it, or it runs
-            # on a path (a branch not taken) where the added filters do not
+            # on a path (a branch not taken) where the added filters do not, or its code also
+            # runs for other DataFrames (a helper function, a loop) that keep needing it
             kind = SUPERSET
     alias, _ = functions_alias(cells)
     rewritten = apply(cells, index_of, edits, alias)
@@ -100,17 +106,18 @@ def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[i
         source_event=source_event.id,
         predicate_ir=expr_to_json(pushed.predicate),
         may_hide_errors=pushed.may_hide_errors,
-        alternatives=tuple(_alternatives(trace, pushed, cells, index_of)),
+        alternatives=tuple(_alternatives(trace, pushed, cells, index_of, peers)),
     )
 
 
-def _alternatives(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[int, int]) -> list[Suggestion]:
+def _alternatives(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[int, int],
+                  peers: Sequence[Pushed] = ()) -> list[Suggestion]:
     """The same suggestion with each other proved predicate, for ranking on live data; one
     whose cells cannot be rewritten is left out."""
     found = []
     for g in pushed.alternatives:
         try:
-            found.append(_suggestion(trace, replace(pushed, predicate=g, alternatives=()), cells, index_of))
+            found.append(_suggestion(trace, replace(pushed, predicate=g, alternatives=()), cells, index_of, peers))
         except (RewriteError, _CannotPlace, ValueError):
             continue
     return found
@@ -155,6 +162,48 @@ def _placements(trace: Trace, pushed: Pushed, source_event: Event,
     if not edits:
         raise _CannotPlace(why or "no place was found for the filter")
     return edits, exact
+
+
+def _runs_of(trace: Trace, site: Site | None) -> list[int]:
+    """Events and inspections made by the code at `site`: more than one when it sits in a loop or
+    a function called several times, and an edit there changes every one of them."""
+    if site is None:
+        return []
+    return [e.id for e in trace.events if e.site == site] + \
+        [-1 - k for k, i in enumerate(trace.inspections) if i.site == site]
+
+
+def _reruns(trace: Trace, edits: list[Edit], peers: Sequence[Pushed], events: dict[int, Event]) -> str | None:
+    """Why a filter added where code runs more than once would reach rows of another run (None:
+    it would not). A source's definition run several times (a loop, a helper called twice) may
+    get the filter only when every DataFrame it made is a source proved to take that same filter
+    at its definition: the reads of a loop's frames meeting in one union, say."""
+    for edit in edits:
+        if not isinstance(edit, AddFilter):
+            continue
+        runs = _runs_of(trace, edit.site)
+        if len(runs) <= 1:
+            continue
+        if edit.target != "call":
+            return "the filter's place runs more than once (a loop or a helper function) for other DataFrames too"
+        for run in runs:
+            if not any(_filters_at_source(trace, p, run, edit, events) for p in peers):
+                return ("the source's code runs more than once (a loop or a helper function) and "
+                        "not every DataFrame it makes can take the filter")
+    return None
+
+
+def _filters_at_source(trace: Trace, peer: Pushed, event_id: int, edit: AddFilter,
+                       events: dict[int, Event]) -> bool:
+    """Whether `peer` is proved for the source made as `event_id` and puts `edit` at its definition."""
+    if peer.source.origin != event_id or str(peer.predicate) != str(edit.predicate):
+        return False
+    try:
+        placed, exact = _placements(trace, peer, events[event_id], events)
+    except _CannotPlace:
+        return False
+    key = (edit.site, edit.target, str(edit.predicate))
+    return exact and any(isinstance(e, AddFilter) and (e.site, e.target, str(e.predicate)) == key for e in placed)
 
 
 def _top_event(pushed: Pushed) -> int | None:
