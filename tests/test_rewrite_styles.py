@@ -184,6 +184,11 @@ CASES: dict[str, Case] = {
         'def big(df):\n    return df.withColumn("t", twice("v")).filter(F.col("v") > 5)\n'
         'out = big(sales)\nrest = big(other.withColumn("v", F.col("v") + 4))',
     ], pushes=False, outputs=("out", "rest"), check=_helper_keeps_its_filter),
+    "the pipeline reads the source inside a helper that also reads another frame": Case([
+        IMPORT_F + "\n" + UDF + "\nsales = " + CREATE + "\nn = sales.count()\nother = " + CREATE
+        + '\ndef enrich(df):\n    return df.withColumn("t", twice("v"))',
+        'out = enrich(sales).filter(F.col("v") > 5)\nrest = enrich(other)',
+    ], pushes=False, outputs=("out", "rest", "sales"), note="runs more than once"),
     "filter after a limit in the middle of a long chain": Case([
         IMPORT_F + "\n" + UDF + "\nsales = " + CREATE,
         'out = (sales.withColumn("t", twice("v"))\n       .orderBy("id")\n       .limit(12)\n'
