@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
@@ -104,6 +105,8 @@ def optimize_one(path: Path, args: argparse.Namespace) -> Any:
                 requests = [{"source_event": s.source_event, "predicate_ir": s.predicate_ir}
                             for s in result.suggestions]
                 result = apply_measurements(result, r.measure(requests))
+            if r.notes:  # the replay order is part of what the suggestions were computed on
+                result = replace(result, notes=tuple(r.notes) + tuple(result.notes))
             if args.apply:
                 doc = r.document
     except ReplayError as err:
