@@ -189,3 +189,24 @@ def test_execution_order_follows_consistent_counts(counts, order, note):
     got, notes = execution_order(cells + [nbformat.v4.new_code_cell("  ", execution_count=9)])
     assert got == order
     assert any(note in n for n in notes) if note else notes == []
+
+
+def test_cell_over_the_time_limit_is_reported_with_its_index(tmp_path):
+    (tmp_path / "slow.py").write_text("# %%\nimport time\n\n# %%\ntime.sleep(120)\n")
+    with pytest.raises(ReplayError) as info:
+        with Replay(tmp_path / "slow.py", timeout=3):
+            pass
+    assert (info.value.cell_index, info.value.ename) == (1, "CellTimeoutError")
+    assert "slow.py: cell 1 failed" in str(info.value)
+
+
+def test_relative_paths_resolve_next_to_the_notebook_not_the_working_directory(tmp_path, monkeypatch):
+    home, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (home / "data").mkdir(parents=True)
+    elsewhere.mkdir()
+    (home / "data" / "in.txt").write_text("42")
+    (home / "nb.py").write_text('# %%\nvalue = open("data/in.txt").read()\nopen("out.txt", "w").write(value)\n')
+    monkeypatch.chdir(elsewhere)
+    with Replay(home / "nb.py", timeout=60) as r:
+        assert r.evaluate("value") == "'42'"
+    assert (home / "out.txt").read_text() == "42" and not (elsewhere / "out.txt").exists()
