@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
@@ -48,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="per-cell time limit while replaying (default 600)")
     o.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
                    help="optimizer time budget per notebook (default 10)")
+    o.add_argument("--all-pipelines", action="store_true",
+                   help="optimize every pipeline of the notebook (every sink), not only the longest")
     o.add_argument("--kernel", default="python3", help="Jupyter kernel to replay in (default python3)")
     return p
 
@@ -94,7 +97,8 @@ def optimize_one(path: Path, args: argparse.Namespace) -> Any:
         with Replay(path, timeout=args.timeout, kernel_name=args.kernel, progress=_progress) as r:
             _progress(f"{path.name}: optimizing ({len(r.trace.events)} traced calls)")
             try:
-                result = optimize_trace(r.trace, r.notebook_cells, time_budget=args.budget)
+                result = optimize_trace(r.trace, r.notebook_cells, time_budget=args.budget,
+                                        all_pipelines=args.all_pipelines)
             except NotImplementedError as err:
                 raise _Failure(f"{path}: the optimizer is not available: {err}") from None
             except Exception as err:
@@ -104,6 +108,8 @@ def optimize_one(path: Path, args: argparse.Namespace) -> Any:
                 requests = [{"source_event": s.source_event, "predicate_ir": s.predicate_ir}
                             for s in result.suggestions]
                 result = apply_measurements(result, r.measure(requests))
+            if r.notes:  # the replay order is part of what the suggestions were computed on
+                result = replace(result, notes=tuple(r.notes) + tuple(result.notes))
             if args.apply:
                 doc = r.document
     except ReplayError as err:

@@ -19,7 +19,7 @@ from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
 from magicpush_lab.rewrite.conditional import runs_after, site_path, untraced_reads
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
 from magicpush_lab.suggestion import CellChange, ProofStep, Suggestion
-from magicpush_lab.translate.dataflow import ancestors, consumers, pipeline_plan
+from magicpush_lab.translate.dataflow import ancestors, consumers, pipeline_plan, sink_paths, translate_event
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 
@@ -39,20 +39,45 @@ class OptimizeResult:
 
 
 def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
-                   *, time_budget: float = 10.0) -> OptimizeResult:
+                   *, time_budget: float = 10.0, all_pipelines: bool = False) -> OptimizeResult:
     """Find proved pushdowns for the longest pipeline of `trace`.
 
     notebook_cells: the notebook's cell sources in notebook order (markdown cells
     included, so indices match the notebook); a suggestion's cell indices refer to
     it. When None, cells are numbered in the order the trace first saw them.
+    all_pipelines: optimize every sink's pipeline, the longest first, within one time
+    budget; notes then name the pipeline they are about. A suggestion two pipelines
+    share (the same filter at the same source) is given once.
     """
     started = time.monotonic()
-    plan = pipeline_plan(trace)
-    if plan is None:
+    if not all_pipelines:
+        plan = pipeline_plan(trace)
+        if plan is None:
+            return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
+        suggestions, notes = _optimize_plan(trace, plan, notebook_cells, Budget(time_budget))
+        return OptimizeResult(tuple(suggestions), time.monotonic() - started, tuple(notes))
+    paths = sink_paths(trace)
+    if not paths:
         return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
+    budget = Budget(time_budget)
+    found: dict[tuple, Suggestion] = {}
+    notes: list[str] = []
+    for path in paths:
+        sink = path[-1]
+        name = _variable_of(trace, sink.id) or f"{sink.op} (event {sink.id})"
+        got, why = _optimize_plan(trace, translate_event(trace, sink.id), notebook_cells, budget)
+        for s in got:
+            found.setdefault((s.source_event, s.predicate, s.cells), s)
+        notes.extend(f"pipeline ending in {name}: {n}" for n in why)
+    return OptimizeResult(tuple(found.values()), time.monotonic() - started, tuple(notes))
+
+
+def _optimize_plan(trace: Trace, plan, notebook_cells: Sequence[str] | None,
+                   budget: Budget) -> tuple[list[Suggestion], list[str]]:
+    """The suggestions for one pipeline's plan, and notes on what was not pushed."""
     if not filters_to_push(plan) and not join_conjuncts(plan):
-        return OptimizeResult((), time.monotonic() - started, ("the pipeline has no filter to push",))
-    walk = push_down_all(plan, Budget(time_budget))
+        return [], ["the pipeline has no filter to push"]
+    walk = push_down_all(plan, budget)
     cells = list(notebook_cells) if notebook_cells is not None else _trace_cells(trace)
     index_of = _cell_index(trace, cells)
     notes = [_describe(r) for r in walk.refusals]
@@ -64,7 +89,7 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
             notes.append(f"{pushed.predicate}: proved, but the cells cannot be rewritten: {err}")
     if not walk.pushed and not notes:
         notes.append("nothing could be pushed")
-    return OptimizeResult(tuple(suggestions), time.monotonic() - started, tuple(notes))
+    return suggestions, notes
 
 
 class _CannotPlace(Exception):

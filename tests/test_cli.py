@@ -76,3 +76,50 @@ def test_cell_changes_keep_the_first_of_conflicting_rewrites():
     changes, skipped = cell_changes(result)
     assert changes == {1: "x", 2: "y", 3: "w"}
     assert len(skipped) == 1 and "filter on b" in skipped[0]
+
+
+REASSIGNED = '''# %%
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", "2").getOrCreate())
+
+# %%
+df = spark.read.csv("data/points.csv", header=True, inferSchema=True)
+
+# %%
+df = df.withColumn("w", F.col("v") * 2)
+
+# %%
+df = df.filter(F.col("w") > 12)
+df.count()
+'''
+
+
+def test_reassigned_dataframe_rewrites_the_read_cell_with_data_relative_to_the_notebook(tmp_path, monkeypatch):
+    from magicpush_lab.capture.replay import Replay
+
+    home = tmp_path / "project"
+    (home / "data").mkdir(parents=True)
+    (home / "data" / "points.csv").write_text("id,v\n" + "".join(f"{i},{i % 10}\n" for i in range(60)))
+    (home / "points.py").write_text(REASSIGNED)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # data/points.csv exists only next to the notebook
+    out = io.StringIO()
+    code = main(["optimize", str(home / "points.py"), "--json", "--apply", "-o", str(home / "fast.py"),
+                 "--timeout", "180"], stdout=out)
+    result = json.loads(out.getvalue())
+    assert code == 0, result
+    [s] = result["suggestions"]
+    assert s["kind"] == "equivalent" and s["source"] == "df"
+    assert (s["rows_before"], s["rows_after"]) == (60, 18)  # v in 7..9
+    changed = {c["index"]: c["rewritten"] for c in s["cells"]}
+    assert set(changed) == {1, 3}  # the read's cell, and the late filter's cell (filter removed)
+    assert changed[1].startswith('df = spark.read.csv("data/points.csv", header=True, inferSchema=True)')
+    assert ".filter(" in changed[1] and ".filter(" not in changed[3]
+    # the rewritten script, replayed, ends with the rows the original pipeline keeps
+    kept = sorted((i, i % 10, 2 * (i % 10)) for i in range(60) if 2 * (i % 10) > 12)
+    with Replay(home / "fast.py", timeout=180) as after:
+        assert ast.literal_eval(after.evaluate("sorted(tuple(r) for r in df.collect())")) == kept

@@ -8,7 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from magicpush_lab.capture.replay import Replay, ReplayError, parse_percent, read_document, write_document
+from magicpush_lab.capture.replay import (Replay, ReplayError, execution_order, parse_percent, read_document,
+                                          write_document)
 from magicpush_lab.ir.expr import Cmp, Col, Lit
 from magicpush_lab.ir.serialize import expr_to_json
 
@@ -111,3 +112,101 @@ def test_unsupported_file(tmp_path):
     (tmp_path / "x.txt").write_text("1")
     with pytest.raises(ValueError, match="unsupported"):
         read_document(tmp_path / "x.txt")
+
+
+SETUP = ('from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n\n'
+         'spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")\n'
+         '         .config("spark.sql.shuffle.partitions", "2").getOrCreate())')
+
+# (source, execution count) in notebook order. The user ran the filter cell (index 4) at [3]
+# and again at [4], and only then the cell above it (index 3) at [5]: in that history `big`
+# holds the ids whose v (id % 10) is 5, 6 or 7, while notebook order would leave it empty.
+OUT_OF_ORDER = [
+    (SETUP, 1),
+    ('df = spark.createDataFrame([(i, i % 10) for i in range(100)], ["id", "v"])', 2),
+    ('df = df.withColumn("v", F.col("v") + 5)', 5),
+    ('df = df.filter(F.col("v") < 8)', 4),
+    ('big = df.filter(F.col("v") > 9)\nbig.count()', 6),
+]
+
+
+def _ipynb(path, cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Recorded out of order")] + [
+        nbformat.v4.new_code_cell(src, execution_count=n) for src, n in cells]
+    nbformat.write(nb, str(path))
+
+
+def _rows(replay, name):
+    return replay.evaluate(f"sorted(tuple(r) for r in {name}.collect())")
+
+
+def test_out_of_order_history_is_replayed_in_execution_order_and_its_rewrite_agrees(tmp_path):
+    from magicpush_lab.pipeline import optimize_trace
+    from magicpush_lab.translate.dataflow import longest_path
+
+    _ipynb(tmp_path / "history.ipynb", OUT_OF_ORDER)
+    with Replay(tmp_path / "history.ipynb", timeout=180) as r:
+        assert r.order == [1, 2, 4, 3, 5]  # notebook indices (0 is markdown), by execution count
+        assert any("recorded execution order" in n for n in r.notes)
+        assert any("executions 3 have no cell" in n for n in r.notes)  # the filter's first run
+        path = longest_path(r.trace)
+        assert [e.op for e in path] == ["createDataFrame", "filter", "withColumn", "filter"]
+        cell_of = {c.execution_count: c.source for c in r.trace.cells}
+        assert [cell_of[e.site.execution_count] for e in path] == [OUT_OF_ORDER[k][0] for k in (1, 3, 2, 4)]
+        before = _rows(r, "big")
+        assert r.evaluate("big.count()") == "30"
+        result = optimize_trace(r.trace, r.notebook_cells)
+        doc = r.document
+    assert result.suggestions, result.notes
+    s = result.suggestions[0]
+    changed = {c.index: c.rewritten for c in s.cells}
+    assert 2 in changed and ".filter(" in changed[2]  # the source's cell gets the pushed filter
+    write_document(doc, changed, tmp_path / "rewritten.ipynb")
+    written = nbformat.read(tmp_path / "rewritten.ipynb", as_version=4)
+    # rewritten cells keep their counts: they carry the order the rewrite was proved for
+    assert [c.execution_count for c in written.cells[1:]] == [n for _, n in OUT_OF_ORDER]
+    with Replay(tmp_path / "rewritten.ipynb", timeout=180) as again:
+        assert again.order == [1, 2, 4, 3, 5]
+        assert _rows(again, "big") == before
+
+
+ORDERS = [
+    # (execution counts of the code cells, replay order, a note containing)
+    ([1, 2, 3], [0, 1, 2], None),
+    ([None, None, None], [0, 1, 2], None),
+    ([2, 1, 3], [1, 0, 2], "recorded execution order"),
+    ([1, 4, 2], [0, 2, 1], "executions 3 have no cell"),
+    ([1, None, 2], [0, 1, 2], None),  # the counted cells agree with notebook order
+    ([2, None, 1], [0, 1, 2], "cells 1 have no execution count"),
+    ([1, 1, 2], [0, 1, 2], "same execution count"),
+]
+
+
+@pytest.mark.parametrize("counts, order, note", ORDERS)
+def test_execution_order_follows_consistent_counts(counts, order, note):
+    cells = [nbformat.v4.new_code_cell(f"x{k} = {k}", execution_count=n) for k, n in enumerate(counts)]
+    got, notes = execution_order(cells + [nbformat.v4.new_code_cell("  ", execution_count=9)])
+    assert got == order
+    assert any(note in n for n in notes) if note else notes == []
+
+
+def test_cell_over_the_time_limit_is_reported_with_its_index(tmp_path):
+    (tmp_path / "slow.py").write_text("# %%\nimport time\n\n# %%\ntime.sleep(120)\n")
+    with pytest.raises(ReplayError) as info:
+        with Replay(tmp_path / "slow.py", timeout=3):
+            pass
+    assert (info.value.cell_index, info.value.ename) == (1, "CellTimeoutError")
+    assert "slow.py: cell 1 failed" in str(info.value)
+
+
+def test_relative_paths_resolve_next_to_the_notebook_not_the_working_directory(tmp_path, monkeypatch):
+    home, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (home / "data").mkdir(parents=True)
+    elsewhere.mkdir()
+    (home / "data" / "in.txt").write_text("42")
+    (home / "nb.py").write_text('# %%\nvalue = open("data/in.txt").read()\nopen("out.txt", "w").write(value)\n')
+    monkeypatch.chdir(elsewhere)
+    with Replay(home / "nb.py", timeout=60) as r:
+        assert r.evaluate("value") == "'42'"
+    assert (home / "out.txt").read_text() == "42" and not (elsewhere / "out.txt").exists()

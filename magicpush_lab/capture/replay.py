@@ -5,6 +5,7 @@ Notebooks are `.ipynb` files or percent-format scripts (`# %%` cell markers).
     with Replay("pipeline.ipynb", timeout=600) as r:
         r.trace            # the Trace of the whole run
         r.notebook_cells   # every cell's source in notebook order, markdown included
+        r.order, r.notes   # the code cells in the order they ran, and why that order
         r.measure([{"source_event": 3, "predicate_ir": {...}}])
 """
 
@@ -151,23 +152,75 @@ def read_document(path: str | os.PathLike[str]) -> Document:
     return Document(p, nb, cells)
 
 
+def execution_order(cells: Sequence[Any]) -> tuple[list[int], list[str]]:
+    """The indices of the code cells to replay, in the order to replay them, and notes on the choice.
+
+    A saved notebook records, per cell, the count of its last execution. When every
+    non-empty code cell has one and no two share one, those counts are the user's
+    history: the cells are replayed in that order, each once, its current source at
+    its last count. Otherwise (a cell never run, counts cleared, a percent script)
+    the cells run in notebook order.
+
+    >>> from nbformat.v4 import new_code_cell as c, new_markdown_cell as m
+    >>> execution_order([m("# T"), c("a = 1", execution_count=1), c("b = a", execution_count=4),
+    ...                  c("a = 2", execution_count=2)])[0]
+    [1, 3, 2]
+    >>> execution_order([c("a = 1", execution_count=2), c("b = a")])[0]
+    [0, 1]
+    """
+    code = [i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()]
+    counts = [cells[i].get("execution_count") for i in code]
+    if all(n is None for n in counts):
+        return code, []
+    missing = [i for i, n in zip(code, counts) if n is None]
+    if missing:
+        counted = [i for _, i in sorted((n, i) for i, n in zip(code, counts) if n is not None)]
+        if counted == sorted(counted):  # what was recorded agrees with notebook order: nothing lost
+            return code, []
+        return code, [f"cells {_listed(missing)} have no execution count (never run, or cleared): "
+                      "replayed in notebook order, not in the recorded execution order"]
+    if len(set(counts)) < len(counts):
+        return code, ["several cells carry the same execution count (a kernel restart?): "
+                      "replayed in notebook order, not in the recorded execution order"]
+    order = [i for _, i in sorted(zip(counts, code))]
+    notes = []
+    if order != code:
+        notes.append(f"replayed in the recorded execution order (cells {_listed(order)}), not in notebook order")
+    gaps = sorted(set(range(1, max(counts) + 1)) - set(counts))
+    if gaps:
+        notes.append(f"executions {_listed(gaps)} have no cell in the notebook (a cell run more than once, "
+                     "or one since deleted or edited): each cell is replayed once, its current source at "
+                     "its last count")
+    return order, notes
+
+
+def _listed(numbers: Sequence[int], most: int = 12) -> str:
+    shown = ", ".join(str(n) for n in numbers[:most])
+    return shown + (", ..." if len(numbers) > most else "")
+
+
 def write_document(doc: Document, changes: dict[int, str], out: str | os.PathLike[str]) -> None:
     """Write `doc` with the cells in `changes` (index -> new source) replaced, in its own format.
 
     For .ipynb, metadata and the outputs of untouched cells are kept; a rewritten
-    cell's outputs and execution count are cleared, since they no longer match it.
+    cell's outputs are cleared, since they no longer match it, and so is its execution
+    count unless the notebook replays out of notebook order: there the count carries
+    the order the cell ran in (see `execution_order`), which the rewrite relies on.
     """
     if doc.percent is not None:
         sources = [changes.get(i, c.source) for i, c in enumerate(doc.percent)]
         Path(out).write_text(write_percent(doc.percent, sources), encoding="utf-8")
         return
     nb = nbformat.from_dict(doc.nb)
+    order, _ = execution_order(nb.cells)
+    in_notebook_order = order == sorted(order)
     for i, src in changes.items():
         cell = nb.cells[i]
         cell.source = src
         if cell.cell_type == "code":
             cell.outputs = []
-            cell.execution_count = None
+            if in_notebook_order:
+                cell.execution_count = None
     nbformat.write(nb, str(out))
 
 
@@ -190,6 +243,8 @@ class Replay:
         self.progress = progress or (lambda msg: None)
         self.document: Document | None = None
         self.trace: Trace = Trace()
+        self.order: list[int] = []  # notebook indices of the code cells, in the order they ran
+        self.notes: list[str] = []  # how the order was chosen, when it is worth saying
         self._client: Any = None
 
     @property
@@ -198,6 +253,9 @@ class Replay:
 
     def __enter__(self) -> "Replay":
         self.document = read_document(self.path)
+        self.order, self.notes = execution_order(self.document.nb.cells)
+        for note in self.notes:
+            self.progress(f"{self.path.name}: {note}")
         try:
             self._start()
             self._run_cells()
@@ -215,7 +273,9 @@ class Replay:
 
         assert self.document is not None
         cwd = str(self.path.resolve().parent)
-        self._client = NotebookClient(self.document.nb, timeout=int(self.timeout), kernel_name=self.kernel_name,
+        # the client writes outputs and counts into the notebook it runs: run a copy, so the
+        # document (and a rewrite written from it) keeps the user's own history
+        self._client = NotebookClient(nbformat.from_dict(self.document.nb), timeout=int(self.timeout), kernel_name=self.kernel_name,
                                       resources={"metadata": {"path": cwd}}, allow_errors=False,
                                       shutdown_kernel="immediate")
         self._client.create_kernel_manager()
@@ -230,10 +290,9 @@ class Replay:
         from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
         assert self.document is not None
-        cells = self.document.nb.cells
-        code = [i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()]
-        for k, i in enumerate(code, 1):
-            self.progress(f"{self.path.name}: running cell {k}/{len(code)} (#{i})")
+        cells = self._client.nb.cells
+        for k, i in enumerate(self.order, 1):
+            self.progress(f"{self.path.name}: running cell {k}/{len(self.order)} (#{i})")
             try:
                 self._client.execute_cell(cells[i], i)
             except CellExecutionError as err:
@@ -265,6 +324,10 @@ class Replay:
         if mime not in data:
             raise ReplayError(-1, "ValueError", f"the kernel answered without {mime}", path=str(self.path))
         return data[mime]
+
+    def evaluate(self, expr: str) -> str:
+        """The repr of a Python expression evaluated in the replayed kernel (text/plain)."""
+        return str(self._expression(expr, "text/plain"))
 
     def fetch_trace(self) -> Trace:
         """Ask the kernel for its trace, the way the frontend does."""

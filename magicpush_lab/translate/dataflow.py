@@ -28,9 +28,16 @@ def longest_path(trace: Trace) -> tuple[Event, ...]:
     Consumers are counted over the whole trace, so a DataFrame that was only
     inspected (counted, shown) is still a sink.
     """
+    paths = sink_paths(trace)
+    return paths[0] if paths else ()
+
+
+def sink_paths(trace: Trace) -> list[tuple[Event, ...]]:
+    """For every sink, its longest chain of events from a source; the longest chain first
+    (ties: the most recent sink). Each is a pipeline of its own: the notebook may hold several."""
     by_id = {e.id: e for e in trace.events}
     if not by_id:
-        return ()
+        return []
 
     @lru_cache(maxsize=None)
     def best(eid: int) -> tuple[int, ...]:
@@ -41,8 +48,8 @@ def longest_path(trace: Trace) -> tuple[Event, ...]:
     # a DataFrame collected for a UDF is consumed by the events that run the UDF: not a sink
     consumed = {i for e in trace.events for i in e.inputs} | {i for e in trace.events for i in side_inputs(e)}
     sinks = [e.id for e in trace.events if e.id not in consumed] or [trace.events[-1].id]
-    chosen = max(sinks, key=lambda s: (len(best(s)), s))
-    return tuple(by_id[i] for i in best(chosen))
+    ordered = sorted(sinks, key=lambda s: (len(best(s)), s), reverse=True)
+    return [tuple(by_id[i] for i in best(s)) for s in ordered]
 
 
 def ancestors(trace: Trace, eid: int) -> frozenset[int]:

@@ -1,0 +1,112 @@
+"""Notebook-shaped dataflow: variables reassigned across cells, several pipelines in one notebook.
+
+Cells run through a real IPython shell with tracing on; each suggestion's rewritten cells are
+run again on the same SparkSession and the resulting DataFrames compared with the original's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from magicpush_lab.kernel.extension import load, unload
+from magicpush_lab.pipeline import optimize_trace
+from magicpush_lab.translate.dataflow import longest_path, sink_paths
+
+IMPORTS = "from pyspark.sql import functions as F"
+
+
+@pytest.fixture()
+def shell(spark):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    tracer = load(ip)
+    ip.user_ns["spark"] = spark
+    yield ip, tracer
+    unload(ip)
+
+
+def traced(shell, cells):
+    ip, tracer = shell
+    for src in cells:
+        ip.run_cell(src, store_history=True).raise_error()
+    return tracer.trace()
+
+
+def bags(spark, cells, names):
+    """Run `cells` untraced in a namespace of their own; the sorted rows of each named DataFrame."""
+    ns = {"spark": spark}
+    for src in cells:
+        exec(compile(src, "<cell>", "exec"), ns)
+    return {n: sorted(tuple(r) for r in ns[n].collect()) for n in names}
+
+
+def rewritten(cells, suggestions):
+    """The cells as `magicpush optimize --apply` writes them (a conflicting suggestion is skipped)."""
+    from magicpush_lab.cli import cell_changes
+    from magicpush_lab.pipeline import OptimizeResult
+
+    changes, skipped = cell_changes(OptimizeResult(tuple(suggestions), 0.0))
+    assert skipped == []
+    return [changes.get(i, src) for i, src in enumerate(cells)]
+
+
+REASSIGNED = [
+    IMPORTS,
+    'df = spark.createDataFrame([(i, i % 10) for i in range(60)], ["id", "v"])',
+    'df = df.withColumn("w", F.col("v") * 2)',
+    'df = df.filter(F.col("w") > 12)',
+]
+# the same, but the filtered column is random: nothing may move before the withColumn
+REASSIGNED_RANDOM = REASSIGNED[:2] + ['df = df.withColumn("w", F.rand(7) * 20)', REASSIGNED[3]]
+
+
+def test_reassigned_variable_pipeline_reaches_the_first_source_and_the_source_cell_is_rewritten(shell, spark):
+    trace = traced(shell, REASSIGNED)
+    path = longest_path(trace)
+    assert [e.op for e in path] == ["createDataFrame", "withColumn", "filter"]
+    assert [e.inputs for e in path[1:]] == [(path[0].id,), (path[1].id,)]  # each df is the one before
+    assert trace.variables["df"] == path[-1].id
+    result = optimize_trace(trace, REASSIGNED)
+    assert len(result.suggestions) == 1, result.notes
+    s = result.suggestions[0]
+    assert s.kind == "equivalent" and s.source_event == path[0].id
+    changed = {c.index: c.rewritten for c in s.cells}
+    assert set(changed) == {1, 3}  # the source's cell gets the filter, the late filter's cell loses it
+    assert ".filter(" in changed[1] and ".filter(" not in changed[3]
+    assert bags(spark, rewritten(REASSIGNED, [s]), ["df"]) == bags(spark, REASSIGNED, ["df"])
+
+
+def test_reassigned_variable_with_a_random_column_is_not_pushed(shell):
+    result = optimize_trace(traced(shell, REASSIGNED_RANDOM), REASSIGNED_RANDOM)
+    assert result.suggestions == () and result.notes
+
+
+SEVERAL = [
+    IMPORTS,
+    # one source per cell: two suggestions rewriting one cell differently would not both apply
+    'a = spark.createDataFrame([(i, i % 10) for i in range(50)], ["k", "v"])',
+    'b = spark.createDataFrame([(i, i % 7) for i in range(50)], ["k", "x"])',
+    'c = spark.createDataFrame([(i % 5, i) for i in range(50)], ["g", "n"])',
+    'a_big = a.withColumn("w", F.col("v") + 1).withColumn("u", F.col("w") * 3).filter(F.col("w") > 6)',
+    'b_big = b.withColumn("y", F.col("x") * 2).filter(F.col("y") > 8)',
+    # a filter on a sum cannot move below the groupBy: this pipeline gets a note, not a suggestion
+    'c_big = c.groupBy("g").agg(F.sum("n").alias("s")).filter(F.col("s") > 250)',
+]
+
+
+def test_every_pipeline_is_optimized_on_request_the_longest_only_by_default(shell, spark):
+    trace = traced(shell, SEVERAL)
+    ends = {trace.variables[n]: n for n in ("a_big", "b_big", "c_big")}
+    assert [ends.get(p[-1].id) for p in sink_paths(trace)] == ["a_big", "c_big", "b_big"]  # longest first
+    sources = {p[-1].id: p[0].id for p in sink_paths(trace)}
+
+    default = optimize_trace(trace, SEVERAL)
+    assert [s.source_event for s in default.suggestions] == [sources[trace.variables["a_big"]]]
+
+    every = optimize_trace(trace, SEVERAL, all_pipelines=True)
+    assert sorted(s.source_event for s in every.suggestions) == sorted(
+        sources[trace.variables[n]] for n in ("a_big", "b_big"))
+    assert any(n.startswith("pipeline ending in c_big: ") for n in every.notes), every.notes
+    names = ["a_big", "b_big", "c_big"]
+    assert bags(spark, rewritten(SEVERAL, every.suggestions), names) == bags(spark, SEVERAL, names)
