@@ -211,6 +211,18 @@ CASES = [
     case("rdd map toDF", ['rt = people.rdd.map(lambda r: (r.id, r.score)).toDF(["id", "score"])',
                           'out = rt.filter("id > 1")'],
          ["Filter", "Source"], check=_source_is("createDataFrame")),
+    case("zipWithIndex", 'out = people.zipWithIndex()', ["DropColumn", "RowTransform", "Other", "Source"],
+         barrier="zipWithIndex: each row's index"),
+    case("lateralJoin", 'out = people.alias("p").lateralJoin(depts.alias("d"), F.col("p.dept") == F.col("d.dept"))',
+         ["Other", "Source"], barrier="lateralJoin"),
+    case("nearestByJoin", 'out = people.nearestByJoin(depts, -F.abs(people.dept - depts.dept), 1, "exact", '
+         '"similarity")', ["Other", "Source", "Source"], barrier="nearestByJoin"),
+    case("dropDuplicatesWithinWatermark", 'out = people.dropDuplicatesWithinWatermark(["id"])', ["Other", "Source"],
+         barrier="streaming deduplication"),
+    case("repartitionById", 'out = people.repartitionById(2, F.col("id"))', ["Reorder", "Source"]),
+    # the checkpointed rows are read back as a new source, placed at the call
+    case("localCheckpoint", ['lc = people.localCheckpoint()', 'out = lc.filter("id > 1")'], ["Filter", "Source"],
+         check=_source_is("localCheckpoint")),
     case("observe", ['from pyspark.sql import Observation',
                      'out = people.observe(Observation("o"), F.count(F.lit(1)).alias("n"))'],
          ["Other", "Source"], barrier="observe: its metrics"),

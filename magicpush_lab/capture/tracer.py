@@ -55,7 +55,8 @@ DATAFRAME_OPS: dict[str, Any] = {name: name for name in (
     # not analysed (their plans become barriers), but recorded so the dataflow keeps its lineage:
     # unrecorded, their result would look like a new source with no place in the notebook
     "mapInPandas", "mapInArrow", "observe", "sampleBy", "randomSplit", "dropDuplicatesWithinWatermark",
-    "localCheckpoint", "checkpoint", "crosstab", "freqItems", "transpose",
+    "localCheckpoint", "checkpoint", "crosstab", "freqItems", "transpose", "zipWithIndex", "zip", "repartitionById",
+    "lateralJoin", "nearestByJoin",
 )}
 DATAFRAME_OPS["__getitem__"] = _getitem_op
 

@@ -390,6 +390,12 @@ _BARRIERS = {
     "Except": "subtract/exceptAll: set operations are not analysed yet",
     "FlatMapCoGroupsInPandas": "cogroup().applyInPandas: the function's body is not analysed",
     "FlatMapGroupsInArrow": "applyInArrow: the function's body is not analysed",
+    "DeduplicateWithinWatermark": "dropDuplicatesWithinWatermark: streaming deduplication is not analysed",
+    "AttachDistributedSequence": "zipWithIndex: each row's index counts the rows before it, "
+                                 "which a filter moved below it would change",
+    "LateralJoin": "lateralJoin: a correlated join is not analysed yet",
+    "NearestByJoin": "nearestByJoin: each row keeps its top matches among the whole other input: "
+                     "not analysed yet",
     "Deduplicate": "dropDuplicates on a subset of the columns keeps one arbitrary row per key: not analysed yet",
 }
 
