@@ -29,6 +29,10 @@ SETUP = (
 JOIN_ON_NAME = ["DropColumn", "{}", "Source", "Source"]  # Spark projects the shared key once
 
 
+# GroupedData.apply is deprecated in favour of applyInPandas, and says so
+pytestmark = pytest.mark.filterwarnings("ignore:It is preferred to use 'applyInPandas':UserWarning")
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -138,7 +142,9 @@ CASES = [
     case("orderBy", 'out = people.orderBy(F.col("score").desc())', ["Reorder", "Source"]),
     case("sort", 'out = people.sort("score")', ["Reorder", "Source"]),
     case("orderBy limit", 'out = people.orderBy("score").limit(1)', ["TopK", "Source"]),
-    case("limit", 'out = people.limit(1)', ["Other", "Other", "Source"], barrier="limit without a sort"),
+    case("limit", 'out = people.limit(1)', ["Other", "Source"], barrier="limit without a sort"),
+    case("limit after a filter", 'out = people.filter("id > 1").limit(1)', ["Other", "Filter", "Source"],
+         barrier="limit without a sort"),
     case("offset", 'out = people.offset(1)', ["Other", "Source"], barrier="depends on the order"),
     # unions and set operations
     case("union", 'out = people.union(people.filter("id > 1"))', ["Union", "Source", "Filter", "Source"]),
@@ -210,6 +216,12 @@ CASES = [
     case("applyInArrow", ['def same_table(t):\n    return t',
                           'out = people.groupBy("dept").applyInArrow(same_table, people.schema)'],
          ["Other", "DropColumn", "Source"], barrier="applyInArrow: the function's body is not analysed"),
+    case("cogroup applyInPandas", ['def first_side(a, b):\n    return a',
+                                   'out = people.groupBy("dept").cogroup(depts.groupBy("dept"))'
+                                   '.applyInPandas(first_side, people.schema)'],
+         ["Other", "Source", "Source"], barrier="cogroup",
+         xfail="PandasCogroupedOps.applyInPandas is not traced: its result looks like a new source "
+               "with no place in the notebook, and the lineage to both inputs is lost"),
     case("mapInPandas", ['def keep_batches(it):\n    for pdf in it:\n        yield pdf[pdf.score > 1]',
                          'out = people.mapInPandas(keep_batches, people.schema)'],
          ["Other", "Source"], barrier="mapInPandas: the function sees whole batches"),

@@ -581,7 +581,9 @@ def _top_k(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         raise TranslateError("limit: not analysed in this form")
     sort = local.kids[0]
     if sort.cls != "Sort" or not sort.field("global"):
-        raise TranslateError("limit without a sort: which rows are kept depends on partitioning")
+        # one barrier for the pair: Spark's LocalLimit below is the same limit, not a second reason
+        return P.Other((to_plan(sort, ctx),), output_of(n),
+                       "limit without a sort: which rows are kept depends on partitioning", origin)
     order = []
     for entry in expressions(sort.field("order")):
         direction = str((entry.field("direction") or {}).get("object", ""))
