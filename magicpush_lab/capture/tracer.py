@@ -52,12 +52,17 @@ DATAFRAME_OPS: dict[str, Any] = {name: name for name in (
     "fillna", "replace", "limit", "offset", "orderBy", "sort", "sortWithinPartitions", "repartition",
     "repartitionByRange", "coalesce", "alias", "toDF", "agg", "sample", "hint", "unpivot", "melt",
     "withWatermark", "withMetadata", "to",
+    # not analysed (their plans become barriers), but recorded so the dataflow keeps its lineage:
+    # unrecorded, their result would look like a new source with no place in the notebook
+    "mapInPandas", "mapInArrow", "observe", "sampleBy", "randomSplit", "dropDuplicatesWithinWatermark",
+    "localCheckpoint", "checkpoint", "crosstab", "freqItems", "transpose", "zipWithIndex", "zip", "repartitionById",
+    "lateralJoin", "nearestByJoin",
 )}
 DATAFRAME_OPS["__getitem__"] = _getitem_op
 
 # GroupedData method -> op; the input is the DataFrame groupBy was called on.
 GROUPED_OPS: dict[str, Any] = {n: f"groupBy.{n}" for n in (
-    "agg", "count", "sum", "avg", "mean", "min", "max", "applyInPandas")}
+    "agg", "count", "sum", "avg", "mean", "min", "max", "applyInPandas", "apply", "applyInArrow")}
 
 READER_OPS: dict[str, Any] = {n: f"read.{n}" for n in ("parquet", "csv", "json", "orc", "table", "load", "text")}
 
@@ -502,6 +507,10 @@ class Tracer:
     def _record_step(self, op: str, receiver: str, args: tuple, kwargs: dict, result: Any, caller: Any) -> None:
         from pyspark.sql.classic.dataframe import DataFrame
 
+        if isinstance(result, list) and result and all(isinstance(r, DataFrame) for r in result):
+            for part in result:  # randomSplit: one event per returned DataFrame
+                self._record_step(op, receiver, args, kwargs, part, caller)
+            return
         if not isinstance(result, DataFrame):
             return
         inputs: list[int] = []

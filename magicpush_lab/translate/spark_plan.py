@@ -372,7 +372,44 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         if join_type == "FullOuter":
             return P.OuterJoin(left, right, condition, "both", origin)
         return P.OuterJoin(left, right, condition, "left" if join_type == "LeftOuter" else "right", origin)
-    raise TranslateError(f"{n.cls}: no pushdown analysis for this operator yet")
+    if n.cls in ("Deduplicate", "Distinct"):
+        return _distinct(n, ctx, origin)
+    raise TranslateError(_BARRIERS.get(n.cls, f"{n.cls}: no pushdown analysis for this operator yet"))
+
+
+# Why an operator stops every pushdown, in the PySpark user's words (shown in the panel's notes)
+_BARRIERS = {
+    "Sample": "sample/randomSplit/sampleBy: which rows are drawn depends on the rows before it, "
+              "so no filter can move below it",
+    "MapInPandas": "mapInPandas: the function sees whole batches of rows and its body is not analysed",
+    "PythonMapInArrow": "mapInArrow: the function sees whole batches of rows and its body is not analysed",
+    "MapInArrow": "mapInArrow: the function sees whole batches of rows and its body is not analysed",
+    "CollectMetrics": "observe: its metrics count the rows that reach it, which a filter moved below it "
+                      "would change",
+    "Intersect": "intersect/intersectAll: set operations are not analysed yet",
+    "Except": "subtract/exceptAll: set operations are not analysed yet",
+    "FlatMapCoGroupsInPandas": "cogroup().applyInPandas: the function's body is not analysed",
+    "FlatMapGroupsInArrow": "applyInArrow: the function's body is not analysed",
+    "DeduplicateWithinWatermark": "dropDuplicatesWithinWatermark: streaming deduplication is not analysed",
+    "AttachDistributedSequence": "zipWithIndex: each row's index counts the rows before it, "
+                                 "which a filter moved below it would change",
+    "LateralJoin": "lateralJoin: a correlated join is not analysed yet",
+    "NearestByJoin": "nearestByJoin: each row keeps its top matches among the whole other input: "
+                     "not analysed yet",
+    "Deduplicate": "dropDuplicates on a subset of the columns keeps one arbitrary row per key: not analysed yet",
+}
+
+
+def _distinct(n: Node, ctx: Context, origin: int | None) -> P.Plan:
+    """distinct() and dropDuplicates() over every column: a GroupBy whose keys are all the columns
+    (Spark's own rewrite of DISTINCT). On a subset of the columns the other columns come from an
+    arbitrary row of the group, so that stays a barrier."""
+    child = to_plan(n.kids[0], ctx)
+    keys = tuple(to_expr(e, ctx) for e in expressions(n.field("keys"))) if n.cls == "Deduplicate" \
+        else child.output
+    if not child.output or set(keys) != set(child.output):
+        raise TranslateError(_BARRIERS["Deduplicate"])
+    return P.Aggregate(child, tuple(child.output), tuple((c, c) for c in child.output), origin)
 
 
 def _grouped_map(n: Node, ctx: Context, origin: int | None) -> P.Plan:
@@ -544,7 +581,9 @@ def _top_k(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         raise TranslateError("limit: not analysed in this form")
     sort = local.kids[0]
     if sort.cls != "Sort" or not sort.field("global"):
-        raise TranslateError("limit without a sort: which rows are kept depends on partitioning")
+        # one barrier for the pair: Spark's LocalLimit below is the same limit, not a second reason
+        return P.Other((to_plan(sort, ctx),), output_of(n),
+                       "limit without a sort: which rows are kept depends on partitioning", origin)
     order = []
     for entry in expressions(sort.field("order")):
         direction = str((entry.field("direction") or {}).get("object", ""))

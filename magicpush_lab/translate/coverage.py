@@ -1,0 +1,220 @@
+"""What each public method of PySpark's DataFrame, GroupedData and DataFrameNaFunctions
+becomes in the IR, as data: docs/pyspark_coverage.md is generated from it
+(scripts/coverage_table.py) and a test checks it names every public method of the
+installed PySpark, so the table cannot silently fall behind.
+
+An entry is the paper's operator name(s) the call becomes (`P.operator_name`),
+PASS_THROUGH, INSPECTION, or the barrier's reason. Spark often adds a projection
+around an operator (a join on a column name keeps the key once); such DropColumn
+and RowTransform nodes are not repeated here.
+
+>>> COVERAGE["DataFrame"]["filter"]
+'Filter'
+"""
+
+from __future__ import annotations
+
+PASS_THROUGH = "pass-through"
+INSPECTION = "inspection (not part of the pipeline)"
+NOT_A_STEP = "not a pipeline step"
+
+_SET_OPS = "barrier: set operations are not analysed yet"
+_SAMPLE = "barrier: which rows are drawn depends on the rows before it"
+_UNTRACED = "not traced: the result looks like a new source with no place in the notebook"
+
+COVERAGE: dict[str, dict[str, str]] = {
+    "DataFrame": {
+        "agg": "GroupBy (no keys)",
+        "alias": PASS_THROUGH,
+        "approxQuantile": INSPECTION,
+        "asTable": f"{NOT_A_STEP} (a table argument for table-valued functions)",
+        "cache": PASS_THROUGH,
+        "checkpoint": "Source: the checkpointed rows are read back; a filter goes right after the call",
+        "coalesce": "Reorder",
+        "colRegex": f"{NOT_A_STEP} (a Column; the select using it becomes DropColumn)",
+        "collect": INSPECTION,
+        "columns": INSPECTION,
+        "corr": INSPECTION,
+        "count": INSPECTION,
+        "cov": INSPECTION,
+        "createGlobalTempView": f"{NOT_A_STEP} (names the DataFrame for SQL)",
+        "createOrReplaceGlobalTempView": f"{NOT_A_STEP} (names the DataFrame for SQL)",
+        "createOrReplaceTempView": f"{NOT_A_STEP} (names the DataFrame for SQL)",
+        "createTempView": f"{NOT_A_STEP} (names the DataFrame for SQL)",
+        "crossJoin": "InnerJoin (condition TRUE)",
+        "crosstab": "Pivot of a count, then RowTransform (the NULL counts filled with 0)",
+        "cube": "GroupBy over UnPivot (one row per grouping set), with `.agg`",
+        "describe": INSPECTION,
+        "distinct": "GroupBy (every column a key)",
+        "drop": "DropColumn",
+        "dropDuplicates": "GroupBy (every column a key); on a subset of the columns, barrier: it keeps one "
+                          "arbitrary row per key",
+        "dropDuplicatesWithinWatermark": "barrier: streaming deduplication is not analysed",
+        "drop_duplicates": "as dropDuplicates",
+        "dropna": "Filter",
+        "dtypes": INSPECTION,
+        "exceptAll": _SET_OPS,
+        "executionInfo": INSPECTION,
+        "exists": f"{NOT_A_STEP} (a Column: an EXISTS subquery)",
+        "explain": INSPECTION,
+        "fillna": "RowTransform",
+        "filter": "Filter",
+        "first": INSPECTION,
+        "foreach": INSPECTION,
+        "foreachPartition": INSPECTION,
+        "freqItems": "GroupBy (no keys)",
+        "groupBy": "GroupedData: see its table",
+        "groupby": "as groupBy",
+        "groupingSets": "GroupBy over UnPivot (one row per grouping set), with `.agg`",
+        "head": INSPECTION,
+        "hint": PASS_THROUGH,
+        "inputFiles": INSPECTION,
+        "intersect": _SET_OPS,
+        "intersectAll": _SET_OPS,
+        "isEmpty": INSPECTION,
+        "isLocal": INSPECTION,
+        "isStreaming": INSPECTION,
+        "join": "InnerJoin (inner, cross), LeftOuterJoin (left, leftouter, left_outer), RightOuterJoin "
+                "(right, rightouter, right_outer), FullOuterJoin (full, outer, fullouter, full_outer), SemiJoin "
+                "(semi, leftsemi, left_semi), AntiJoin (anti, leftanti, left_anti); on names, expressions "
+                "or a list of expressions",
+        "lateralJoin": "barrier: a correlated join is not analysed yet",
+        "limit": "TopK after orderBy/sort; otherwise barrier: which rows are kept depends on partitioning",
+        "localCheckpoint": "Source: the checkpointed rows are read back; a filter goes right after the call",
+        "mapInArrow": "barrier: the function sees whole batches of rows and its body is not analysed",
+        "mapInPandas": "barrier: the function sees whole batches of rows and its body is not analysed",
+        "melt": "UnPivot",
+        "mergeInto": f"{NOT_A_STEP} (writes a table)",
+        "metadataColumn": f"{NOT_A_STEP} (a Column)",
+        "na": "DataFrameNaFunctions: see its table",
+        "nearestByJoin": "barrier: each row keeps its top matches among the whole other input",
+        "observe": "barrier: its metrics count the rows that reach it",
+        "offset": "barrier: which rows are kept depends on the order",
+        "orderBy": "Reorder; TopK with a following limit",
+        "pandas_api": INSPECTION,
+        "persist": PASS_THROUGH,
+        "plot": INSPECTION,
+        "printSchema": INSPECTION,
+        "randomSplit": _SAMPLE + " (each part is recorded, so the lineage is kept)",
+        "rdd": "not traced: the RDD's functions are not read; a DataFrame made back from it (toDF, "
+               "createDataFrame) is a new Source at that call",
+        "registerTempTable": f"{NOT_A_STEP} (names the DataFrame for SQL)",
+        "repartition": "Reorder",
+        "repartitionById": "Reorder",
+        "repartitionByRange": "Reorder",
+        "replace": "RowTransform",
+        "rollup": "GroupBy over UnPivot (one row per grouping set), with `.agg`",
+        "sameSemantics": INSPECTION,
+        "sample": _SAMPLE,
+        "sampleBy": "Filter on a random value (nondeterministic: no filter is moved past it)",
+        "scalar": f"{NOT_A_STEP} (a Column: a scalar subquery)",
+        "schema": INSPECTION,
+        "select": "RowTransform, or DropColumn when it only keeps columns; RowExpand for explode, "
+                  "posexplode, explode_outer, inline; CumAggr for window functions; UnPivot for stack",
+        "selectExpr": "as select",
+        "semanticHash": INSPECTION,
+        "show": INSPECTION,
+        "sort": "Reorder; TopK with a following limit",
+        "sortWithinPartitions": "Reorder",
+        "sparkSession": INSPECTION,
+        "sql_ctx": INSPECTION,
+        "stat": f"{NOT_A_STEP} (DataFrameStatFunctions: crosstab, freqItems, sampleBy... as on DataFrame)",
+        "storageLevel": INSPECTION,
+        "subtract": _SET_OPS,
+        "summary": INSPECTION,
+        "tail": INSPECTION,
+        "take": INSPECTION,
+        "to": "RowTransform (casts to the schema)",
+        "toArrow": INSPECTION,
+        "toDF": "RowTransform (renames)",
+        "toJSON": INSPECTION,
+        "toLocalIterator": INSPECTION,
+        "toPandas": INSPECTION,
+        "transform": "whatever the function's calls become (they are traced)",
+        "transpose": "Source: Spark computes it eagerly, so the result is new data",
+        "union": "Union (by position)",
+        "unionAll": "Union (by position)",
+        "unionByName": "Union (Spark reorders the second input's columns with a DropColumn)",
+        "unpersist": PASS_THROUGH,
+        "unpivot": "UnPivot",
+        "where": "Filter",
+        "withColumn": "RowTransform; RowExpand for explode and the like; CumAggr for window functions",
+        "withColumnRenamed": "RowTransform (renames)",
+        "withColumns": "as withColumn",
+        "withColumnsRenamed": "RowTransform (renames)",
+        "withMetadata": "RowTransform",
+        "withWatermark": PASS_THROUGH + " (in batch queries)",
+        "write": f"{NOT_A_STEP} (writes)",
+        "writeStream": f"{NOT_A_STEP} (writes)",
+        "writeTo": f"{NOT_A_STEP} (writes)",
+        "zip": "RowTransform or DropColumn (Spark resolves it to a projection of the shared input)",
+        "zipWithIndex": "barrier: each row's index counts the rows before it",
+    },
+    "GroupedData": {
+        "agg": "GroupBy (Column and dict forms); Pivot after pivot(); GroupBy over UnPivot after rollup, "
+               "cube, groupingSets",
+        "apply": "as applyInPandas (a function decorated with @pandas_udf is not read: barrier)",
+        "applyInArrow": "barrier: the function's body is not analysed",
+        "applyInPandas": "GroupedMap (the body read as a sub-plan); barrier with the reason when it cannot be read",
+        "applyInPandasWithState": "not traced (streaming)",
+        "avg": "GroupBy",
+        "cogroup": _UNTRACED + " (cogroup().applyInPandas)",
+        "count": "GroupBy",
+        "max": "GroupBy",
+        "mean": "GroupBy",
+        "min": "GroupBy",
+        "pivot": "Pivot, with `.agg`",
+        "sum": "GroupBy",
+        "transformWithState": "not traced (streaming)",
+        "transformWithStateInPandas": "not traced (streaming)",
+    },
+    "DataFrameNaFunctions": {
+        "drop": "Filter",
+        "fill": "RowTransform",
+        "replace": "RowTransform",
+    },
+}
+
+
+def installed_classes() -> dict[str, type]:
+    """The installed PySpark's classes the table describes, by table name."""
+    from pyspark.sql.classic.dataframe import DataFrame
+    from pyspark.sql.dataframe import DataFrameNaFunctions
+    from pyspark.sql.group import GroupedData
+
+    return {"DataFrame": DataFrame, "GroupedData": GroupedData, "DataFrameNaFunctions": DataFrameNaFunctions}
+
+
+def public_names(cls: type) -> list[str]:
+    """Public attributes of a class: methods and properties alike (`na`, `rdd`, `write`).
+
+    >>> public_names(type("T", (), {"a": 1, "_b": 2}))
+    ['a']
+    """
+    return sorted(n for n in dir(cls) if not n.startswith("_"))
+
+
+def missing(classes: dict[str, type] | None = None) -> dict[str, list[str]]:
+    """Public names of the installed classes that the table does not describe."""
+    classes = classes or installed_classes()
+    out = {name: [m for m in public_names(cls) if m not in COVERAGE.get(name, {})] for name, cls in classes.items()}
+    return {k: v for k, v in out.items() if v}
+
+
+def markdown() -> str:
+    """docs/pyspark_coverage.md."""
+    lines = [
+        "# PySpark coverage",
+        "",
+        "What each public method of `DataFrame`, `GroupedData` and `DataFrameNaFunctions` becomes in",
+        "the pipeline's IR: the paper's operator name, *pass-through* (no node), *inspection* (recorded",
+        "apart, never a pipeline step), or a barrier with its reason (nothing is pushed through a",
+        "barrier). Generated by `python scripts/coverage_table.py --write` from",
+        "`magicpush_lab/translate/coverage.py`; tests/test_api_families.py runs one case per family.",
+        "",
+    ]
+    for cls, entries in COVERAGE.items():
+        lines += [f"## {cls}", "", "| method | becomes |", "|---|---|"]
+        lines += [f"| `{m}` | {text.replace('|', '/')} |" for m, text in sorted(entries.items())]
+        lines.append("")
+    return "\n".join(lines)
