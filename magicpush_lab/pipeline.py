@@ -19,7 +19,8 @@ from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
 from magicpush_lab.rewrite.conditional import runs_after, site_path, untraced_reads
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
 from magicpush_lab.suggestion import CellChange, ProofStep, Suggestion
-from magicpush_lab.translate.dataflow import ancestors, consumers, pipeline_plan, sink_paths, translate_event
+from magicpush_lab.translate.dataflow import (ancestors, consumers, pipeline_plan, sink_paths, translate_event,
+                                              VIEW_READERS, with_view_inputs)
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 
@@ -50,6 +51,7 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     share (the same filter at the same source) is given once.
     """
     started = time.monotonic()
+    trace = with_view_inputs(trace)  # spark.sql / spark.table over temp views read notebook DataFrames
     if not all_pipelines:
         plan = pipeline_plan(trace)
         if plan is None:
@@ -295,6 +297,8 @@ class _Region:
         if consumer is None or consumer.site is None or branch.via_input != 0 \
                 or consumer.inputs[:1] != (source.id,):
             return None, "the source feeds other code, and this pipeline's use of it was not found"
+        if consumer.op in VIEW_READERS:
+            return None, "the pipeline reads the source through a temp view (spark.sql / spark.table)"
         if not alone:
             return None, "one read of the source feeds several branches"
         if self.top is not None:

@@ -185,9 +185,7 @@ CASES = [
          ["Filter", "Source"], check=_source_is("table")),
     case("spark.sql over a temp view", ['people.createOrReplaceTempView("people")',
                                         'out = spark.sql("SELECT id, score FROM people WHERE score > 1")'],
-         ["DropColumn", "Filter", "Source"], check=_source_is("createDataFrame"),
-         xfail="spark.sql() is recorded as a new source: its plan over temp views is not translated, "
-               "so nothing reaches the DataFrames behind the views"),
+         ["DropColumn", "Filter", "Source"], check=_source_is("createDataFrame")),
     # Python UDFs
     case("udf(...) call", ['bump = F.udf(lambda v: v + 1, "int")', 'out = people.withColumn("b", bump("id"))'],
          ["RowTransform", "Source"], check=_udfs_have_source("python")),

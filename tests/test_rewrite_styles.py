@@ -134,6 +134,17 @@ CASES: dict[str, Case] = {
         IMPORT_F + "\n" + UDF + "\ndf = " + CREATE,
         'df = df.withColumn("t", twice("v"))\ndf = df.filter(F.col("v") > 5)\nout = df',
     ]),
+    "spark.sql over a temp view of a traced DataFrame": Case([
+        IMPORT_F + "\n" + UDF + "\nsales = " + CREATE + '\nsales.createOrReplaceTempView("sales")',
+        'q = spark.sql("SELECT id, v FROM sales")\nout = q.withColumn("t", twice("v")).filter(F.col("v") > 5)',
+    ]),
+    # the view is read by SQL and the DataFrame directly: filtering the definition would
+    # change what the other reader sees
+    "spark.sql over a view whose DataFrame is also read elsewhere": Case([
+        IMPORT_F + "\n" + UDF + "\nsales = " + CREATE + '\nsales.createOrReplaceTempView("sales")',
+        'q = spark.sql("SELECT id, v FROM sales")\nout = q.withColumn("t", twice("v")).filter(F.col("v") > 5)',
+        'other = sales.filter(F.col("v") < 3)',
+    ], pushes=False, outputs=("out", "other")),
     "where instead of filter": Case([
         IMPORT_F + "\n" + UDF + "\nsales = " + CREATE,
         'out = sales.withColumn("t", twice("v")).where(F.col("v") > 5)',

@@ -18,8 +18,56 @@ from magicpush_lab.translate.spark_plan import Context, to_plan
 SOURCE_OPS = frozenset({"read", "table", "createDataFrame", "range", "sql", "unknown"})
 
 
+# spark.sql(...) and spark.table(name) read temp views: DataFrames of the notebook
+VIEW_READERS = frozenset({"sql", "table"})
+
+
 def is_source_op(op: str) -> bool:
     return op.split(".", 1)[0] in SOURCE_OPS
+
+
+def with_view_inputs(trace: Trace) -> Trace:
+    """`trace` with each `spark.sql(...)` and `spark.table(view)` event tied to the DataFrames
+    it reads through temp views: Spark's analyzed plan holds each view's own plan, so an
+    earlier event whose plan appears in it is an input (the outermost such subtrees; the
+    latest of equal plans). Without one, the event stays a source."""
+    from dataclasses import replace
+
+    latest: dict[str, int] = {}
+    events = []
+    for e in sorted(trace.events, key=lambda e: e.id):
+        if e.op in VIEW_READERS and not e.inputs:
+            found = _view_inputs(e, latest)
+            if found:
+                e = replace(e, inputs=found)
+        try:
+            latest[canonical_plan(e.plan)] = e.id
+        except ValueError:
+            pass  # an unreadable plan matches nothing
+        events.append(e)
+    if all(a is b for a, b in zip(events, sorted(trace.events, key=lambda e: e.id))):
+        return trace
+    return replace(trace, events=tuple(events))
+
+
+def _view_inputs(event: Event, latest: Mapping[str, int]) -> tuple[int, ...]:
+    try:
+        root = decode_text(event.plan)
+    except ValueError:
+        return ()
+    found: list[int] = []
+
+    def visit(n) -> None:
+        eid = latest.get(n.key)
+        if eid is not None:
+            if eid not in found:
+                found.append(eid)
+            return
+        for k in n.kids:
+            visit(k)
+
+    visit(root)
+    return tuple(found)
 
 
 def longest_path(trace: Trace) -> tuple[Event, ...]:
@@ -67,6 +115,7 @@ def ancestors(trace: Trace, eid: int) -> frozenset[int]:
 
 def pipeline_plan(trace: Trace) -> P.Plan | None:
     """The IR of the longest pipeline: the sink's analyzed plan, annotated with events."""
+    trace = with_view_inputs(trace)
     path = longest_path(trace)
     if not path:
         return None
@@ -88,7 +137,7 @@ def translate_event(trace: Trace, eid: int) -> P.Plan:
     udfs = udfs_by_name(by_id[i] for i in upstream)
     ctx = Context(
         events_by_key=events_by_key,
-        source_events=frozenset(i for i in upstream if is_source_op(by_id[i].op)),
+        source_events=frozenset(i for i in upstream if is_source_op(by_id[i].op) and not by_id[i].inputs),
         udfs=udfs,
         collected=collected_sources(trace, udfs.values()),
         events_by_shape={k: next(iter(ids)) for k, ids in by_shape.items() if len(ids) == 1},
