@@ -64,6 +64,9 @@ DATAFRAME_OPS["__getitem__"] = _getitem_op
 GROUPED_OPS: dict[str, Any] = {n: f"groupBy.{n}" for n in (
     "agg", "count", "sum", "avg", "mean", "min", "max", "applyInPandas", "apply", "applyInArrow")}
 
+# groupBy(...).cogroup(groupBy(...)) method -> op; the inputs are both grouped DataFrames.
+COGROUPED_OPS: dict[str, Any] = {n: f"cogroup.{n}" for n in ("applyInPandas", "applyInArrow")}
+
 READER_OPS: dict[str, Any] = {n: f"read.{n}" for n in ("parquet", "csv", "json", "orc", "table", "load", "text")}
 
 SESSION_OPS: dict[str, Any] = {n: n for n in ("createDataFrame", "table", "range", "sql")}
@@ -357,6 +360,13 @@ class Tracer:
                 self._patch(DataFrame, name, self._make_inspection(name))
             for name, spec in GROUPED_OPS.items():
                 self._patch(GroupedData, name, self._make_step(name, spec, "grouped"))
+            try:
+                from pyspark.sql.pandas.group_ops import PandasCogroupedOps
+            except ImportError:  # no pandas support in this PySpark: nothing to wrap
+                PandasCogroupedOps = None
+            for name, spec in COGROUPED_OPS.items():
+                if PandasCogroupedOps is not None:
+                    self._patch(PandasCogroupedOps, name, self._make_step(name, spec, "cogrouped"))
             for name, spec in READER_OPS.items():
                 self._patch(DataFrameReader, name, self._make_step(name, spec, "source"))
             for name, spec in SESSION_OPS.items():
@@ -520,6 +530,9 @@ class Tracer:
             rest = args[1:]
         elif receiver == "grouped":
             inputs.append(self.event_of(args[0]._df))
+            rest = args[1:]
+        elif receiver == "cogrouped":
+            inputs.extend((self.event_of(args[0]._gd1._df), self.event_of(args[0]._gd2._df)))
             rest = args[1:]
         else:
             rest = args[1:]  # the reader or the session

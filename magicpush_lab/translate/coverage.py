@@ -158,7 +158,8 @@ COVERAGE: dict[str, dict[str, str]] = {
         "applyInPandas": "GroupedMap (the body read as a sub-plan); barrier with the reason when it cannot be read",
         "applyInPandasWithState": "not traced (streaming)",
         "avg": "GroupBy",
-        "cogroup": _UNTRACED + " (cogroup().applyInPandas)",
+        "cogroup": "barrier: cogroup().applyInPandas / applyInArrow are traced with both inputs, "
+                   "the function's body is not analysed",
         "count": "GroupBy",
         "max": "GroupBy",
         "mean": "GroupBy",
