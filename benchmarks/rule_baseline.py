@@ -443,22 +443,7 @@ def _field_of(e: ast.expr, var: str) -> str | None:
 
 
 def _udf_calls(plan: P.Plan, name: str) -> int:
-    return sum(1 for node in P.nodes(plan) for e in _expressions(node) for x in X.walk(e)
+    return sum(1 for node in P.nodes(plan) for e in P.expressions(node) for x in X.walk(e)
                if isinstance(x, X.PyUdf) and x.name == name)
 
 
-def _expressions(node: P.Plan) -> list[X.Expr]:
-    """The expressions a node holds in its own fields (not its inputs')."""
-    found: list[X.Expr] = []
-
-    def visit(value: object) -> None:
-        if isinstance(value, (tuple, list)):
-            for v in value:
-                visit(v)
-        elif isinstance(value, X.Expr.__args__):  # type: ignore[attr-defined]
-            found.append(value)  # type: ignore[arg-type]
-
-    for name in getattr(node, "__dataclass_fields__", {}):
-        if name not in ("child", "left", "right", "inputs", "children", "side_input", "body", "udf"):
-            visit(getattr(node, name))
-    return found

@@ -26,6 +26,7 @@ from magicpush_lab.shared_sources import merge_shared_sources, union_input_misse
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
 from magicpush_lab.verify import full_outer_join, grouped_map, join_condition, row_iter
 from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.verify.implication import implies
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 ANALYSED_OPS = (P.Filter, P.Project, P.InnerJoin, P.OuterJoin, P.Reorder, P.Union, P.Aggregate, P.TopK,
@@ -339,15 +340,9 @@ def _add_alternatives(node: P.Plan, pred: X.Expr, chosen: tuple[X.Expr | None, .
 
 
 def _implies(a: X.Expr, b: X.Expr, timeout_ms: int = 200) -> bool:
-    """Every row `a` keeps, `b` keeps (proved on one symbolic row; unknown counts as no)."""
-    from magicpush_lab.symbolic.encode import Evaluator, truth
-    from magicpush_lab.symbolic.table import SymbolicRow, domain
-    from magicpush_lab.verify.solver import prove
-
+    """Every row `a` keeps, `b` keeps (unknown counts as no)."""
     try:
-        row, ev = SymbolicRow("r"), Evaluator()
-        claim = z3.Implies(truth(ev.eval(a, row)), truth(ev.eval(b, row)))
-        return prove(z3.Implies(domain([row]), claim), timeout_ms).proved
+        return implies(a, b, timeout_ms).proved
     except (Unsupported, z3.Z3Exception):
         return False
 
@@ -432,7 +427,7 @@ def _drop_shared_side_inputs(plan: P.Plan, result: WalkResult) -> None:
     for node in P.nodes(plan):
         if not isinstance(node, P.RowIterPipeline):
             continue
-        calls = sum(1 for n in P.nodes(plan) for e in _expressions_of(n) for x in X.walk(e)
+        calls = sum(1 for n in P.nodes(plan) for e in P.expressions(n) for x in X.walk(e)
                     if isinstance(x, X.PyUdf) and (x.name == node.udf.name or _reads(x, node.side_name)))
         if calls > 1 and any(p.source is node.side_input for p in result.pushed):
             result.pushed = [p for p in result.pushed if p.source is not node.side_input]
@@ -453,23 +448,6 @@ def _reads(udf: X.PyUdf, name: str) -> bool:
         return True
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
                for n in ast.walk(tree))
-
-
-def _expressions_of(node: P.Plan) -> list[X.Expr]:
-    """Every expression a plan node holds, whatever its fields."""
-    found: list[X.Expr] = []
-
-    def visit(value: object) -> None:
-        if isinstance(value, (tuple, list)):
-            for v in value:
-                visit(v)
-        elif isinstance(value, X.Expr.__args__):  # type: ignore[attr-defined]
-            found.append(value)  # type: ignore[arg-type]
-
-    for name in getattr(node, "__dataclass_fields__", {}):
-        if name not in ("child", "left", "right", "inputs", "children", "side_input", "udf"):
-            visit(getattr(node, name))
-    return found
 
 
 def _only(g: tuple[X.Expr | None, ...], i: int) -> tuple[X.Expr | None, ...]:

@@ -1,4 +1,5 @@
-"""Shared fixtures: one local SparkSession for the whole test run."""
+"""Shared fixtures: one local SparkSession for the whole test run, and an IPython shell with the
+tracer loaded."""
 
 from __future__ import annotations
 
@@ -17,3 +18,17 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture()
+def shell(spark):
+    """(IPython shell, its tracer): cells run in it are traced as in a notebook's kernel."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from magicpush_lab.kernel.extension import load, unload
+
+    ip = InteractiveShell.instance()
+    tracer = load(ip)
+    ip.user_ns["spark"] = spark
+    yield ip, tracer
+    unload(ip)

@@ -7,8 +7,6 @@ again, with the branch taken and with the other one, and must give the original'
 
 from __future__ import annotations
 
-import pytest
-
 from magicpush_lab.pipeline import optimize_trace
 
 HEAD = ('from pyspark.sql import functions as F\n'
@@ -51,19 +49,6 @@ SHARED = [
     't = sales.withColumn("w", F.col("v") * 2)\na = t.filter(F.col("v") > 7)\nb = t.filter(F.col("s") < 2)\n'
     'out = a.union(b)',
 ]
-
-
-@pytest.fixture()
-def shell(spark):
-    from IPython.core.interactiveshell import InteractiveShell
-
-    from magicpush_lab.kernel.extension import load, unload
-
-    ip = InteractiveShell.instance()
-    tracer = load(ip)
-    ip.user_ns["spark"] = spark
-    yield ip, tracer
-    unload(ip)
 
 
 def _traced(shell, cells):

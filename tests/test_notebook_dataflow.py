@@ -6,24 +6,10 @@ run again on the same SparkSession and the resulting DataFrames compared with th
 
 from __future__ import annotations
 
-import pytest
-
-from magicpush_lab.kernel.extension import load, unload
 from magicpush_lab.pipeline import optimize_trace
 from magicpush_lab.translate.dataflow import longest_path, sink_paths
 
 IMPORTS = "from pyspark.sql import functions as F"
-
-
-@pytest.fixture()
-def shell(spark):
-    from IPython.core.interactiveshell import InteractiveShell
-
-    ip = InteractiveShell.instance()
-    tracer = load(ip)
-    ip.user_ns["spark"] = spark
-    yield ip, tracer
-    unload(ip)
 
 
 def traced(shell, cells):

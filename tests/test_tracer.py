@@ -4,22 +4,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from magicpush_lab.capture.trace import Trace
 from magicpush_lab.kernel import MEASURE_MIME, TRACE_MIME, measure_bundle, trace_bundle
 from magicpush_lab.kernel.extension import load, magicpush_result, unload
-
-
-@pytest.fixture()
-def shell(spark):
-    from IPython.core.interactiveshell import InteractiveShell
-
-    ip = InteractiveShell.instance()
-    tracer = load(ip)
-    ip.user_ns["spark"] = spark
-    yield ip, tracer
-    unload(ip)
 
 
 def run(ip, source: str) -> int:

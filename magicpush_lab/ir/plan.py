@@ -324,5 +324,23 @@ def nodes(plan: Plan) -> Iterator[Plan]:
         yield from nodes(c)
 
 
+def expressions(node: Plan) -> list[Expr]:
+    """The expressions a node holds in its own fields, whatever they are called (not its
+    inputs', and not a RowIterPipeline's `udf`, which its `outputs` hold already)."""
+    found: list[Expr] = []
+
+    def visit(value: object) -> None:
+        if isinstance(value, (tuple, list)):
+            for v in value:
+                visit(v)
+        elif isinstance(value, X.Expr.__args__):  # type: ignore[attr-defined]
+            found.append(value)  # type: ignore[arg-type]
+
+    for name in getattr(node, "__dataclass_fields__", {}):
+        if name not in ("child", "left", "right", "inputs", "children", "side_input", "body", "udf"):
+            visit(getattr(node, name))
+    return found
+
+
 def sources(plan: Plan) -> tuple[Source, ...]:
     return tuple(n for n in nodes(plan) if isinstance(n, Source))

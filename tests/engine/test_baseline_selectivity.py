@@ -14,16 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-import z3
 
 from benchmarks import rule_baseline
 from benchmarks.tpch import bench, data, queries
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.pushdown import push_down_all
-from magicpush_lab.symbolic.encode import Evaluator, truth
-from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.verify.solver import prove
+from magicpush_lab.verify.implication import implies
 
 from .corpus import corpus
 
@@ -48,10 +45,7 @@ def engine_per_source(plan: P.Plan) -> dict:
 def implication(premise: X.Expr, conclusion: X.Expr, timeout_ms: int = PROOF_MS):
     """Does every row `premise` keeps pass `conclusion` (NULL counts as false)? The Proof, whose
     `reason` says why when not (a counterexample or a time-out)."""
-    ev = Evaluator()
-    row = SymbolicRow("r")
-    claim = z3.Implies(truth(ev.eval(premise, row)), truth(ev.eval(conclusion, row)))
-    return prove(z3.Implies(domain([row]), claim), timeout_ms)
+    return implies(premise, conclusion, timeout_ms)
 
 
 @dataclass(frozen=True)
