@@ -98,7 +98,7 @@ def optimize_one(path: Path, args: argparse.Namespace) -> Any:
             _progress(f"{path.name}: optimizing ({len(r.trace.events)} traced calls)")
             try:
                 result = optimize_trace(r.trace, r.notebook_cells, time_budget=args.budget,
-                                        all_pipelines=args.all_pipelines)
+                                        all_pipelines=args.all_pipelines, cell_ids=r.notebook_cell_ids)
             except NotImplementedError as err:
                 raise _Failure(f"{path}: the optimizer is not available: {err}") from None
             except Exception as err:

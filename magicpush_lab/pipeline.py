@@ -40,12 +40,16 @@ class OptimizeResult:
 
 
 def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
-                   *, time_budget: float = 10.0, all_pipelines: bool = False) -> OptimizeResult:
+                   *, time_budget: float = 10.0, all_pipelines: bool = False,
+                   cell_ids: Sequence[str | None] | None = None) -> OptimizeResult:
     """Find proved pushdowns for the longest pipeline of `trace`.
 
     notebook_cells: the notebook's cell sources in notebook order (markdown cells
     included, so indices match the notebook); a suggestion's cell indices refer to
     it. When None, cells are numbered in the order the trace first saw them.
+    cell_ids: the notebook cells' ids, in the same order as `notebook_cells`. An execution
+    is matched to its cell by id when it has one; without ids, only by a source text that
+    no other cell has (two cells with equal code cannot be told apart).
     all_pipelines: optimize every sink's pipeline, the longest first, within one time
     budget; notes then name the pipeline they are about. A suggestion two pipelines
     share (the same filter at the same source) is given once.
@@ -56,7 +60,7 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
         plan = pipeline_plan(trace)
         if plan is None:
             return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
-        suggestions, notes = _optimize_plan(trace, plan, notebook_cells, Budget(time_budget))
+        suggestions, notes = _optimize_plan(trace, plan, notebook_cells, cell_ids, Budget(time_budget))
         return OptimizeResult(tuple(suggestions), time.monotonic() - started, tuple(notes))
     paths = sink_paths(trace)
     if not paths:
@@ -67,7 +71,7 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     for path in paths:
         sink = path[-1]
         name = _variable_of(trace, sink.id) or f"{sink.op} (event {sink.id})"
-        got, why = _optimize_plan(trace, translate_event(trace, sink.id), notebook_cells, budget)
+        got, why = _optimize_plan(trace, translate_event(trace, sink.id), notebook_cells, cell_ids, budget)
         for s in got:
             found.setdefault((s.source_event, s.predicate, s.cells), s)
         notes.extend(f"pipeline ending in {name}: {n}" for n in why)
@@ -75,13 +79,13 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
 
 
 def _optimize_plan(trace: Trace, plan, notebook_cells: Sequence[str] | None,
-                   budget: Budget) -> tuple[list[Suggestion], list[str]]:
+                   cell_ids: Sequence[str | None] | None, budget: Budget) -> tuple[list[Suggestion], list[str]]:
     """The suggestions for one pipeline's plan, and notes on what was not pushed."""
     if not filters_to_push(plan) and not join_conjuncts(plan):
         return [], ["the pipeline has no filter to push"]
     walk = push_down_all(plan, budget)
     cells = list(notebook_cells) if notebook_cells is not None else _trace_cells(trace)
-    index_of = _cell_index(trace, cells)
+    index_of = _cell_index(trace, cells, cell_ids if notebook_cells is not None else None)
     notes = [_describe(r) for r in walk.refusals]
     suggestions = []
     for pushed in walk.pushed:
@@ -369,11 +373,26 @@ def _trace_cells(trace: Trace) -> list[str]:
     return seen
 
 
-def _cell_index(trace: Trace, cells: list[str]) -> dict[int, int]:
-    """Execution count -> notebook index, for executions whose code is still in the notebook."""
+def _cell_index(trace: Trace, cells: list[str], ids: Sequence[str | None] | None = None) -> dict[int, int]:
+    """Execution count -> notebook index, for executions whose code is still in the notebook.
+
+    A cell edited since it ran has no index: the trace's positions point into the old code.
+    Two cells with the same code are told apart by id only; guessing could put the filter
+    in a cell that runs before the one whose DataFrame the pipeline reads.
+
+    >>> from magicpush_lab.capture.trace import Cell
+    >>> t = Trace(cells=(Cell(1, "a = 1", "x"), Cell(2, "b = 2", None), Cell(3, "a = 1", None)))
+    >>> _cell_index(t, ["a = 1", "b = 2", "a = 1"], ["x", "y", "z"])
+    {1: 0, 2: 1}
+    """
     out = {}
+    by_id = {cell_id: i for i, cell_id in enumerate(ids or ()) if cell_id}
     for c in trace.cells:
-        if c.source in cells:
+        if c.cell_id and c.cell_id in by_id:
+            i = by_id[c.cell_id]
+            if cells[i] == c.source:
+                out[c.execution_count] = i
+        elif cells.count(c.source) == 1:
             out[c.execution_count] = cells.index(c.source)
     return out
 

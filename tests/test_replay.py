@@ -154,9 +154,13 @@ def test_out_of_order_history_is_replayed_in_execution_order_and_its_rewrite_agr
         assert [e.op for e in path] == ["createDataFrame", "filter", "withColumn", "filter"]
         cell_of = {c.execution_count: c.source for c in r.trace.cells}
         assert [cell_of[e.site.execution_count] for e in path] == [OUT_OF_ORDER[k][0] for k in (1, 3, 2, 4)]
+        # each replayed execution carries its notebook cell's id, so equal code cannot be confused
+        ids = {c.execution_count: c.cell_id for c in r.trace.cells}
+        assert ids == {k: r.notebook_cell_ids[i] for k, i in enumerate(r.order, 1)}
+        assert None not in ids.values()
         before = _rows(r, "big")
         assert r.evaluate("big.count()") == "30"
-        result = optimize_trace(r.trace, r.notebook_cells)
+        result = optimize_trace(r.trace, r.notebook_cells, cell_ids=r.notebook_cell_ids)
         doc = r.document
     assert result.suggestions, result.notes
     s = result.suggestions[0]

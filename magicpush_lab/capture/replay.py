@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -65,6 +65,10 @@ class Document:
     @property
     def sources(self) -> list[str]:
         return [c.source for c in self.nb.cells]
+
+    @property
+    def ids(self) -> list[str | None]:
+        return [c.get("id") for c in self.nb.cells]
 
 
 def _is_markdown_marker(line: str) -> bool:
@@ -251,6 +255,10 @@ class Replay:
     def notebook_cells(self) -> list[str]:
         return self.document.sources if self.document is not None else []
 
+    @property
+    def notebook_cell_ids(self) -> list[str | None]:
+        return self.document.ids if self.document is not None else []
+
     def __enter__(self) -> "Replay":
         self.document = read_document(self.path)
         self.order, self.notes = execution_order(self.document.nb.cells)
@@ -259,7 +267,7 @@ class Replay:
         try:
             self._start()
             self._run_cells()
-            self.trace = self.fetch_trace()
+            self.trace = with_cell_ids(self.fetch_trace(), self.order, self.document)
         except BaseException:
             self.close()
             raise
@@ -350,6 +358,23 @@ class Replay:
             except Exception:  # the kernel may already be gone
                 pass
         self._client = None
+
+
+def with_cell_ids(trace: Trace, order: Sequence[int], doc: Document) -> Trace:
+    """The trace with each replayed execution labelled with its notebook cell's id.
+
+    The client does not send cell ids with its execute requests, but it runs the cells
+    in `order`, each storing history (only they do), so execution count k ran `order[k-1]`;
+    an execution whose code is not that cell's keeps no id.
+    """
+    def labelled(cell: Any) -> Any:
+        k = cell.execution_count
+        if cell.cell_id is not None or not 1 <= k <= len(order):
+            return cell
+        nb_cell = doc.nb.cells[order[k - 1]]
+        return replace(cell, cell_id=nb_cell.get("id")) if nb_cell.source == cell.source else cell
+
+    return replace(trace, cells=tuple(labelled(c) for c in trace.cells))
 
 
 def _first_line(text: str | None) -> str:

@@ -83,9 +83,10 @@ def _optimize(request: OptimizeRequest) -> dict[str, Any]:
     except ValueError as err:
         raise RequestError(f"invalid trace: {err}", kind="invalid_trace") from err
     cells = [cell.source for cell in request.cells] if request.cells else None
+    ids = [cell.id for cell in request.cells] if request.cells else None
     if request.time_budget is None:
-        return optimize_trace(trace, cells)
-    return optimize_trace(trace, cells, time_budget=request.time_budget)
+        return optimize_trace(trace, cells, cell_ids=ids)
+    return optimize_trace(trace, cells, cell_ids=ids, time_budget=request.time_budget)
 
 
 class OptimizeHandler(BaseHandler):
