@@ -68,15 +68,19 @@ def _output_path(path: Path, out: str, many: bool) -> Path:
 
 
 def cell_changes(result: Any) -> tuple[dict[int, str], list[str]]:
-    """index -> rewritten source over all suggestions; a cell two suggestions rewrite differently
-    keeps the first one's text, and the later suggestion is reported as skipped."""
+    """index -> rewritten source over all suggestions. A pipeline with several suggestions is
+    rewritten by its joint rewrite (`result.together`), as proved; a cell that two rewrites
+    change differently keeps the first one's text, and the later rewrite is reported as skipped."""
+    joint = {t.pipeline: t for t in getattr(result, "together", ())}
+    rewrites = [(f"the {t.suggestions} filters of pipeline {t.pipeline}", t.cells) for t in joint.values()]
+    rewrites += [(f"filter on {s.source}", s.cells) for s in result.suggestions if s.pipeline not in joint]
     changes: dict[int, str] = {}
     skipped: list[str] = []
-    for s in result.suggestions:
-        if any(c.index in changes and changes[c.index] != c.rewritten for c in s.cells):
-            skipped.append(f"not applied (it rewrites a cell another suggestion rewrote): filter on {s.source}")
+    for what, cells in rewrites:
+        if any(c.index in changes and changes[c.index] != c.rewritten for c in cells):
+            skipped.append(f"not applied (it rewrites a cell another suggestion rewrote): {what}")
             continue
-        for c in s.cells:
+        for c in cells:
             changes[c.index] = c.rewritten
     return changes, skipped
 

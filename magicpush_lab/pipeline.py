@@ -18,8 +18,8 @@ from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
 from magicpush_lab.rewrite.conditional import runs_after, site_path, untraced_reads
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
-from magicpush_lab.suggestion import CellChange, ProofStep, Suggestion
-from magicpush_lab.translate.dataflow import (ancestors, consumers, pipeline_plan, sink_paths, translate_event,
+from magicpush_lab.suggestion import CellChange, ProofStep, Suggestion, Together
+from magicpush_lab.translate.dataflow import (ancestors, consumers, sink_paths, translate_event,
                                               VIEW_READERS, with_view_inputs)
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
@@ -29,11 +29,14 @@ class OptimizeResult:
     suggestions: tuple[Suggestion, ...]
     optimizer_seconds: float
     notes: tuple[str, ...] = ()  # why something was not pushed, for display
+    # per pipeline with several suggestions: all of them as the one rewrite proved jointly
+    together: tuple[Together, ...] = ()
 
     def to_json(self, notebook: str | None = None) -> dict[str, Any]:
         return {
             "notebook": notebook,
             "suggestions": [s.to_json() for s in self.suggestions],
+            "together": [t.to_json() for t in self.together],
             "optimizer_seconds": round(self.optimizer_seconds, 4),
             "notes": list(self.notes),
         }
@@ -56,33 +59,46 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     """
     started = time.monotonic()
     trace = with_view_inputs(trace)  # spark.sql / spark.table over temp views read notebook DataFrames
-    if not all_pipelines:
-        plan = pipeline_plan(trace)
-        if plan is None:
-            return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
-        suggestions, notes = _optimize_plan(trace, plan, notebook_cells, cell_ids, Budget(time_budget))
-        return OptimizeResult(tuple(suggestions), time.monotonic() - started, tuple(notes))
     paths = sink_paths(trace)
     if not paths:
         return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
     budget = Budget(time_budget)
     found: dict[tuple, Suggestion] = {}
     notes: list[str] = []
-    for path in paths:
-        sink = path[-1]
-        name = _variable_of(trace, sink.id) or f"{sink.op} (event {sink.id})"
-        got, why = _optimize_plan(trace, translate_event(trace, sink.id), notebook_cells, cell_ids, budget)
+    together: list[Together] = []
+    for path in paths if all_pipelines else paths[:1]:
+        name = pipeline_name(trace, path[-1])
+        got, why, joint = _optimize_plan(trace, translate_event(trace, path[-1].id), notebook_cells, cell_ids,
+                                         budget, name)
         for s in got:
-            found.setdefault((s.source_event, s.predicate, s.cells), s)
-        notes.extend(f"pipeline ending in {name}: {n}" for n in why)
-    return OptimizeResult(tuple(found.values()), time.monotonic() - started, tuple(notes))
+            found.setdefault((s.source_event, s.predicate, s.cells), _for_pipeline(s, name))
+        notes.extend(f"pipeline ending in {name}: {n}" if all_pipelines else n for n in why)
+        together.extend(joint)
+    return OptimizeResult(tuple(found.values()), time.monotonic() - started, tuple(notes), tuple(together))
+
+
+def _for_pipeline(s: Suggestion, name: str) -> Suggestion:
+    # alternatives too: ranking on live data may put one of them in the suggestion's place
+    return replace(s, pipeline=name, alternatives=tuple(replace(a, pipeline=name) for a in s.alternatives))
+
+
+def pipeline_name(trace: Trace, sink: Event) -> str:
+    """What the user calls a pipeline: the variable holding its last DataFrame, else the call
+    and the execution it ran in."""
+    name = _variable_of(trace, sink.id)
+    if name is not None:
+        return name
+    where = f" in cell [{sink.site.execution_count}]" if sink.site is not None else ""
+    return f"{sink.op.split('.')[-1]}(){where}"
 
 
 def _optimize_plan(trace: Trace, plan, notebook_cells: Sequence[str] | None,
-                   cell_ids: Sequence[str | None] | None, budget: Budget) -> tuple[list[Suggestion], list[str]]:
-    """The suggestions for one pipeline's plan, and notes on what was not pushed."""
+                   cell_ids: Sequence[str | None] | None, budget: Budget,
+                   name: str) -> tuple[list[Suggestion], list[str], list[Together]]:
+    """The suggestions for one pipeline's plan, notes on what was not pushed, and the joint
+    rewrite when there are several."""
     if not filters_to_push(plan) and not join_conjuncts(plan):
-        return [], ["the pipeline has no filter to push"]
+        return [], ["the pipeline has no filter to push"], []
     walk = push_down_all(plan, budget)
     cells = list(notebook_cells) if notebook_cells is not None else _trace_cells(trace)
     index_of = _cell_index(trace, cells, cell_ids if notebook_cells is not None else None)
@@ -95,15 +111,16 @@ def _optimize_plan(trace: Trace, plan, notebook_cells: Sequence[str] | None,
             notes.append(f"{pushed.predicate}: proved, but the cells cannot be rewritten: {err}")
     if not walk.pushed and not notes:
         notes.append("nothing could be pushed")
-    return suggestions, notes
+    joint = _together(trace, walk.pushed, cells, index_of, name) if len(suggestions) > 1 else None
+    return suggestions, notes, [joint] if joint is not None and joint.cells else []
 
 
 class _CannotPlace(Exception):
     """The proved predicate has no place in the user's code to go to."""
 
 
-def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[int, int],
-                peers: Sequence[Pushed] = ()) -> Suggestion:
+def _edits(trace: Trace, pushed: Pushed, peers: Sequence[Pushed] = ()) -> tuple[list[Edit], str, Event]:
+    """The code edits of one proved push, the kind they keep, and the source's event."""
     events = {e.id: e for e in trace.events}
     source_event = events.get(pushed.source.origin) if pushed.source.origin is not None else None
     if source_event is None or source_event.site is None:
@@ -125,6 +142,12 @@ def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[i
             # on a path (a branch not taken) where the added filters do not, or its code also
             # runs for other DataFrames (a helper function, a loop) that keep needing it
             kind = SUPERSET
+    return edits, kind, source_event
+
+
+def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[int, int],
+                peers: Sequence[Pushed] = ()) -> Suggestion:
+    edits, kind, source_event = _edits(trace, pushed, peers)
     alias, _ = functions_alias(cells)
     rewritten = apply(cells, index_of, edits, alias)
     changes = tuple(CellChange(i, cells[i], src) for i, src in sorted(rewritten.items()))
@@ -139,6 +162,31 @@ def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[i
         may_hide_errors=pushed.may_hide_errors,
         alternatives=tuple(_alternatives(trace, pushed, cells, index_of, peers)),
     )
+
+
+def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of: dict[int, int],
+              pipeline: str) -> Together | None:
+    """All of one pipeline's pushes as one rewrite, the way the walk proved them: the late filter
+    goes only if every push is an equivalence (a superset elsewhere still needs it)."""
+    try:
+        planned = [_edits(trace, p, pushes) for p in pushes]
+    except _CannotPlace:
+        return None
+    kind = EQUIVALENT if all(k == EQUIVALENT for _, k, _ in planned) else SUPERSET
+    edits: list[Edit] = []
+    for placed, _, _ in planned:
+        for e in placed:
+            if isinstance(e, RemoveFilter) and kind != EQUIVALENT:
+                continue
+            if e not in edits:  # two equivalences remove the same late filter once
+                edits.append(e)
+    alias, _ = functions_alias(cells)
+    try:
+        rewritten = apply(cells, index_of, edits, alias)
+    except RewriteError:
+        return None
+    return Together(pipeline, kind, tuple(CellChange(i, cells[i], src) for i, src in sorted(rewritten.items())),
+                    len(pushes))
 
 
 def _alternatives(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[int, int],

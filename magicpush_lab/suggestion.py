@@ -47,6 +47,8 @@ class Suggestion:
     ranked: str | None = None  # how the predicate was chosen among the alternatives, once measured
     # which conjuncts Spark hands to the source's file scan (measure.scan_filters); None: not looked at
     scan_filters: dict[str, Any] | None = None
+    # the pipeline the suggestion is for, named by the variable holding its last DataFrame
+    pipeline: str | None = None
 
     def measured(self, rows_before: int, rows_after: int, estimated: bool = False) -> "Suggestion":
         reduction = 1.0 - rows_after / rows_before if rows_before else 0.0
@@ -55,6 +57,25 @@ class Suggestion:
 
     def with_scan_filters(self, scan_filters: dict[str, Any] | None) -> "Suggestion":
         return replace(self, scan_filters=scan_filters)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Together:
+    """All proved pushes of one pipeline applied as one rewrite, as the engine proved them jointly.
+
+    Suggestions of one pipeline are each proved alone; applying two of them one after the other
+    is not what was proved when one removes the late filter and another only adds a superset
+    filter, and two that rewrite the same cell would overwrite each other. This is the rewrite
+    that is proved: every filter added, and the late filter removed only if all are equivalent.
+    """
+
+    pipeline: str
+    kind: str  # "equivalent" | "superset", for the whole rewrite
+    cells: tuple[CellChange, ...]
+    suggestions: int  # how many suggestions it combines
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -15,10 +15,15 @@ import { CommandIDs, DEFAULT_SETTINGS, ISettings, PLUGIN_ID } from './tokens';
 function readSettings(settings: ISettingRegistry.ISettings): ISettings {
   const measure = settings.get('measure').composite;
   const timeBudget = settings.get('timeBudget').composite;
+  const allPipelines = settings.get('allPipelines').composite;
   return {
     measure: typeof measure === 'boolean' ? measure : DEFAULT_SETTINGS.measure,
     timeBudget:
-      typeof timeBudget === 'number' ? timeBudget : DEFAULT_SETTINGS.timeBudget
+      typeof timeBudget === 'number' ? timeBudget : DEFAULT_SETTINGS.timeBudget,
+    allPipelines:
+      typeof allPipelines === 'boolean'
+        ? allPipelines
+        : DEFAULT_SETTINGS.allPipelines
   };
 }
 

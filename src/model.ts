@@ -5,10 +5,12 @@ import { health, optimize } from './api';
 import { KernelExtensionLoader, pullTrace, TracingStatus } from './kernel';
 import {
   DEFAULT_SETTINGS,
+  ICellChange,
   INotebookCellPayload,
   IOptimizeResult,
   ISettings,
-  ISuggestion
+  ISuggestion,
+  ITogether
 } from './tokens';
 
 /** What the optimizer is doing while a request runs. */
@@ -21,6 +23,7 @@ export type ModelState =
       status: 'done';
       result: IOptimizeResult;
       notebook: NotebookPanel;
+      /** Indices of the suggestions applied, alone or with their pipeline's others. */
       applied: ReadonlySet<number>;
     }
   | { status: 'error'; message: string };
@@ -151,6 +154,20 @@ export class MagicPushModel {
 
   set settings(settings: ISettings) {
     this._settings = { ...settings };
+    this._settingsChanged.emit(this._settings);
+  }
+
+  get settingsChanged(): ISignal<this, ISettings> {
+    return this._settingsChanged;
+  }
+
+  /** Whether Optimize looks at every pipeline of the notebook, not only the longest. */
+  get allPipelines(): boolean {
+    return this._settings.allPipelines;
+  }
+
+  set allPipelines(value: boolean) {
+    this.settings = { ...this._settings, allPipelines: value };
   }
 
   /** Keep the kernel extension loaded in `panel`'s kernel for the panel's lifetime. */
@@ -208,7 +225,8 @@ export class MagicPushModel {
         notebook: { path: panel.context.path, cells: notebookCells(panel) },
         kernel_id: kernel.id,
         measure: this._settings.measure,
-        time_budget: this._settings.timeBudget
+        time_budget: this._settings.timeBudget,
+        all_pipelines: this._settings.allPipelines
       });
       if (run === this._run) {
         this._setState({
@@ -227,22 +245,87 @@ export class MagicPushModel {
 
   /**
    * Rewrite the notebook cells of suggestion `index`, each as one undoable
-   * change. Refuses (throws) if any affected cell changed since the run.
+   * change. Refuses (throws) if any affected cell changed since the run, or if
+   * another suggestion of the same pipeline was applied: each was proved
+   * alone, and together they are proved only as the pipeline's joint rewrite.
    */
   apply(index: number): void {
-    const state = this._state;
-    if (state.status !== 'done') {
-      throw new Error('There is no optimization result to apply');
-    }
+    const state = this._done();
     const suggestion: ISuggestion | undefined = state.result.suggestions[index];
     if (!suggestion) {
       throw new Error(`There is no suggestion ${index + 1}`);
     }
+    const joint = this._togetherOf(state, suggestion.pipeline);
+    if (joint) {
+      const others = this._pipelineIndices(state, joint.pipeline).filter(
+        i => i !== index && state.applied.has(i)
+      );
+      if (others.length > 0) {
+        throw new Error(
+          `Another filter of pipeline ${joint.pipeline} is already applied. ` +
+            'Undo it and use "Apply all", which was proved for the filters together.'
+        );
+      }
+    }
+    this._rewrite(state, suggestion.cells);
+    const applied = new Set(state.applied);
+    applied.add(index);
+    this._setState({ ...state, applied });
+  }
+
+  /** Rewrite the cells of a pipeline's joint rewrite: every filter of that pipeline at once. */
+  applyTogether(pipeline: string): void {
+    const state = this._done();
+    const joint = this._togetherOf(state, pipeline);
+    if (!joint) {
+      throw new Error(`There is no joint rewrite for pipeline ${pipeline}`);
+    }
+    const indices = this._pipelineIndices(state, pipeline);
+    if (indices.some(i => state.applied.has(i))) {
+      throw new Error(
+        `A filter of pipeline ${pipeline} is already applied; undo it before applying all`
+      );
+    }
+    this._rewrite(state, joint.cells);
+    const applied = new Set(state.applied);
+    indices.forEach(i => applied.add(i));
+    this._setState({ ...state, applied });
+  }
+
+  private _done(): Extract<ModelState, { status: 'done' }> {
+    const state = this._state;
+    if (state.status !== 'done') {
+      throw new Error('There is no optimization result to apply');
+    }
+    return state;
+  }
+
+  private _togetherOf(
+    state: Extract<ModelState, { status: 'done' }>,
+    pipeline: string | null | undefined
+  ): ITogether | undefined {
+    return (state.result.together ?? []).find(t => t.pipeline === pipeline);
+  }
+
+  private _pipelineIndices(
+    state: Extract<ModelState, { status: 'done' }>,
+    pipeline: string
+  ): number[] {
+    return state.result.suggestions
+      .map((s, i) => (s.pipeline === pipeline ? i : -1))
+      .filter(i => i >= 0);
+  }
+
+  /** Replace each cell's code, one undoable change per cell, after checking all are unchanged. */
+  private _rewrite(
+    state: Extract<ModelState, { status: 'done' }>,
+    changes: ICellChange[]
+  ): void {
     const model = state.notebook.content.model;
     if (state.notebook.isDisposed || !model) {
       throw new Error('The notebook of this suggestion was closed');
     }
-    const targets = suggestion.cells.map(change => {
+    const targets = changes.map(change => {
       const cell =
         change.index < model.cells.length
           ? model.cells.get(change.index)
@@ -262,9 +345,6 @@ export class MagicPushModel {
       shared.transact(() => shared.setSource(rewritten));
       undo?.stopCapturing();
     }
-    const applied = new Set(state.applied);
-    applied.add(index);
-    this._setState({ ...state, applied });
   }
 
   private _onTracingChanged(): void {
@@ -288,6 +368,7 @@ export class MagicPushModel {
   private _run = 0;
   private _loaders = new Map<NotebookPanel, KernelExtensionLoader>();
   private _stateChanged = new Signal<this, ModelState>(this);
+  private _settingsChanged = new Signal<this, ISettings>(this);
   private _notebookChanged = new Signal<this, NotebookPanel | null>(this);
   private _tracingChanged = new Signal<this, TracingStatus | null>(this);
   private _serverProblem: string | null = null;

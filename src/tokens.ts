@@ -54,6 +54,16 @@ export interface ISuggestion {
   ranked?: string | null;
   /** Whether the predicate reaches the source's file scan; null when not measured. */
   scan_filters?: IScanFilters | null;
+  /** The pipeline it is for: the variable holding the pipeline's last DataFrame. */
+  pipeline?: string | null;
+}
+
+/** All suggestions of one pipeline as the single rewrite the engine proved jointly. */
+export interface ITogether {
+  pipeline: string;
+  kind: SuggestionKind;
+  cells: ICellChange[];
+  suggestions: number;
 }
 
 /** One conjunct of the pushed predicate, and whether Spark hands it to the scan. */
@@ -85,11 +95,15 @@ export interface IOptimizeRequest {
   kernel_id: string | null;
   measure: boolean;
   time_budget?: number;
+  /** Every pipeline of the notebook, not only the longest. */
+  all_pipelines?: boolean;
 }
 
 export interface IOptimizeResult {
   notebook: string | null;
   suggestions: ISuggestion[];
+  /** Per pipeline with several suggestions: all of them as one proved rewrite. */
+  together?: ITogether[];
   optimizer_seconds: number;
   notes: string[];
   measure_errors: string[];
@@ -105,6 +119,11 @@ export interface IHealth {
 export interface ISettings {
   measure: boolean;
   timeBudget: number;
+  allPipelines: boolean;
 }
 
-export const DEFAULT_SETTINGS: ISettings = { measure: true, timeBudget: 10 };
+export const DEFAULT_SETTINGS: ISettings = {
+  measure: true,
+  timeBudget: 10,
+  allPipelines: false
+};

@@ -39,3 +39,20 @@ def test_magic_shows_the_proved_measured_suggestion(notebook):
 def test_magic_without_measuring_says_so(notebook):
     text = magicpush_result(notebook, "--no-measure")["text/plain"]
     assert 'F.col("amount") > 950' in text and "not measured" in text
+
+
+def test_magic_all_shows_every_pipeline_and_the_default_only_the_longest(notebook):
+    # as long as the `big` pipeline and more recent: the default picks it alone
+    notebook.run_cell("cheap = orders.withColumn('twice', F.col('amount') * 2).filter(F.col('twice') < 10)",
+                      store_history=True).raise_error()
+    default = magicpush_result(notebook, "--no-measure")["text/plain"]
+    every = magicpush_result(notebook, "--all --no-measure")["text/plain"]
+    pipelines = lambda text: {ln.split()[0] for ln in text.splitlines()[1:] if ln.split()[:1] in (["big"], ["cheap"])}  # noqa: E731
+    assert pipelines(default) == {"cheap"}, default
+    assert pipelines(every) == {"big", "cheap"}, every
+    assert 'F.col("amount") > 950' in every and 'F.col("amount") * 2 < 10' in every
+
+
+def test_magic_rejects_an_unknown_option_and_names_the_known_ones(notebook):
+    text = magicpush_result(notebook, "--everything")["text/plain"]
+    assert "unknown option '--everything'" in text and "--all" in text

@@ -89,10 +89,12 @@ def test_every_pipeline_is_optimized_on_request_the_longest_only_by_default(shel
 
     default = optimize_trace(trace, SEVERAL)
     assert [s.source_event for s in default.suggestions] == [sources[trace.variables["a_big"]]]
+    assert [s.pipeline for s in default.suggestions] == ["a_big"]
 
     every = optimize_trace(trace, SEVERAL, all_pipelines=True)
     assert sorted(s.source_event for s in every.suggestions) == sorted(
         sources[trace.variables[n]] for n in ("a_big", "b_big"))
     assert any(n.startswith("pipeline ending in c_big: ") for n in every.notes), every.notes
+    assert sorted(s.pipeline for s in every.suggestions) == ["a_big", "b_big"]
     names = ["a_big", "b_big", "c_big"]
     assert bags(spark, rewritten(SEVERAL, every.suggestions), names) == bags(spark, SEVERAL, names)

@@ -75,8 +75,20 @@ CASES = {
         lambda c: [AddFilter(site(c[1], "spark.read.parquet(path)", 2), V995),
                    RemoveFilter(site(c[2], 'big.filter(f.col("v") > 995)', 3))],
         {1: 'sales = spark.read.parquet(path).filter(f.col("v") > 995)',
-         2: 'big = sales.withColumn("w", f.col("v") * 2)\nbig = big'},
+         2: 'big = sales.withColumn("w", f.col("v") * 2)\n# filter moved to the source: big = big.filter(f.col("v") > 995)'},
         alias="f"),
+    "df = df.filter(...) over two lines becomes a note, lines kept": case(
+        [IMPORT_F, 'df = df.filter(\n    F.col("v") > 995)  # late\ndf.count()'],
+        lambda c: [RemoveFilter(site(c[1], 'df.filter(\n    F.col("v") > 995)', 2))],
+        {1: '# filter moved to the source: df = df.filter( F.col("v") > 995)\n  # late\ndf.count()'}),
+    "df = df.filter(...) alone in a block keeps the block with pass": case(
+        [IMPORT_F, 'if True:\n    df = df.filter(F.col("v") > 995)\ndf.count()'],
+        lambda c: [RemoveFilter(site(c[1], 'df.filter(F.col("v") > 995)', 2))],
+        {1: 'if True:\n    pass  # filter moved to the source: df = df.filter(F.col("v") > 995)\ndf.count()'}),
+    "df = df.filter(...) sharing its line with another statement keeps that statement": case(
+        [IMPORT_F, 'n = 1; df = df.filter(F.col("v") > 995)'],
+        lambda c: [RemoveFilter(site(c[1], 'df.filter(F.col("v") > 995)', 2))],
+        {1: 'n = 1; df = df'}),
     "no functions alias imported: the import is added": case(
         ["from pyspark.sql.functions import col", "# %% source\nsales = spark.read.parquet(path)"],
         lambda c: [AddFilter(site(c[1], "spark.read.parquet(path)", 2), V995)],

@@ -49,7 +49,7 @@ NOTEBOOK_CELLS = [{"source": MARKDOWN, "cell_type": "markdown", "id": "intro"}] 
 
 SUGGESTION_KEYS = {
     "source", "predicate", "kind", "proof", "cells", "source_event", "predicate_ir",
-    "rows_before", "rows_after", "row_reduction", "estimated",
+    "rows_before", "rows_after", "row_reduction", "estimated", "pipeline",
 }
 
 
@@ -117,6 +117,7 @@ async def test_missing_trace_is_400(jp_fetch):
         ({"trace": {}, "measure": "yes"}, "'measure' must be a boolean, got string"),
         ({"trace": {}, "time_budget": True}, "'time_budget' must be a number of seconds, got boolean"),
         ({"trace": {}, "time_budget": -1}, "'time_budget' must be between 0"),
+        ({"trace": {}, "all_pipelines": 1}, "'all_pipelines' must be a boolean, got number"),
         ([1, 2], "'body' must be a JSON object, got array"),
     ],
 )
@@ -210,6 +211,15 @@ async def test_optimize_real_trace_returns_the_contract(jp_fetch, traced_pipelin
     assert result["measure_errors"] == []
     suggestion = assert_udf_pushdown(result)
     assert suggestion["rows_before"] is None and suggestion["rows_after"] is None
+
+
+async def test_all_pipelines_names_the_pipeline_of_each_suggestion(jp_fetch, traced_pipeline):
+    request = {"trace": traced_pipeline, "notebook": {"path": "scores.ipynb", "cells": NOTEBOOK_CELLS},
+               "measure": False, "all_pipelines": True}
+    result = json.loads((await post_optimize(jp_fetch, request, request_timeout=120)).body)
+    assert_contract(result, "scores.ipynb")
+    suggestion = assert_udf_pushdown(result)
+    assert suggestion["pipeline"] in {name for name in traced_pipeline["variables"]}
 
 
 async def test_measuring_without_a_kernel_says_why_rows_are_missing(jp_fetch, traced_pipeline):

@@ -144,11 +144,11 @@ def apply_measurements(result: Any, measurements: Sequence[dict[str, Any]]) -> A
 
 
 def optimize_live(tracer: Tracer, notebook_cells: Sequence[str] | None = None, *, measure: bool = True,
-                  time_budget: float = 10.0, time_limit: float | None = None) -> Any:
+                  time_budget: float = 10.0, time_limit: float | None = None, all_pipelines: bool = False) -> Any:
     """optimize_trace on the tracer's trace, then measure every suggestion on the live DataFrames."""
     from magicpush_lab.pipeline import optimize_trace
 
-    result = optimize_trace(tracer.trace(), notebook_cells, time_budget=time_budget)
+    result = optimize_trace(tracer.trace(), notebook_cells, time_budget=time_budget, all_pipelines=all_pipelines)
     if not measure or not result.suggestions:
         return result
     requests = [measure_request(s) for s in result.suggestions]

@@ -75,7 +75,8 @@ def tracer_of(ip: Any) -> Tracer | None:
 def magicpush_result(ip: Any, line: str = "") -> dict[str, str]:
     """The display data `%magicpush` shows: proved pushdowns of the trace so far, measured.
 
-    Options: --no-measure (skip counting rows), --budget SECONDS (optimizer time).
+    Options: --no-measure (skip counting rows), --budget SECONDS (optimizer time),
+    --all (every pipeline of the notebook, not only the longest).
     """
     from magicpush_lab.kernel.bundles import optimize_live
     from magicpush_lab.kernel.report import render, render_error
@@ -87,22 +88,24 @@ def magicpush_result(ip: Any, line: str = "") -> dict[str, str]:
         args = shlex.split(line)
     except ValueError as err:
         return render_error(f"cannot read the options: {err}")
-    measure, budget = True, 10.0
+    measure, budget, every = True, 10.0, False
     while args:
         a = args.pop(0)
         if a == "--no-measure":
             measure = False
+        elif a == "--all":
+            every = True
         elif a == "--budget" and args:
             try:
                 budget = float(args.pop(0))
             except ValueError:
                 return render_error("--budget needs a number of seconds")
         else:
-            return render_error(f"unknown option {a!r} (use --no-measure, --budget SECONDS)")
+            return render_error(f"unknown option {a!r} (use --no-measure, --budget SECONDS, --all)")
     if not tracer.trace().events:
         return render_error("no PySpark DataFrame calls were traced yet; run the pipeline's cells first")
     try:
-        result = optimize_live(tracer, None, measure=measure, time_budget=budget)
+        result = optimize_live(tracer, None, measure=measure, time_budget=budget, all_pipelines=every)
     except NotImplementedError as err:
         return render_error(f"the optimizer is not available: {err}")
     except Exception as err:

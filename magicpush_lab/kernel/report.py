@@ -2,10 +2,10 @@
 
 >>> from magicpush_lab.suggestion import ProofStep, Suggestion
 >>> s = Suggestion("sales", 'F.col("v") > 995', "equivalent", (ProofStep("RowTransform", "ROW-TO-ROW", 1, "equivalent"),),
-...                (), 0, {}).measured(1000, 4)
+...                (), 0, {}, pipeline="out").measured(1000, 4)
 >>> print(text_table([s]))
-source  predicate         kind        proof                            rows before -> after  reduction  scan
-sales   F.col("v") > 995  equivalent  RowTransform ROW-TO-ROW (1 row)  1000 -> 4             99.6%      -
+pipeline  source  predicate         kind        proof                            rows before -> after  reduction  scan
+out       sales   F.col("v") > 995  equivalent  RowTransform ROW-TO-ROW (1 row)  1000 -> 4             99.6%      -
 >>> scan_summary(s.with_scan_filters({"scan": "Parquet", "all_pushed": True, "conjuncts": [{}]}))
 'reaches the Parquet scan'
 """
@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from magicpush_lab.suggestion import Suggestion
 
-HEADERS = ("source", "predicate", "kind", "proof", "rows before -> after", "reduction", "scan")
+HEADERS = ("pipeline", "source", "predicate", "kind", "proof", "rows before -> after", "reduction", "scan")
 
 
 def _proof(s: Suggestion) -> str:
@@ -52,7 +52,7 @@ def scan_summary(s: Suggestion) -> str:
 
 def row(s: Suggestion) -> tuple[str, ...]:
     rows, pct = _rows(s)
-    return (s.source, s.predicate, s.kind, _proof(s), rows, pct, scan_summary(s))
+    return (s.pipeline or "-", s.source, s.predicate, s.kind, _proof(s), rows, pct, scan_summary(s))
 
 
 def text_table(suggestions: Sequence[Suggestion]) -> str:
@@ -66,7 +66,7 @@ def text_table(suggestions: Sequence[Suggestion]) -> str:
 def html_table(suggestions: Sequence[Suggestion]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADERS)
     body = "".join(
-        "<tr>" + "".join(f"<td><code>{html.escape(c)}</code></td>" if i == 1 else f"<td>{html.escape(c)}</td>"
+        "<tr>" + "".join(f"<td><code>{html.escape(c)}</code></td>" if HEADERS[i] == "predicate" else f"<td>{html.escape(c)}</td>"
                          for i, c in enumerate(row(s))) + "</tr>"
         for s in suggestions)
     return f'<table class="magicpush-suggestions"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

@@ -197,16 +197,49 @@ def _add_filter(cell: _Cell, edit: AddFilter, code: str, shift: int) -> list[_Re
     raise _NotFound()
 
 
+MOVED_NOTE = "# filter moved to the source: "
+
+
+def _self_assignment(cell: _Cell, node: ast.expr, receiver: ast.expr) -> _Replace | None:
+    """For `df = df.filter(c)` alone on its lines: the statement replaced by a comment that
+    shows it, since removing only the call would leave `df = df`. Newlines are kept, so later
+    positions in the cell do not move; `pass` goes in front when the block would be empty."""
+    if not isinstance(receiver, ast.Name):
+        return None
+    stmt = next((n for n in ast.walk(cell.tree) if isinstance(n, ast.Assign) and n.value is node), None)
+    if stmt is None or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name) \
+            or stmt.targets[0].id != receiver.id:
+        return None
+    src, start, end = cell.source, cell.start(stmt), cell.end(stmt)
+    line_start = src.rfind("\n", 0, start) + 1
+    line_end = src.find("\n", end)
+    after = src[end: len(src) if line_end < 0 else line_end].strip()
+    if src[line_start:start].strip() or (after and not after.startswith("#")):
+        return None  # another statement shares its lines (`a = 1; df = df.filter(c)`)
+    code = cell.text(stmt)
+    note = MOVED_NOTE + " ".join(code.split()) + "\n" * code.count("\n")
+    for text in (note, "pass  " + note):
+        if _parses(src[:start] + text + src[end:]):
+            return _Replace(start, end, text)
+    return None
+
+
 def _remove_filter(cell: _Cell, edit: RemoveFilter, shift: int) -> list[_Replace]:
     exact, starting = cell.expressions_at(edit.site, shift)
     if not exact:
         if starting:
             return []  # the filter is gone already
+        row = edit.site.lineno + shift - 1
+        if 0 <= row < len(cell.lines) and MOVED_NOTE in cell.lines[row]:
+            return []  # its whole `df = df.filter(...)` statement is gone already
         raise _NotFound()
     node = exact[0]
     parts = _filter_parts(node)
     if parts is None:
         return []  # no longer a filter: nothing to remove
+    whole = _self_assignment(cell, node, parts[0])
+    if whole is not None:
+        return [whole]
     where = cell.dot_after(parts[0])
     if where is None:
         raise RewriteError(f"{cell.label}: cannot find the filter call at line {edit.site.lineno}")

@@ -84,9 +84,10 @@ def _optimize(request: OptimizeRequest) -> dict[str, Any]:
         raise RequestError(f"invalid trace: {err}", kind="invalid_trace") from err
     cells = [cell.source for cell in request.cells] if request.cells else None
     ids = [cell.id for cell in request.cells] if request.cells else None
-    if request.time_budget is None:
-        return optimize_trace(trace, cells, cell_ids=ids)
-    return optimize_trace(trace, cells, cell_ids=ids, time_budget=request.time_budget)
+    options: dict[str, Any] = {"cell_ids": ids, "all_pipelines": request.all_pipelines}
+    if request.time_budget is not None:
+        options["time_budget"] = request.time_budget
+    return optimize_trace(trace, cells, **options)
 
 
 class OptimizeHandler(BaseHandler):

@@ -44,6 +44,7 @@ class OptimizeRequest:
     kernel_id: str | None
     measure: bool
     time_budget: float | None
+    all_pipelines: bool = False  # every pipeline of the notebook, not only the longest
 
 
 def _type_name(value: Any) -> str:
@@ -145,4 +146,7 @@ def parse_optimize_request(body: bytes) -> OptimizeRequest:
             )
         time_budget = float(time_budget)
 
-    return OptimizeRequest(data["trace"], path, cells, kernel_id, measure, time_budget)
+    all_pipelines = data.get("all_pipelines", False)
+    _expect(all_pipelines, bool, "all_pipelines", "a boolean")
+
+    return OptimizeRequest(data["trace"], path, cells, kernel_id, measure, time_budget, all_pipelines)

@@ -3,7 +3,7 @@ import * as React from 'react';
 
 import { TracingStatus } from '../kernel';
 import { MagicPushModel, ModelState } from '../model';
-import { IOptimizeResult } from '../tokens';
+import { IOptimizeResult, ITogether } from '../tokens';
 import { SuggestionCard } from './SuggestionCard';
 
 interface IView {
@@ -11,6 +11,7 @@ interface IView {
   hasNotebook: boolean;
   tracing: TracingStatus | null;
   serverProblem: string | null;
+  allPipelines: boolean;
 }
 
 function viewOf(model: MagicPushModel): IView {
@@ -18,7 +19,8 @@ function viewOf(model: MagicPushModel): IView {
     state: model.state,
     hasNotebook: model.notebook !== null,
     tracing: model.tracing,
-    serverProblem: model.serverProblem
+    serverProblem: model.serverProblem,
+    allPipelines: model.allPipelines
   };
 }
 
@@ -31,12 +33,14 @@ function useModel(model: MagicPushModel): IView {
     model.notebookChanged.connect(update);
     model.tracingChanged.connect(update);
     model.serverProblemChanged.connect(update);
+    model.settingsChanged.connect(update);
     update();
     return () => {
       model.stateChanged.disconnect(update);
       model.notebookChanged.disconnect(update);
       model.tracingChanged.disconnect(update);
       model.serverProblemChanged.disconnect(update);
+      model.settingsChanged.disconnect(update);
     };
   }, [model]);
   return view;
@@ -97,6 +101,65 @@ function Notes(props: { title: string; items: string[] }): JSX.Element | null {
   );
 }
 
+const TOGETHER_HELP = {
+  equivalent: 'Every filter goes to its source and the late filter is removed.',
+  superset:
+    'Every filter goes to its source; the late filter is kept, since not all of them replace it.'
+};
+
+/** A pipeline's suggestions as one rewrite: the way to apply more than one of them. */
+function TogetherCard(props: {
+  together: ITogether;
+  applied: boolean;
+  onApply: () => void;
+}): JSX.Element {
+  const { together, applied, onApply } = props;
+  const [error, setError] = React.useState<string | null>(null);
+  const cells = together.cells.map(c => c.index + 1).join(', ');
+  const apply = (): void => {
+    try {
+      onApply();
+      setError(null);
+    } catch (reason) {
+      setError(reason instanceof Error ? reason.message : String(reason));
+    }
+  };
+  return (
+    <section
+      className="jp-MagicPush-together"
+      aria-label={`All filters of pipeline ${together.pipeline}`}
+    >
+      <p>
+        Pipeline <code>{together.pipeline}</code>: its {together.suggestions}{' '}
+        filters were proved together{' '}
+        <span
+          className={`jp-MagicPush-kind jp-MagicPush-kind-${together.kind}`}
+          title={TOGETHER_HELP[together.kind]}
+        >
+          {together.kind}
+        </span>
+      </p>
+      <button
+        className="jp-Button jp-mod-styled jp-mod-accept"
+        disabled={applied}
+        onClick={apply}
+        aria-label={
+          applied
+            ? `Applied all filters of pipeline ${together.pipeline}`
+            : `Apply all ${together.suggestions} filters of pipeline ${together.pipeline} (cells ${cells})`
+        }
+      >
+        {applied ? 'Applied' : 'Apply all'}
+      </button>
+      {error && (
+        <p className="jp-MagicPush-error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
 function Result(props: {
   model: MagicPushModel;
   result: IOptimizeResult;
@@ -105,6 +168,7 @@ function Result(props: {
 }): JSX.Element {
   const { model, result, applied } = props;
   const seconds = `${result.optimizer_seconds.toFixed(2)} s`;
+  const pipelines = new Set(result.suggestions.map(s => s.pipeline)).size;
   return (
     <div className="jp-MagicPush-result">
       {result.suggestions.length === 0 ? (
@@ -117,11 +181,22 @@ function Result(props: {
           for {props.notebookName} ({seconds})
         </p>
       )}
+      {(result.together ?? []).map(together => (
+        <TogetherCard
+          key={together.pipeline}
+          together={together}
+          applied={result.suggestions.every(
+            (s, i) => s.pipeline !== together.pipeline || applied.has(i)
+          )}
+          onApply={() => model.applyTogether(together.pipeline)}
+        />
+      ))}
       {result.suggestions.map((suggestion, i) => (
         <SuggestionCard
           key={i}
           suggestion={suggestion}
           applied={applied.has(i)}
+          showPipeline={pipelines > 1}
           onApply={() => model.apply(i)}
         />
       ))}
@@ -171,7 +246,8 @@ function Body(props: {
 
 export function SidebarView(props: { model: MagicPushModel }): JSX.Element {
   const { model } = props;
-  const { state, hasNotebook, tracing, serverProblem } = useModel(model);
+  const { state, hasNotebook, tracing, serverProblem, allPipelines } =
+    useModel(model);
   const running = state.status === 'running';
   return (
     <div className="jp-MagicPush-sidebar">
@@ -186,6 +262,20 @@ export function SidebarView(props: { model: MagicPushModel }): JSX.Element {
         >
           Optimize pipeline
         </button>
+        <label
+          className="jp-MagicPush-option"
+          title="Look at every pipeline of the notebook, not only the longest one"
+        >
+          <input
+            type="checkbox"
+            checked={allPipelines}
+            disabled={running}
+            onChange={event => {
+              model.allPipelines = event.currentTarget.checked;
+            }}
+          />
+          every pipeline
+        </label>
       </header>
       {!hasNotebook && (
         <p className="jp-MagicPush-notice" role="note">

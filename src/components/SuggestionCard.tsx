@@ -8,6 +8,8 @@ import { ScanFilters } from './ScanFilters';
 export interface ISuggestionCardProps {
   suggestion: ISuggestion;
   applied: boolean;
+  /** Name the pipeline: the result holds suggestions for more than one. */
+  showPipeline?: boolean;
   onApply: () => void;
 }
 
@@ -39,7 +41,7 @@ const KIND_HELP = {
 
 /** One proved pushdown: the predicate, its proof and an Apply button. */
 export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
-  const { suggestion, applied, onApply } = props;
+  const { suggestion, applied, showPipeline, onApply } = props;
   const [error, setError] = React.useState<string | null>(null);
   const cellNumbers = suggestion.cells.map(c => c.index + 1).join(', ');
   const cellWord = suggestion.cells.length === 1 ? 'cell' : 'cells';
@@ -59,6 +61,12 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
       <header className="jp-MagicPush-cardHeader">
         <span className="jp-MagicPush-source">
           source <code>{suggestion.source}</code>
+          {showPipeline && suggestion.pipeline && (
+            <>
+              {' '}
+              for <code>{suggestion.pipeline}</code>
+            </>
+          )}
         </span>
         <span
           className={`jp-MagicPush-kind jp-MagicPush-kind-${suggestion.kind}`}
@@ -74,7 +82,9 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
       {suggestion.ranked && (
         <p
           className="jp-MagicPush-muted"
-          title={(suggestion.alternatives ?? []).map(a => a.predicate).join('\n')}
+          title={(suggestion.alternatives ?? [])
+            .map(a => a.predicate)
+            .join('\n')}
         >
           Chosen among {(suggestion.alternatives ?? []).length + 1} proved
           predicates: {suggestion.ranked}

@@ -101,3 +101,52 @@ test('optimizing the UDF filter notebook shows a proved, measured pushdown', asy
   await page.keyboard.press('Control+z');
   await expect.poll(() => cellSource(page, readCell)).toEqual(original);
 });
+
+const JOIN_CELLS = [
+  'from pyspark.sql import SparkSession, functions as F\n' +
+    'spark = SparkSession.builder.master("local[1]").getOrCreate()\n' +
+    'a = spark.createDataFrame([(i, i % 10) for i in range(50)], ["k", "v"])\n' +
+    'b = spark.createDataFrame([(i, i % 7) for i in range(50)], ["k", "x"])',
+  'j = a.join(b, "k").withColumn("s", F.col("v") + 1)\n' +
+    'out = j.filter((F.col("s") > 5) & (F.col("x") < 3))'
+];
+
+test('two filters of one pipeline apply together, not one after the other', async ({
+  page
+}) => {
+  await page.notebook.createNew('join.ipynb');
+  await page.notebook.setCell(0, 'code', JOIN_CELLS[0]);
+  await page.notebook.addCell('code', JOIN_CELLS[1]);
+  const sidebar = await openTracingSidebar(page);
+  await page.notebook.run();
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+
+  const cards = sidebar.locator('.jp-MagicPush-card');
+  await expect(cards).toHaveCount(2, { timeout: 3 * 60 * 1000 });
+  const together = sidebar.locator('.jp-MagicPush-together');
+  await expect(together).toContainText('Pipeline out');
+
+  // Both filters rewrite cell 1: applying one, then the other, is refused with a way out.
+  await cards
+    .nth(0)
+    .getByRole('button', { name: /^Apply/ })
+    .click();
+  await cards
+    .nth(1)
+    .getByRole('button', { name: /^Apply/ })
+    .click();
+  await expect(cards.nth(1).getByRole('alert')).toContainText('Apply all');
+  await page.notebook.enterCellEditingMode(0);
+  await page.keyboard.press('Control+z');
+  await expect.poll(() => cellSource(page, 0)).toEqual(JOIN_CELLS[0]);
+
+  // A fresh result: Apply all puts both filters into the cell that reads a and b.
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+  await expect(together).toBeVisible({ timeout: 3 * 60 * 1000 });
+  await together.getByRole('button', { name: /^Apply all/ }).click();
+  await expect(
+    together.getByRole('button', { name: /^Applied/ })
+  ).toBeDisabled();
+  const rewritten = await cellSource(page, 0);
+  expect(rewritten.split('.filter(').length - 1).toBe(2);
+});

@@ -1,0 +1,69 @@
+"""A pipeline's suggestions applied together: the joint rewrite (`OptimizeResult.together`).
+
+Each case is a notebook whose pipeline pushes filters to several sources. The joint rewrite
+must add every filter (in one cell when the sources are read in one cell), remove the late
+filter only when every push is an equivalence, and give the original rows when the rewritten
+notebook runs. Each "pushes" case has a "must not push" neighbour with no joint rewrite.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import pytest
+
+from magicpush_lab.cli import cell_changes
+from magicpush_lab.pipeline import optimize_trace
+
+SOURCES = ("from pyspark.sql import functions as F\n"
+           'a = spark.createDataFrame([(i, i % 10) for i in range(50)], ["k", "v"])\n'
+           'b = spark.createDataFrame([(i, i % 7) for i in range(50)], ["k", "x"])')
+JOINED = 'j = a.join(b, "k").withColumn("s", F.col("v") + 1)\n'
+
+
+@dataclass(frozen=True)
+class Case:
+    late: str  # the late filter's condition
+    kind: str | None  # the joint rewrite's kind; None: there must be none
+    filters_added: int = 0
+
+
+CASES = {
+    "a_filter_for_each_side_of_the_join": Case('(F.col("s") > 5) & (F.col("x") < 3)', "superset", 2),
+    # one push is an equivalence, the key transferred to the other side only a superset: keep the late filter
+    "a_join_key_filter_reaches_both_sides": Case('F.col("k") > 5', "superset", 2),
+    # must not push: a row of either side can pass through the other side's disjunct
+    "a_disjunction_across_the_sides_pushes_nothing": Case('(F.col("s") > 5) | (F.col("x") < 3)', None),
+}
+
+
+def _out(spark, cells: list[str]) -> Counter:
+    ns = {"spark": spark}
+    for src in cells:
+        exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
+    return Counter(map(tuple, ns["out"].collect()))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_joint_rewrite_adds_every_filter_and_keeps_the_rows(name, spark, shell):
+    case = CASES[name]
+    cells = [SOURCES, JOINED + f"out = j.filter({case.late})"]
+    ip, tracer = shell
+    for src in cells:
+        ip.run_cell(src, store_history=True).raise_error()
+    result = optimize_trace(tracer.trace(), cells)
+    if case.kind is None:
+        assert result.together == () and result.suggestions == (), result
+        return
+    [joint] = result.together
+    assert (joint.pipeline, joint.kind, joint.suggestions) == ("out", case.kind, len(result.suggestions))
+    new = list(cells)
+    for change in joint.cells:
+        new[change.index] = change.rewritten
+    assert new[0].count(".filter(") == case.filters_added, new[0]
+    assert (".filter(" in new[1]) == (case.kind == "superset"), new[1]
+    assert _out(spark, new) == _out(spark, cells), new
+    # the command line writes the joint rewrite, not one suggestion with the others skipped
+    changes, skipped = cell_changes(result)
+    assert skipped == [] and changes == {c.index: c.rewritten for c in joint.cells}
