@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 from magicpush_lab.capture.trace import Event, Site, Trace
 from magicpush_lab.ir.expr import TRUE
@@ -44,7 +44,8 @@ class OptimizeResult:
 
 def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
                    *, time_budget: float = 10.0, all_pipelines: bool = False,
-                   cell_ids: Sequence[str | None] | None = None) -> OptimizeResult:
+                   cell_ids: Sequence[str | None] | None = None,
+                   only_sinks: Collection[int] | None = None) -> OptimizeResult:
     """Find proved pushdowns for the longest pipeline of `trace`.
 
     notebook_cells: the notebook's cell sources in notebook order (markdown cells
@@ -53,6 +54,7 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     cell_ids: the notebook cells' ids, in the same order as `notebook_cells`. An execution
     is matched to its cell by id when it has one; without ids, only by a source text that
     no other cell has (two cells with equal code cannot be told apart).
+    only_sinks: look only at pipelines ending in these events (`%%magicpush`: the cell's own).
     all_pipelines: optimize every sink's pipeline, the longest first, within one time
     budget; notes then name the pipeline they are about. A suggestion two pipelines
     share (the same filter at the same source) is given once.
@@ -60,6 +62,8 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     started = time.monotonic()
     trace = with_view_inputs(trace)  # spark.sql / spark.table over temp views read notebook DataFrames
     paths = sink_paths(trace)
+    if only_sinks is not None:
+        paths = [p for p in paths if p[-1].id in only_sinks]
     if not paths:
         return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
     budget = Budget(time_budget)

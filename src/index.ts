@@ -5,8 +5,10 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
+import { applyRendererFactory } from './applyRenderer';
 import { MagicPushSidebar } from './components/Sidebar';
 import { magicpushIcon } from './icons';
 import { MagicPushModel } from './model';
@@ -32,14 +34,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Proved predicate pushdown for PySpark notebook pipelines.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ILabShell, ICommandPalette, ISettingRegistry],
+  optional: [ILabShell, ICommandPalette, ISettingRegistry, IRenderMimeRegistry],
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     labShell: ILabShell | null,
     palette: ICommandPalette | null,
-    settingRegistry: ISettingRegistry | null
+    settingRegistry: ISettingRegistry | null,
+    rendermime: IRenderMimeRegistry | null
   ): void => {
+    // before any notebook opens: each notebook's registry is a copy of this one
+    rendermime?.addFactory(applyRendererFactory(tracker));
     const model = new MagicPushModel();
     void model.checkServer();
 

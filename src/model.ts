@@ -3,6 +3,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 
 import { health, optimize } from './api';
 import { KernelExtensionLoader, pullTrace, TracingStatus } from './kernel';
+import { rewriteCells } from './rewrite';
 import {
   DEFAULT_SETTINGS,
   ICellChange,
@@ -37,16 +38,6 @@ const NOTHING_TRACED =
 
 function messageOf(reason: unknown): string {
   return reason instanceof Error ? reason.message : String(reason);
-}
-
-/**
- * The Yjs undo manager of a shared cell. The `ISharedCell` interface does not
- * declare it, but every cell implementation (`YBaseCell`) has one.
- */
-function undoManagerOf(shared: object): { stopCapturing(): void } | null {
-  const manager = (shared as { undoManager?: { stopCapturing(): void } | null })
-    .undoManager;
-  return manager ?? null;
 }
 
 /** The cells of a notebook, in order, as the server expects them. */
@@ -325,26 +316,7 @@ export class MagicPushModel {
     if (state.notebook.isDisposed || !model) {
       throw new Error('The notebook of this suggestion was closed');
     }
-    const targets = changes.map(change => {
-      const cell =
-        change.index < model.cells.length
-          ? model.cells.get(change.index)
-          : undefined;
-      if (!cell || cell.sharedModel.getSource() !== change.original) {
-        throw new Error(
-          `Cell ${change.index + 1} changed since the optimization; run Optimize pipeline again`
-        );
-      }
-      return { shared: cell.sharedModel, rewritten: change.rewritten };
-    });
-    for (const { shared, rewritten } of targets) {
-      // Stop capturing around the edit so Ctrl+Z undoes exactly this rewrite
-      // instead of merging it with the user's last typing.
-      const undo = undoManagerOf(shared);
-      undo?.stopCapturing();
-      shared.transact(() => shared.setSource(rewritten));
-      undo?.stopCapturing();
-    }
+    rewriteCells(model, changes);
   }
 
   private _onTracingChanged(): void {

@@ -14,6 +14,9 @@ export namespace CommandIDs {
 /** MIME type of the trace returned by `magicpush_lab.kernel.trace_bundle()`. */
 export const TRACE_MIME = 'application/vnd.magicpush.trace+json';
 
+/** MIME type of `%magicpush apply N`: cells for the notebook to rewrite (src/applyRenderer.ts). */
+export const APPLY_MIME = 'application/vnd.magicpush.apply+json';
+
 /** The trace, as recorded in the kernel; its fields are read by the server only. */
 export type Trace = { [key: string]: unknown };
 

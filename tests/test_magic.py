@@ -47,7 +47,7 @@ def test_magic_all_shows_every_pipeline_and_the_default_only_the_longest(noteboo
                       store_history=True).raise_error()
     default = magicpush_result(notebook, "--no-measure")["text/plain"]
     every = magicpush_result(notebook, "--all --no-measure")["text/plain"]
-    pipelines = lambda text: {ln.split()[0] for ln in text.splitlines()[1:] if ln.split()[:1] in (["big"], ["cheap"])}  # noqa: E731
+    pipelines = lambda text: {ln.split()[1] for ln in text.splitlines()[1:] if ln.split()[1:2] in (["big"], ["cheap"])}  # noqa: E731
     assert pipelines(default) == {"cheap"}, default
     assert pipelines(every) == {"big", "cheap"}, every
     assert 'F.col("amount") > 950' in every and 'F.col("amount") * 2 < 10' in every
@@ -56,3 +56,79 @@ def test_magic_all_shows_every_pipeline_and_the_default_only_the_longest(noteboo
 def test_magic_rejects_an_unknown_option_and_names_the_known_ones(notebook):
     text = magicpush_result(notebook, "--everything")["text/plain"]
     assert "unknown option '--everything'" in text and "--all" in text
+
+
+def test_help_lists_every_form(notebook):
+    text = magicpush_result(notebook, "--help")["text/plain"]
+    for form in ("%magicpush --no-measure", "--budget SECONDS", "--all", "apply N", "%%magicpush", "--help"):
+        assert form in text
+
+
+@pytest.mark.parametrize("line,message", [
+    ("apply", "apply needs a suggestion number"),
+    ("apply x", "apply needs a suggestion number"),
+    ("apply 7", "there is no suggestion 7 (the last table has 1 to 1)"),
+    ("apply 1 --together", "has no other filter"),
+    ("--budget -2", "--budget must be between 0 and 600 seconds"),
+])
+def test_apply_refuses_what_the_last_table_does_not_have(notebook, line, message):
+    magicpush_result(notebook, "--no-measure")
+    assert message in magicpush_result(notebook, line)["text/plain"]
+
+
+def test_apply_before_any_table_says_to_run_magicpush_first(notebook):
+    assert "run %magicpush first" in magicpush_result(notebook, "apply 1")["text/plain"]
+
+
+def test_apply_asks_the_notebook_to_rewrite_the_cells_that_ran_by_their_ids(spark):
+    """apply N hands the notebook each cell's id, its code as it ran and the rewrite; running the
+    rewritten cells gives the same rows."""
+    from collections import Counter
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from magicpush_lab.kernel.magic import APPLY_MIME
+
+    ip = InteractiveShell.instance()
+    load(ip)
+    try:
+        ip.user_ns["spark"] = spark
+        ids = [f"cell-{i}" for i in range(len(CELLS))]
+        for cell, cell_id in zip(CELLS, ids):
+            ip.run_cell(cell, store_history=True, cell_id=cell_id).raise_error()
+        magicpush_result(ip, "--no-measure")
+        shown = magicpush_result(ip, "apply 1")
+    finally:
+        unload(ip)
+    payload = shown[APPLY_MIME]
+    assert payload["id"] and "filter orders" in payload["what"]
+    by_id = {c["cell_id"]: c for c in payload["cells"]}
+    assert set(by_id) == {"cell-1", "cell-3"}  # the read of orders gets the filter, the late one goes
+    assert all(by_id[i]["original"] == CELLS[ids.index(i)] for i in by_id)
+    new = [by_id[i]["rewritten"] if i in by_id else c for c, i in zip(CELLS, ids)]
+
+    def rows(cells):
+        ns = {"spark": spark}
+        for src in cells:
+            exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
+        return Counter(map(tuple, ns["big"].collect()))
+    assert rows(new) == rows(CELLS)
+    assert "replace these cells' code" in shown["text/plain"]
+
+
+def test_cell_magic_runs_the_cell_and_optimizes_only_its_pipeline(notebook):
+    """`big` is the longest pipeline, but %%magicpush looks at the one its cell ends in; applying
+    rewrites the magic's own cell, magic line kept."""
+    from magicpush_lab.kernel.extension import _loaded
+    from magicpush_lab.kernel.magic import APPLY_MIME
+
+    body = "cheap = orders.withColumn('twice', F.col('amount') * 2).filter(F.col('twice') < 10)"
+    magic_cell = f"%%magicpush --no-measure\n{body}"
+    notebook.run_cell(magic_cell, store_history=True, cell_id="magic-cell").raise_error()
+    assert "cheap" in notebook.user_ns  # the body ran in the user's namespace
+    result, _, _ = _loaded[id(notebook)].last
+    assert [s.pipeline for s in result.suggestions] == ["cheap"]
+    assert result.suggestions[0].predicate == 'F.col("amount") * 2 < 10'
+    [cell] = magicpush_result(notebook, "apply 1")[APPLY_MIME]["cells"]
+    assert (cell["cell_id"], cell["original"]) == ("magic-cell", magic_cell)
+    assert cell["rewritten"].startswith("%%magicpush --no-measure\ncheap = orders.filter(")

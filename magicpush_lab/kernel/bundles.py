@@ -143,12 +143,36 @@ def apply_measurements(result: Any, measurements: Sequence[dict[str, Any]]) -> A
     return dataclasses.replace(result, suggestions=tuple(suggestions), notes=tuple(notes))
 
 
+def kernel_cells(trace: Trace) -> tuple[list[str], list[str | None]]:
+    """The notebook as the kernel knows it: each cell id's latest code, in the order the cells
+    first ran, and the id of each; code run without an id counts once per distinct text.
+
+    >>> from magicpush_lab.capture.trace import Cell
+    >>> kernel_cells(Trace(cells=(Cell(1, "a", "x"), Cell(2, "b", None), Cell(3, "a2", "x"))))
+    (['a2', 'b'], ['x', None])
+    """
+    slots: dict[Any, int] = {}
+    sources: list[str] = []
+    ids: list[str | None] = []
+    for c in trace.cells:
+        key = ("id", c.cell_id) if c.cell_id else ("code", c.source)
+        if key in slots:
+            sources[slots[key]] = c.source
+        else:
+            slots[key] = len(sources)
+            sources.append(c.source)
+            ids.append(c.cell_id)
+    return sources, ids
+
+
 def optimize_live(tracer: Tracer, notebook_cells: Sequence[str] | None = None, *, measure: bool = True,
-                  time_budget: float = 10.0, time_limit: float | None = None, all_pipelines: bool = False) -> Any:
+                  time_budget: float = 10.0, time_limit: float | None = None, all_pipelines: bool = False,
+                  cell_ids: Sequence[str | None] | None = None, only_sinks: Any = None) -> Any:
     """optimize_trace on the tracer's trace, then measure every suggestion on the live DataFrames."""
     from magicpush_lab.pipeline import optimize_trace
 
-    result = optimize_trace(tracer.trace(), notebook_cells, time_budget=time_budget, all_pipelines=all_pipelines)
+    result = optimize_trace(tracer.trace(), notebook_cells, time_budget=time_budget, all_pipelines=all_pipelines,
+                            cell_ids=cell_ids, only_sinks=only_sinks)
     if not measure or not result.suggestions:
         return result
     requests = [measure_request(s) for s in result.suggestions]

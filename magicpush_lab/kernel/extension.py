@@ -5,7 +5,6 @@ Loading is idempotent; unloading removes the hooks and restores PySpark.
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 from magicpush_lab.capture.tracer import Tracer
@@ -17,6 +16,9 @@ class _Hooks:
     def __init__(self, ip: Any, tracer: Tracer) -> None:
         self.ip = ip
         self.tracer = tracer
+        # the last %magicpush result, the notebook cell id behind each of its cell indices and
+        # the text in front of traced code in its notebook cell: what `apply N` refers to
+        self.last: tuple[Any, dict[int, str | None], dict[int, tuple[str, str]]] | None = None
 
     def pre_run_cell(self, info: Any) -> None:
         try:
@@ -49,6 +51,7 @@ def load(ip: Any) -> Tracer:
     ip.events.register("pre_run_cell", hooks.pre_run_cell)
     ip.events.register("post_run_cell", hooks.post_run_cell)
     ip.register_magic_function(lambda line: magicpush(ip, line), "line", "magicpush")
+    ip.register_magic_function(lambda line, cell: magicpush_cell(ip, line, cell), "cell", "magicpush")
     _loaded[id(ip)] = hooks
     return tracer
 
@@ -64,6 +67,7 @@ def unload(ip: Any) -> None:
         except ValueError:
             pass
     ip.magics_manager.magics["line"].pop("magicpush", None)
+    ip.magics_manager.magics["cell"].pop("magicpush", None)
     hooks.tracer.uninstall()
 
 
@@ -72,45 +76,56 @@ def tracer_of(ip: Any) -> Tracer | None:
     return hooks.tracer if hooks is not None else None
 
 
-def magicpush_result(ip: Any, line: str = "") -> dict[str, str]:
-    """The display data `%magicpush` shows: proved pushdowns of the trace so far, measured.
+def magicpush_result(ip: Any, line: str = "", body: str | None = None) -> dict[str, Any]:
+    """The display data of `%magicpush line` (or of `%%magicpush line` over `body`): see
+    magicpush_lab.kernel.magic for the options."""
+    from magicpush_lab.kernel.bundles import kernel_cells, optimize_live
+    from magicpush_lab.kernel.magic import apply_bundle, help_bundle, parse, render_error, show
 
-    Options: --no-measure (skip counting rows), --budget SECONDS (optimizer time),
-    --all (every pipeline of the notebook, not only the longest).
-    """
-    from magicpush_lab.kernel.bundles import optimize_live
-    from magicpush_lab.kernel.report import render, render_error
-
-    tracer = tracer_of(ip)
-    if tracer is None:
+    command = parse(line)
+    if command.error is not None:
+        return render_error(command.error)
+    if command.help:
+        return help_bundle()
+    hooks = _loaded.get(id(ip))
+    if hooks is None:
         return render_error("tracing is off; run %load_ext magicpush_lab first")
-    try:
-        args = shlex.split(line)
-    except ValueError as err:
-        return render_error(f"cannot read the options: {err}")
-    measure, budget, every = True, 10.0, False
-    while args:
-        a = args.pop(0)
-        if a == "--no-measure":
-            measure = False
-        elif a == "--all":
-            every = True
-        elif a == "--budget" and args:
-            try:
-                budget = float(args.pop(0))
-            except ValueError:
-                return render_error("--budget needs a number of seconds")
-        else:
-            return render_error(f"unknown option {a!r} (use --no-measure, --budget SECONDS, --all)")
-    if not tracer.trace().events:
+    if command.apply is not None:
+        if hooks.last is None:
+            return render_error("there is nothing to apply yet: run %magicpush first")
+        result, ids, prefixes = hooks.last
+        return apply_bundle(result, command.apply, command.together, ids, prefixes)
+    sinks, prefixes = None, {}  # prefixes: index -> (text before the traced code, whole cell)
+    if body is not None:
+        before = {e.id for e in hooks.tracer.trace().events}
+        ran = ip.run_cell(body, store_history=False)
+        if not ran.success:
+            return render_error("the cell raised an error; nothing was optimized")
+        sinks = frozenset(e.id for e in hooks.tracer.trace().events if e.id not in before)
+        if not sinks:
+            return render_error("the cell made no PySpark DataFrame to optimize")
+    trace = hooks.tracer.trace()
+    if not trace.events:
         return render_error("no PySpark DataFrame calls were traced yet; run the pipeline's cells first")
+    cells, ids = kernel_cells(trace)
+    if body is not None and body in cells:
+        # the %%magicpush cell itself: its notebook cell holds the magic line in front of the
+        # code (which IPython hands over with a newline the notebook cell may not have)
+        code = body.rstrip("\n")
+        outer = next((c for c in reversed(trace.cells) if c.source.endswith(code) and c.source != body), None)
+        if outer is not None:
+            k = cells.index(body)
+            ids[k] = outer.cell_id
+            prefixes[k] = (outer.source[: len(outer.source) - len(code)], outer.source)
     try:
-        result = optimize_live(tracer, None, measure=measure, time_budget=budget, all_pipelines=every)
+        result = optimize_live(hooks.tracer, cells, cell_ids=ids, measure=command.measure,
+                               time_budget=command.budget, all_pipelines=command.every, only_sinks=sinks)
     except NotImplementedError as err:
         return render_error(f"the optimizer is not available: {err}")
     except Exception as err:
         return render_error(f"the optimizer failed: {type(err).__name__}: {err}")
-    return render(result)
+    hooks.last = (result, dict(enumerate(ids)), prefixes)
+    return show(result)
 
 
 def magicpush(ip: Any, line: str = "") -> None:
@@ -118,3 +133,10 @@ def magicpush(ip: Any, line: str = "") -> None:
     from IPython.display import display
 
     display(magicpush_result(ip, line), raw=True)
+
+
+def magicpush_cell(ip: Any, line: str = "", body: str = "") -> None:
+    """%%magicpush: run the cell, then show proved pushdowns for the pipeline it ends in."""
+    from IPython.display import display
+
+    display(magicpush_result(ip, line, body), raw=True)

@@ -4,8 +4,8 @@
 >>> s = Suggestion("sales", 'F.col("v") > 995', "equivalent", (ProofStep("RowTransform", "ROW-TO-ROW", 1, "equivalent"),),
 ...                (), 0, {}, pipeline="out").measured(1000, 4)
 >>> print(text_table([s]))
-pipeline  source  predicate         kind        proof                            rows before -> after  reduction  scan
-out       sales   F.col("v") > 995  equivalent  RowTransform ROW-TO-ROW (1 row)  1000 -> 4             99.6%      -
+#  pipeline  source  predicate         kind        proof                            rows before -> after  reduction  scan
+1  out       sales   F.col("v") > 995  equivalent  RowTransform ROW-TO-ROW (1 row)  1000 -> 4             99.6%      -
 >>> scan_summary(s.with_scan_filters({"scan": "Parquet", "all_pushed": True, "conjuncts": [{}]}))
 'reaches the Parquet scan'
 """
@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from magicpush_lab.suggestion import Suggestion
 
-HEADERS = ("pipeline", "source", "predicate", "kind", "proof", "rows before -> after", "reduction", "scan")
+HEADERS = ("#", "pipeline", "source", "predicate", "kind", "proof", "rows before -> after", "reduction", "scan")
 
 
 def _proof(s: Suggestion) -> str:
@@ -50,14 +50,14 @@ def scan_summary(s: Suggestion) -> str:
     return "not a scan filter: evaluated after reading"
 
 
-def row(s: Suggestion) -> tuple[str, ...]:
+def row(s: Suggestion, number: int = 1) -> tuple[str, ...]:
     rows, pct = _rows(s)
-    return (s.pipeline or "-", s.source, s.predicate, s.kind, _proof(s), rows, pct, scan_summary(s))
+    return (str(number), s.pipeline or "-", s.source, s.predicate, s.kind, _proof(s), rows, pct, scan_summary(s))
 
 
 def text_table(suggestions: Sequence[Suggestion]) -> str:
     """Aligned plain-text table of suggestions."""
-    rows = [HEADERS] + [row(s) for s in suggestions]
+    rows = [HEADERS] + [row(s, n) for n, s in enumerate(suggestions, 1)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
     return "\n".join(lines)
@@ -67,8 +67,8 @@ def html_table(suggestions: Sequence[Suggestion]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADERS)
     body = "".join(
         "<tr>" + "".join(f"<td><code>{html.escape(c)}</code></td>" if HEADERS[i] == "predicate" else f"<td>{html.escape(c)}</td>"
-                         for i, c in enumerate(row(s))) + "</tr>"
-        for s in suggestions)
+                         for i, c in enumerate(row(s, n))) + "</tr>"
+        for n, s in enumerate(suggestions, 1))
     return f'<table class="magicpush-suggestions"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 

@@ -150,3 +150,32 @@ test('two filters of one pipeline apply together, not one after the other', asyn
   const rewritten = await cellSource(page, 0);
   expect(rewritten.split('.filter(').length - 1).toBe(2);
 });
+
+test('%magicpush apply 1 rewrites the cells from the kernel side, once', async ({
+  page
+}) => {
+  await page.notebook.createNew('magic.ipynb');
+  await page.notebook.setCell(0, 'code', JOIN_CELLS[0]);
+  await page.notebook.addCell(
+    'code',
+    'out = a.withColumn("w", F.col("v") * 3).filter(F.col("w") > 20)'
+  );
+  await page.notebook.addCell('code', '%magicpush --no-measure');
+  await page.notebook.addCell('code', '%magicpush apply 1');
+  await openTracingSidebar(page);
+  await page.notebook.run();
+
+  const output = page.locator('.jp-MagicPush-applyResult');
+  await expect(output).toContainText('Applied suggestion 1', {
+    timeout: 3 * 60 * 1000
+  });
+  expect(await cellSource(page, 0)).toContain('.filter(');
+  expect(await cellSource(page, 1)).not.toContain('.filter(');
+
+  // Running the same request's output again (a re-render) does not apply it twice.
+  const metadata = await page.evaluate(() => {
+    const panel = (window as any).jupyterapp.shell.currentWidget;
+    return panel.content.model.getMetadata('magicpush-applied') as string[];
+  });
+  expect(metadata).toHaveLength(1);
+});
