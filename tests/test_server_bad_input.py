@@ -25,17 +25,13 @@ import pytest
 from jupyter_core.utils import ensure_event_loop
 from tornado.httpclient import HTTPClientError
 
-from tests.test_server import (  # noqa: F401 - traced_pipeline is a fixture used below
-    NOTEBOOK_CELLS,
-    ROWS,
-    ROWS_AFTER,
-    assert_udf_pushdown,
-    run_in_kernel,
-    start_pipeline_kernel,
-    traced_pipeline,
-)
+from tests import test_server
+from tests.test_server import NOTEBOOK_CELLS, ROWS, ROWS_AFTER, assert_udf_pushdown, run_in_kernel, start_pipeline_kernel
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
+
+# the same notebook pipeline, traced in the test process (a module-scoped fixture)
+traced_pipeline = test_server.traced_pipeline
 
 NOTEBOOKS = Path(__file__).parent / "notebooks"
 
@@ -153,22 +149,27 @@ def _same(trace: dict[str, Any]) -> dict[str, Any]:
     return trace
 
 
+NOT_IN_NOTEBOOK = "cannot be rewritten: the cell that ran as execution [3] is not in the notebook"
+NO_SOURCE = "cannot be rewritten: the trace has no source for the cell that ran as execution"
+EDITED = "was the cell edited after it ran?"
+
 MISSING_CELLS = [
-    # (trace mutation, notebook cells sent)
-    ("notebook-cells-shorter-than-trace", _same, NOTEBOOK_CELLS[:2]),
-    ("only-the-markdown-cell", _same, NOTEBOOK_CELLS[:1]),
+    # (trace mutation, notebook cells sent, a note the result must carry; None: the rewrite stands)
+    ("notebook-cells-shorter-than-trace", _same, NOTEBOOK_CELLS[:2], NOT_IN_NOTEBOOK),
+    ("only-the-markdown-cell", _same, NOTEBOOK_CELLS[:1], NOT_IN_NOTEBOOK),
     ("cells-edited-since-the-trace", _same,
-     [{**c, "source": "# edited\n" + c["source"]} for c in NOTEBOOK_CELLS]),
-    ("trace-without-cells", _drop_trace_cells, NOTEBOOK_CELLS),
-    ("sites-in-unknown-executions", _sites_in_unknown_cells, NOTEBOOK_CELLS),
-    ("sites-past-the-cell-end", _sites_past_the_cell_end, NOTEBOOK_CELLS),
-    ("cell-ids-not-in-the-notebook", _foreign_cell_ids, NOTEBOOK_CELLS),
+     [{**c, "source": "# edited\n" + c["source"]} for c in NOTEBOOK_CELLS], NOT_IN_NOTEBOOK),
+    ("trace-without-cells", _drop_trace_cells, NOTEBOOK_CELLS, NO_SOURCE),
+    ("sites-in-unknown-executions", _sites_in_unknown_cells, NOTEBOOK_CELLS, NO_SOURCE),
+    ("sites-past-the-cell-end", _sites_past_the_cell_end, NOTEBOOK_CELLS, EDITED),
+    # cells are matched by their text, so ids the notebook does not know do not matter
+    ("cell-ids-not-in-the-notebook", _foreign_cell_ids, NOTEBOOK_CELLS, None),
 ]
 
 
-@pytest.mark.parametrize("mutate,cells", [c[1:] for c in MISSING_CELLS], ids=[c[0] for c in MISSING_CELLS])
+@pytest.mark.parametrize("mutate,cells,note", [c[1:] for c in MISSING_CELLS], ids=[c[0] for c in MISSING_CELLS])
 async def test_traces_referencing_missing_cells_never_rewrite_a_cell_that_is_not_there(
-    jp_fetch, traced_pipeline, mutate, cells
+    jp_fetch, traced_pipeline, mutate, cells, note
 ):
     request = {
         "trace": mutate(copy.deepcopy(traced_pipeline)),
@@ -179,6 +180,12 @@ async def test_traces_referencing_missing_cells_never_rewrite_a_cell_that_is_not
     response = await post(jp_fetch, "optimize", request)
     result = json.loads(response.body)
     assert response.code == 200
+    if note is None:
+        assert_udf_pushdown(result)
+    else:
+        # proved, but with no cell to rewrite there is no suggestion, and the notes say why
+        assert result["suggestions"] == []
+        assert any(note in n for n in result["notes"]), result["notes"]
     for suggestion in result["suggestions"]:
         for change in suggestion["cells"]:
             # a rewrite names a cell the request sent and starts from that cell's own text
