@@ -390,12 +390,25 @@ async def test_a_count_past_its_time_limit_is_estimated_and_flagged(jp_fetch, me
 # -- replay: paths stay inside the root, failures name the cell, the file is never written ---
 
 
+ODD_NOTEBOOKS = {
+    # JSON, but not a notebook nbformat can read into cells
+    "empty-object.ipynb": "{}",
+    "array.ipynb": "[]",
+    "cells-not-a-list.ipynb": '{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": 3}',
+    "cell-not-an-object.ipynb": '{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [3]}',
+}
+
+
 @pytest.fixture
 def root_with_notebooks(jp_root_dir: Path, tmp_path: Path) -> Path:
     (jp_root_dir / "nb").mkdir()
     shutil.copy(NOTEBOOKS / "broken.py", jp_root_dir / "nb" / "broken.py")
     (jp_root_dir / "nb" / "notes.txt").write_text("not a notebook\n")
     (jp_root_dir / "nb" / "garbled.ipynb").write_text("{ this is not json")
+    for name, text in ODD_NOTEBOOKS.items():
+        (jp_root_dir / "nb" / name).write_text(text)
+    (jp_root_dir / "nb" / "slow.py").write_text("# %%\nimport time\n\n# %%\ntime.sleep(60)\n")
+    (jp_root_dir / "nb" / "syntax.py").write_text("# %%\nx = 1\n\n# %%\ndef broken(:\n    pass\n")
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.py").write_text("x = 1\n")
@@ -416,6 +429,7 @@ REPLAY_PATHS = [
     ("nb/notes.txt", 400, "not_a_notebook"),
     ("nb", 400, "not_a_notebook"),
     ("nb/garbled.ipynb", 400, "not_a_notebook"),
+    *((f"nb/{name}", 400, "not_a_notebook") for name in ODD_NOTEBOOKS),
 ]
 
 
@@ -428,13 +442,26 @@ async def test_replay_refuses_paths_that_are_not_notebooks_inside_the_root(
     assert str(root_with_notebooks) not in answer["error"]  # no server paths in answers
 
 
-async def test_a_notebook_failing_on_replay_is_422_naming_the_cell(jp_fetch, root_with_notebooks):
-    target = root_with_notebooks / "nb" / "broken.py"
+FAILING_REPLAYS = [
+    # (notebook, per-cell timeout, failing cell index, ename, text of evalue)
+    ("nb/broken.py", 120, 1, "ValueError", "value too small"),
+    ("nb/slow.py", 3, 1, "CellTimeoutError", "longer than 3"),
+    ("nb/syntax.py", 120, 1, "SyntaxError", ""),
+]
+
+
+@pytest.mark.parametrize("path,timeout,cell,ename,evalue", FAILING_REPLAYS)
+async def test_a_notebook_failing_on_replay_is_422_naming_the_cell(
+    jp_fetch, root_with_notebooks, path, timeout, cell, ename, evalue
+):
+    target = root_with_notebooks / path
     original = target.read_bytes()
-    code, answer = await error_of(jp_fetch, "replay", {"path": "nb/broken.py", "timeout": 120})
+    code, answer = await error_of(jp_fetch, "replay", {"path": path, "timeout": timeout})
     assert (code, answer["kind"]) == (422, "replay_failed")
-    assert (answer["cell_index"], answer["ename"]) == (1, "ValueError")
-    assert "value too small" in answer["evalue"]
+    assert (answer["cell_index"], answer["ename"]) == (cell, ename), answer
+    assert evalue in answer["evalue"]
+    assert answer["error"].startswith(f"{path}: cell {cell} failed")
+    assert str(root_with_notebooks) not in json.dumps(answer)
     assert target.read_bytes() == original
     await assert_server_answers(jp_fetch)
 

@@ -136,10 +136,19 @@ class OptimizeHandler(BaseHandler):
         self.finish(json.dumps(body))
 
 
-def _replay_error(err: Any) -> RequestError:
+def _relative(message: str, path: Any, relative: str) -> str:
+    """`message` naming the notebook as the client did: no server paths in answers.
+
+    >>> _relative("/srv/nb/a.py: cell 1 failed", "/srv/nb/a.py", "nb/a.py")
+    'nb/a.py: cell 1 failed'
+    """
+    return message.replace(str(path), relative)
+
+
+def _replay_error(err: Any, path: Any, relative: str) -> RequestError:
     """A failing cell (or a kernel that died) while replaying, as a 422 naming the cell."""
     return RequestError(
-        str(err), status=422, kind="replay_failed",
+        _relative(str(err), path, relative), status=422, kind="replay_failed",
         details={"cell_index": err.cell_index, "ename": err.ename, "evalue": err.evalue, "where": err.where},
     )
 
@@ -155,14 +164,16 @@ def _replay(path: Any, request: ReplayRequest) -> dict[str, Any]:
     try:
         read_document(path)
     except (ValueError, OSError) as err:  # not notebook JSON, unreadable
-        raise RequestError(f"cannot read {request.path!r} as a notebook: {err}", kind="not_a_notebook") from None
+        raise RequestError(f"cannot read {request.path!r} as a notebook: {_relative(str(err), path, request.path)}",
+                           kind="not_a_notebook") from None
     replay = Replay(path, timeout=request.timeout)
     try:
         replay.__enter__()
     except ReplayError as err:
-        raise _replay_error(err) from None
+        raise _replay_error(err, path, request.path) from None
     except RuntimeError as err:  # the kernel would not start
-        raise RequestError(f"cannot start a kernel to replay in: {err}", status=500, kind="kernel_error") from None
+        raise RequestError(f"cannot start a kernel to replay in: {_relative(str(err), path, request.path)}",
+                           status=500, kind="kernel_error") from None
     try:
         budget = {} if request.time_budget is None else {"time_budget": request.time_budget}
         # Z3 runs one optimization at a time: queue behind the optimize requests
@@ -173,8 +184,8 @@ def _replay(path: Any, request: ReplayRequest) -> dict[str, Any]:
                 outcome = apply_measurements(result.suggestions, replay.measure(measure_requests(result.suggestions)))
                 result = dataclasses.replace(result, suggestions=outcome.suggestions)
                 measure_errors = list(outcome.errors)
-            except ReplayError as err:  # the kernel died or would not answer
-                measure_errors = [f"not measured: {err}"]
+            except Exception as err:  # the kernel died or would not answer: the suggestions stand
+                measure_errors = [f"not measured: {_relative(str(err), path, request.path)}"]
         if replay.notes:  # the replay order is part of what the suggestions were computed on
             result = dataclasses.replace(result, notes=tuple(replay.notes) + tuple(result.notes))
     finally:
