@@ -98,6 +98,8 @@ BAD_BODIES = [
     ("replay", {}, 400, "missing_field"),
     ("replay", {"path": ["a.ipynb"]}, 400, "invalid_field"),
     ("replay", {"path": "a.ipynb", "timeout": -5}, 400, "invalid_field"),
+    ("replay", {"path": "a.ipynb", "timeout": 0.5}, 400, "invalid_field"),
+    ("replay", {"path": "a.ipynb", "timeout": 1e6}, 400, "invalid_field"),
     ("replay", {"path": "a.ipynb", "measure": "no"}, 400, "invalid_field"),
     ("replay", {"path": ""}, 400, "invalid_field"),
 ]

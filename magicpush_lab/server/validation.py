@@ -209,6 +209,8 @@ def parse_replay_request(body: bytes) -> ReplayRequest:
                            kind="missing_field")
     _expect(data["path"], str, "path", "a string")
     timeout = _optional_seconds(data, "timeout", MAX_REPLAY_TIMEOUT)
+    if timeout is not None and timeout < 1:  # the notebook client counts whole seconds
+        raise RequestError(f"'timeout' must be at least 1 second, got {timeout:g}", kind="invalid_field")
     measure = data.get("measure", True)
     _expect(measure, bool, "measure", "a boolean")
     time_budget = _optional_seconds(data, "time_budget", MAX_TIME_BUDGET)
