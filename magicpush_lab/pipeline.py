@@ -329,6 +329,9 @@ class _Region:
 
     def _runs_after(self, start: int, site: Site) -> str | None:
         later = [self.events[x].site for x in self._between(start) if x != start]
+        unknown = sorted({s.execution_count for s in [site, *later] if s is not None} - set(self.cells))
+        if unknown:  # without the cell's text its blocks are unknown: say so, not "conditional"
+            return f"the trace has no source for the cell that ran as execution {unknown}"
         if not runs_after(site_path(self.cells, site), [site_path(self.cells, s) for s in later]):
             return ("a later step of the pipeline is in a conditional block (if/else, match, loop, try) "
                     "that the filter's place is not in: a path the trace did not see would get the filter")

@@ -147,7 +147,16 @@ def read_document(path: str | os.PathLike[str]) -> Document:
     if p.suffix not in SUPPORTED:
         raise ValueError(f"{p}: unsupported file type {p.suffix or '(none)'}; use .ipynb or a percent-format .py")
     if p.suffix == ".ipynb":
-        return Document(p, nbformat.read(str(p), as_version=4))
+        try:
+            nb = nbformat.read(str(p), as_version=4)
+            odd = [i for i, c in enumerate(nb.cells) if "cell_type" not in c or not isinstance(c.get("source"), str)]
+            if odd:
+                raise ValueError(f"cells {_listed(odd)} have no cell_type or source")
+        except OSError:
+            raise
+        except Exception as err:  # nbformat raises schema, type and attribute errors on odd JSON
+            raise ValueError(f"{p}: not a readable notebook: {_first_line(str(err))}") from err
+        return Document(p, nb)
     cells = parse_percent(p.read_text(encoding="utf-8"))
     nb = nbformat.v4.new_notebook()
     for c in cells:

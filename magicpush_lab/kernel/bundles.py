@@ -79,12 +79,24 @@ def measure_requests(tracer: Tracer | None, requests: Sequence[Any], *,
                 scan = _scan_filters(frames, int(req["source_event"]), predicate)
                 before, after, estimated = measure(
                     frames, int(req["source_event"]), predicate,
-                    time_limit=DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+                    **_limits(req.get("time_limit"), DEFAULT_TIME_LIMIT if time_limit is None else time_limit))
             out.append({"rows_before": int(before), "rows_after": int(after), "estimated": bool(estimated),
                         **scan, **ranking})
         except Exception as err:  # one bad request must not hide the others' results
             out.append({"error": f"{type(err).__name__}: {_first_line(err)}", **scan})
     return out
+
+
+def _limits(requested: Any, default: float) -> dict[str, float]:
+    """measure()'s time limits: a request's own positive `time_limit` bounds the exact counts
+    and the sample keeps the default limit (a tiny limit means "estimate", not "fail").
+
+    >>> _limits(0.5, 60.0), _limits(None, 60.0), _limits("soon", 60.0)
+    ({'time_limit': 0.5, 'sample_time_limit': 60.0}, {'time_limit': 60.0}, {'time_limit': 60.0})
+    """
+    if isinstance(requested, (int, float)) and not isinstance(requested, bool) and 0 < requested < float("inf"):
+        return {"time_limit": float(requested), "sample_time_limit": max(float(requested), default)}
+    return {"time_limit": default}
 
 
 def _ranked(frames: Any, source_event: int, predicate: Any, alternatives: list) -> tuple[Any, dict[str, Any]]:

@@ -10,6 +10,7 @@ process.
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from dataclasses import dataclass
@@ -32,8 +33,14 @@ class MeasureOutcome:
     errors: tuple[str, ...]
 
 
-def measure_requests(suggestions: Sequence[Suggestion]) -> list[dict[str, Any]]:
-    return [measure_request(s) for s in suggestions]
+def measure_requests(
+    suggestions: Sequence[Suggestion], time_limit: float | None = None
+) -> list[dict[str, Any]]:
+    """The kernel's measure requests; `time_limit` bounds each exact count (then it is sampled)."""
+    requests = [measure_request(s) for s in suggestions]
+    if time_limit is not None:
+        requests = [{**r, "time_limit": time_limit} for r in requests]
+    return requests
 
 
 def _expression_error(result: dict[str, Any]) -> str:
@@ -44,7 +51,30 @@ def _expression_error(result: dict[str, Any]) -> str:
     return f"{ename}: {evalue}" if evalue else ename
 
 
-async def _execute_user_expression(client: Any, expression: str, timeout: float) -> dict[str, Any]:
+#: How often a pending measurement checks that its kernel is still the one it asked.
+POLL_SECONDS = 1.0
+
+
+async def _kernel_process(kernel: Any) -> Any:
+    """An identity of the kernel's process: None once it is dead; it changes when the
+    kernel is restarted (a restarted kernel never answers the request sent to the old one)."""
+    try:
+        if not await _maybe_await(kernel.is_alive()):
+            return None
+    except Exception:  # a kernel being torn down
+        return None
+    provisioner = getattr(kernel, "provisioner", None)
+    return getattr(provisioner, "pid", None) if provisioner is not None else None
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+async def _execute_user_expression(
+    client: Any, expression: str, timeout: float, kernel: Any = None
+) -> dict[str, Any]:
+    process = await _kernel_process(kernel) if kernel is not None else None
     msg_id = client.execute(
         "", silent=True, store_history=False, user_expressions={"m": expression}, allow_stdin=False
     )
@@ -54,13 +84,20 @@ async def _execute_user_expression(client: Any, expression: str, timeout: float)
         if remaining <= 0:
             raise MeasureError(f"the kernel did not answer the measure request within {timeout:g} s")
         try:
-            reply = await client.get_shell_msg(timeout=remaining)
+            reply = await client.get_shell_msg(timeout=min(remaining, POLL_SECONDS))
         except Exception as err:  # queue.Empty on timeout, or a closed channel
             if time.monotonic() >= deadline:
                 raise MeasureError(
                     f"the kernel did not answer the measure request within {timeout:g} s"
                 ) from err
-            raise MeasureError(f"lost the kernel's shell channel: {err!r}") from err
+            if type(err).__name__ != "Empty":
+                raise MeasureError(f"lost the kernel's shell channel: {err!r}") from err
+            if kernel is not None and await _kernel_process(kernel) != process:
+                raise MeasureError(
+                    "the kernel died (or was restarted) while measuring; its DataFrames are gone: "
+                    "rerun the notebook and optimize again"
+                ) from None
+            continue
         if reply.get("parent_header", {}).get("msg_id") == msg_id:
             return reply["content"]
 
@@ -129,22 +166,25 @@ async def measure_on_kernel(
     kernel_id: str,
     suggestions: Sequence[Suggestion],
     timeout: float = DEFAULT_TIMEOUT,
+    time_limit: float | None = None,
 ) -> MeasureOutcome:
     """Measure every suggestion's rows before/after on the live kernel `kernel_id`.
 
     Raises MeasureError when the kernel cannot measure at all; per-suggestion
-    failures are reported in the outcome's errors instead.
+    failures are reported in the outcome's errors instead. `time_limit` (seconds) bounds
+    the exact counts; past it the kernel estimates them on a sample.
     """
     if not suggestions:
         return MeasureOutcome((), ())
     if kernel_id not in kernel_manager:
         # the kernel was shut down while the optimizer ran
         raise MeasureError(f"kernel {kernel_id} is no longer running")
-    requests = measure_requests(suggestions)
-    client = kernel_manager.get_kernel(kernel_id).client()
+    requests = measure_requests(suggestions, time_limit)
+    kernel = kernel_manager.get_kernel(kernel_id)
+    client = kernel.client()
     client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
     try:
-        content = await _execute_user_expression(client, measure_expression(requests), timeout)
+        content = await _execute_user_expression(client, measure_expression(requests), timeout, kernel)
     finally:
         client.stop_channels()
     return apply_measurements(suggestions, _parse_reply(content, len(requests)))

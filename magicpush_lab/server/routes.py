@@ -1,7 +1,9 @@
 """HTTP routes of the server extension, under `<base_url>/magicpush-lab/`.
 
 POST optimize: trace (+ notebook cells) -> proved suggestions, measured on the
-notebook's kernel when asked. GET health: version and engine dependencies.
+notebook's kernel when asked. POST replay: a saved notebook under the server's
+root directory, replayed in a fresh kernel with tracing -> the same result.
+GET health: version and engine dependencies.
 """
 
 from __future__ import annotations
@@ -21,13 +23,24 @@ from jupyter_server.utils import url_path_join
 from magicpush_lab import __version__
 from magicpush_lab.capture.trace import Trace
 from magicpush_lab.server.kernel_measure import MeasureError, measure_on_kernel
-from magicpush_lab.server.validation import OptimizeRequest, RequestError, parse_optimize_request
+from magicpush_lab.server.validation import (
+    OptimizeRequest,
+    ReplayRequest,
+    RequestError,
+    parse_optimize_request,
+    parse_replay_request,
+    resolve_notebook_path,
+)
 
 ROUTE_PREFIX = "magicpush-lab"
 
 # Search and Z3 are CPU-bound: run them off the tornado event loop, one
 # optimization at a time so that concurrent requests do not starve the server.
 _OPTIMIZER_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="magicpush-optimize")
+
+# Replays wait on a kernel for minutes: their own threads, so that they never hold up the
+# optimizer pool (their optimization step still goes through it).
+_REPLAY_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="magicpush-replay")
 
 
 class BaseHandler(APIHandler):
@@ -50,11 +63,11 @@ class BaseHandler(APIHandler):
     def fail(self, err: RequestError) -> None:
         """Answer a client error with its own status."""
         self.set_status(err.status)
-        self._finish_error(err.message, err.kind)
+        self._finish_error(err.message, err.kind, err.details)
 
-    def _finish_error(self, message: str, kind: str) -> None:
+    def _finish_error(self, message: str, kind: str, details: dict[str, Any] | None = None) -> None:
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps({"error": message, "kind": kind}))
+        self.finish(json.dumps({**(details or {}), "error": message, "kind": kind}))
 
 
 @functools.lru_cache(maxsize=None)
@@ -112,7 +125,9 @@ class OptimizeHandler(BaseHandler):
                 measure_errors = ["not measured: the request names no kernel to count rows on"]
             else:
                 try:
-                    outcome = await measure_on_kernel(self.kernel_manager, request.kernel_id, suggestions)
+                    outcome = await measure_on_kernel(
+                        self.kernel_manager, request.kernel_id, suggestions, time_limit=request.measure_time_limit
+                    )
                     suggestions, measure_errors = outcome.suggestions, list(outcome.errors)
                 except MeasureError as err:
                     measure_errors = [str(err)]
@@ -123,10 +138,86 @@ class OptimizeHandler(BaseHandler):
         self.finish(json.dumps(body))
 
 
+def _relative(message: str, path: Any, relative: str) -> str:
+    """`message` naming the notebook as the client did: no server paths in answers.
+
+    >>> _relative("/srv/nb/a.py: cell 1 failed", "/srv/nb/a.py", "nb/a.py")
+    'nb/a.py: cell 1 failed'
+    """
+    return message.replace(str(path), relative)
+
+
+def _replay_error(err: Any, path: Any, relative: str) -> RequestError:
+    """A failing cell (or a kernel that died) while replaying, as a 422 naming the cell."""
+    return RequestError(
+        _relative(str(err), path, relative), status=422, kind="replay_failed",
+        details={"cell_index": err.cell_index, "ename": err.ename, "evalue": err.evalue, "where": err.where},
+    )
+
+
+def _replay(path: Any, request: ReplayRequest) -> dict[str, Any]:
+    """Replay the notebook at `path` (in a worker thread), optimize its trace and measure on the
+    replayed kernel; the result object of optimize, with `measure_errors`. The notebook file is
+    only read: Replay runs a copy of it."""
+    from magicpush_lab.capture.replay import Replay, ReplayError, read_document
+    from magicpush_lab.pipeline import optimize_trace
+    from magicpush_lab.server.kernel_measure import apply_measurements, measure_requests
+
+    try:
+        read_document(path)
+    except (ValueError, OSError) as err:  # not notebook JSON, unreadable
+        raise RequestError(f"cannot read {request.path!r} as a notebook: {_relative(str(err), path, request.path)}",
+                           kind="not_a_notebook") from None
+    replay = Replay(path, timeout=request.timeout)
+    try:
+        replay.__enter__()
+    except ReplayError as err:
+        raise _replay_error(err, path, request.path) from None
+    except RuntimeError as err:  # the kernel would not start
+        raise RequestError(f"cannot start a kernel to replay in: {_relative(str(err), path, request.path)}",
+                           status=500, kind="kernel_error") from None
+    try:
+        options: dict[str, Any] = {"cell_ids": replay.notebook_cell_ids}
+        if request.time_budget is not None:
+            options["time_budget"] = request.time_budget
+        # Z3 runs one optimization at a time: queue behind the optimize requests
+        result = _OPTIMIZER_POOL.submit(optimize_trace, replay.trace, replay.notebook_cells, **options).result()
+        measure_errors: list[str] = []
+        if request.measure and result.suggestions:
+            try:
+                outcome = apply_measurements(result.suggestions, replay.measure(measure_requests(result.suggestions)))
+                result = dataclasses.replace(result, suggestions=outcome.suggestions)
+                measure_errors = list(outcome.errors)
+            except Exception as err:  # the kernel died or would not answer: the suggestions stand
+                measure_errors = [f"not measured: {_relative(str(err), path, request.path)}"]
+        if replay.notes:  # the replay order is part of what the suggestions were computed on
+            result = dataclasses.replace(result, notes=tuple(replay.notes) + tuple(result.notes))
+    finally:
+        replay.close()
+    body = result.to_json(notebook=request.path)
+    body["measure_errors"] = measure_errors
+    return body
+
+
+class ReplayHandler(BaseHandler):
+    @tornado.web.authenticated
+    async def post(self) -> None:
+        try:
+            request = parse_replay_request(self.request.body)
+            path = resolve_notebook_path(self.contents_manager.root_dir, request.path)
+            loop = asyncio.get_running_loop()
+            body = await loop.run_in_executor(_REPLAY_POOL, _replay, path, request)
+        except RequestError as err:
+            self.fail(err)
+            return
+        self.finish(json.dumps(body))
+
+
 def setup_handlers(web_app: Any) -> None:
     base_url = web_app.settings["base_url"]
     handlers = [
         (url_path_join(base_url, ROUTE_PREFIX, "optimize"), OptimizeHandler),
         (url_path_join(base_url, ROUTE_PREFIX, "health"), HealthHandler),
+        (url_path_join(base_url, ROUTE_PREFIX, "replay"), ReplayHandler),
     ]
     web_app.add_handlers(".*$", handlers)

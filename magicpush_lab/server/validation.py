@@ -1,4 +1,4 @@
-"""Hand-written validation of the `/magicpush-lab/optimize` request body.
+"""Hand-written validation of the `/magicpush-lab/optimize` and `/magicpush-lab/replay` request bodies.
 
 Every failure raises `RequestError` with a message naming the offending field,
 so that the frontend can show it as it is.
@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 #: Largest accepted request body. Traces carry one analyzed plan per event, which
@@ -18,15 +20,25 @@ MAX_BODY_BYTES = 20 * 1024 * 1024
 #: Upper bound for the optimizer's time budget, in seconds.
 MAX_TIME_BUDGET = 600.0
 
+#: Upper bound for the exact row counts' time limit, in seconds.
+MAX_MEASURE_TIME_LIMIT = 3600.0
+
+#: Upper bound (and default) for one cell's run time when replaying a notebook, in seconds.
+MAX_REPLAY_TIMEOUT = 3600.0
+DEFAULT_REPLAY_TIMEOUT = 600.0
+
 
 class RequestError(Exception):
     """An error the client can fix; `status` is the HTTP status to answer with."""
 
-    def __init__(self, message: str, *, status: int = 400, kind: str = "bad_request") -> None:
+    def __init__(self, message: str, *, status: int = 400, kind: str = "bad_request",
+                 details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.kind = kind
+        # extra JSON fields of the error answer (the failing cell of a replay, say)
+        self.details = dict(details or {})
 
 
 @dataclass(frozen=True)
@@ -44,6 +56,8 @@ class OptimizeRequest:
     kernel_id: str | None
     measure: bool
     time_budget: float | None
+    #: seconds for the exact row counts; past it they are estimated on a sample (None: the kernel's default)
+    measure_time_limit: float | None = None
     all_pipelines: bool = False  # every pipeline of the notebook, not only the longest
 
 
@@ -94,6 +108,39 @@ def _parse_cells(notebook: dict[str, Any]) -> tuple[NotebookCell, ...]:
     return tuple(cells)
 
 
+def _load_object(body: bytes) -> dict[str, Any]:
+    """The request body as a JSON object, or RequestError (too large, empty, not JSON, not an object)."""
+    if len(body) > MAX_BODY_BYTES:
+        raise RequestError(
+            f"request body is {len(body)} bytes; the limit is {MAX_BODY_BYTES} bytes",
+            status=413,
+            kind="body_too_large",
+        )
+    if not body.strip():
+        raise RequestError("request body is empty; expected a JSON object", kind="malformed_json")
+    try:
+        data = json.loads(body)
+    except RecursionError as err:
+        # json.loads recurses per nesting level: a deeply nested body is refused, not a crash
+        raise RequestError("request body is nested too deeply", kind="malformed_json") from err
+    except (ValueError, UnicodeDecodeError) as err:
+        raise RequestError(f"request body is not valid JSON: {err}", kind="malformed_json") from err
+    _expect(data, dict, "body", "a JSON object")
+    return data
+
+
+def _optional_seconds(data: dict[str, Any], key: str, upper: float) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    _expect(value, (int, float), key, "a number of seconds")
+    if not math.isfinite(value) or not 0 < value <= upper:
+        raise RequestError(
+            f"'{key}' must be between 0 (exclusive) and {upper:g} seconds, got {value}", kind="invalid_field"
+        )
+    return float(value)
+
+
 def parse_optimize_request(body: bytes) -> OptimizeRequest:
     """Parse and check an optimize request body.
 
@@ -105,19 +152,7 @@ def parse_optimize_request(body: bytes) -> OptimizeRequest:
     ...
     magicpush_lab.server.validation.RequestError: 'trace' must be an object, got array
     """
-    if len(body) > MAX_BODY_BYTES:
-        raise RequestError(
-            f"request body is {len(body)} bytes; the limit is {MAX_BODY_BYTES} bytes",
-            status=413,
-            kind="body_too_large",
-        )
-    if not body.strip():
-        raise RequestError("request body is empty; expected a JSON object", kind="malformed_json")
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as err:
-        raise RequestError(f"request body is not valid JSON: {err}", kind="malformed_json") from err
-    _expect(data, dict, "body", "a JSON object")
+    data = _load_object(body)
 
     if "trace" not in data or data["trace"] is None:
         raise RequestError("'trace' is missing: pull it from the kernel first", kind="missing_field")
@@ -146,7 +181,77 @@ def parse_optimize_request(body: bytes) -> OptimizeRequest:
             )
         time_budget = float(time_budget)
 
+    measure_time_limit = _optional_seconds(data, "measure_time_limit", MAX_MEASURE_TIME_LIMIT)
     all_pipelines = data.get("all_pipelines", False)
     _expect(all_pipelines, bool, "all_pipelines", "a boolean")
 
-    return OptimizeRequest(data["trace"], path, cells, kernel_id, measure, time_budget, all_pipelines)
+    return OptimizeRequest(data["trace"], path, cells, kernel_id, measure, time_budget, measure_time_limit,
+                           all_pipelines)
+
+
+@dataclass(frozen=True)
+class ReplayRequest:
+    path: str
+    timeout: float
+    measure: bool
+    time_budget: float | None
+
+
+def parse_replay_request(body: bytes) -> ReplayRequest:
+    """Parse and check a replay request body (the path is checked by `resolve_notebook_path`).
+
+    >>> parse_replay_request(b'{"path": "nb/a.ipynb", "measure": false}')
+    ReplayRequest(path='nb/a.ipynb', timeout=600.0, measure=False, time_budget=None)
+    >>> parse_replay_request(b'{"path": 3}')
+    Traceback (most recent call last):
+    ...
+    magicpush_lab.server.validation.RequestError: 'path' must be a string, got number
+    """
+    data = _load_object(body)
+    if "path" not in data or data["path"] is None:
+        raise RequestError("'path' is missing: the notebook to replay, relative to the server's root",
+                           kind="missing_field")
+    _expect(data["path"], str, "path", "a string")
+    timeout = _optional_seconds(data, "timeout", MAX_REPLAY_TIMEOUT)
+    if timeout is not None and timeout < 1:  # the notebook client counts whole seconds
+        raise RequestError(f"'timeout' must be at least 1 second, got {timeout:g}", kind="invalid_field")
+    measure = data.get("measure", True)
+    _expect(measure, bool, "measure", "a boolean")
+    time_budget = _optional_seconds(data, "time_budget", MAX_TIME_BUDGET)
+    return ReplayRequest(data["path"], DEFAULT_REPLAY_TIMEOUT if timeout is None else timeout, measure, time_budget)
+
+
+def resolve_notebook_path(root: str | os.PathLike[str], relative: str) -> Path:
+    """The notebook `relative` names under `root`, resolved; RequestError unless it is a
+    readable notebook file inside `root` (symlinks are followed before the check, so a
+    link pointing out of the root is refused like `..`).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     _ = (Path(root) / "a.ipynb").write_text("{}")
+    ...     resolve_notebook_path(root, "a.ipynb").name
+    'a.ipynb'
+    >>> resolve_notebook_path("/srv/notebooks", "../etc/passwd")
+    Traceback (most recent call last):
+    ...
+    magicpush_lab.server.validation.RequestError: '../etc/passwd' is outside the server's root directory
+    """
+    from magicpush_lab.capture.replay import SUPPORTED
+
+    outside = RequestError(f"{relative!r} is outside the server's root directory", status=403,
+                           kind="path_outside_root")
+    if not relative.strip() or "\x00" in relative:
+        raise RequestError("'path' must name a notebook file", kind="invalid_field")
+    pure = PurePosixPath(relative.replace("\\", "/"))
+    if pure.is_absolute() or PureWindowsPath(relative).drive or ".." in pure.parts:
+        raise outside
+    base = Path(root).resolve()
+    target = (base / pure).resolve()
+    if target != base and base not in target.parents:
+        raise outside
+    if not target.exists():
+        raise RequestError(f"no such file: {relative!r}", status=404, kind="not_found")
+    if not target.is_file() or target.suffix not in SUPPORTED:
+        raise RequestError(f"{relative!r} is not a notebook: expected an .ipynb file or a percent-format .py",
+                           kind="not_a_notebook")
+    return target
