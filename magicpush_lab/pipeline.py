@@ -6,6 +6,7 @@ the notebook's kernel (see `magicpush_lab.measure`).
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 from typing import Any, Collection, Sequence
@@ -31,12 +32,15 @@ class OptimizeResult:
     notes: tuple[str, ...] = ()  # why something was not pushed, for display
     # per pipeline with several suggestions: all of them as the one rewrite proved jointly
     together: tuple[Together, ...] = ()
+    # what was not pushed, structured: {pipeline, operator, reason, candidate, counterexample}
+    refusals: tuple[dict[str, Any], ...] = ()
 
     def to_json(self, notebook: str | None = None) -> dict[str, Any]:
         return {
             "notebook": notebook,
             "suggestions": [s.to_json() for s in self.suggestions],
             "together": [t.to_json() for t in self.together],
+            "refusals": list(self.refusals),
             "optimizer_seconds": round(self.optimizer_seconds, 4),
             "notes": list(self.notes),
         }
@@ -45,7 +49,7 @@ class OptimizeResult:
 def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
                    *, time_budget: float = 10.0, all_pipelines: bool = False,
                    cell_ids: Sequence[str | None] | None = None,
-                   only_sinks: Collection[int] | None = None) -> OptimizeResult:
+                   only_sinks: Collection[int] | None = None, budget: Budget | None = None) -> OptimizeResult:
     """Find proved pushdowns for the longest pipeline of `trace`.
 
     notebook_cells: the notebook's cell sources in notebook order (markdown cells
@@ -55,6 +59,8 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     is matched to its cell by id when it has one; without ids, only by a source text that
     no other cell has (two cells with equal code cannot be told apart).
     only_sinks: look only at pipelines ending in these events (`%%magicpush`: the cell's own).
+    budget: the time budget to spend, when the caller wants to cancel it (Budget.cancel);
+    otherwise one of `time_budget` seconds.
     all_pipelines: optimize every sink's pipeline, the longest first, within one time
     budget; notes then name the pipeline they are about. A suggestion two pipelines
     share (the same filter at the same source) is given once.
@@ -66,19 +72,21 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
         paths = [p for p in paths if p[-1].id in only_sinks]
     if not paths:
         return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
-    budget = Budget(time_budget)
+    budget = budget if budget is not None else Budget(time_budget)
     found: dict[tuple, Suggestion] = {}
     notes: list[str] = []
     together: list[Together] = []
+    refusals: list[dict[str, Any]] = []
     for path in paths if all_pipelines else paths[:1]:
         name = pipeline_name(trace, path[-1])
         got, why, joint = _optimize_plan(trace, translate_event(trace, path[-1].id), notebook_cells, cell_ids,
-                                         budget, name)
+                                         budget, name, refusals)
         for s in got:
             found.setdefault((s.source_event, s.predicate, s.cells), _for_pipeline(s, name))
         notes.extend(f"pipeline ending in {name}: {n}" if all_pipelines else n for n in why)
         together.extend(joint)
-    return OptimizeResult(tuple(found.values()), time.monotonic() - started, tuple(notes), tuple(together))
+    return OptimizeResult(tuple(found.values()), time.monotonic() - started, tuple(notes), tuple(together),
+                          tuple(refusals))
 
 
 def _for_pipeline(s: Suggestion, name: str) -> Suggestion:
@@ -97,16 +105,17 @@ def pipeline_name(trace: Trace, sink: Event) -> str:
 
 
 def _optimize_plan(trace: Trace, plan, notebook_cells: Sequence[str] | None,
-                   cell_ids: Sequence[str | None] | None, budget: Budget,
-                   name: str) -> tuple[list[Suggestion], list[str], list[Together]]:
+                   cell_ids: Sequence[str | None] | None, budget: Budget, name: str,
+                   refusals: list[dict[str, Any]]) -> tuple[list[Suggestion], list[str], list[Together]]:
     """The suggestions for one pipeline's plan, notes on what was not pushed, and the joint
-    rewrite when there are several."""
+    rewrite when there are several; the walk's refusals are added to `refusals`."""
     if not filters_to_push(plan) and not join_conjuncts(plan):
         return [], ["the pipeline has no filter to push"], []
     walk = push_down_all(plan, budget)
     cells = list(notebook_cells) if notebook_cells is not None else _trace_cells(trace)
     index_of = _cell_index(trace, cells, cell_ids if notebook_cells is not None else None)
     notes = [_describe(r) for r in walk.refusals]
+    refusals.extend(_refusal_json(r, name) for r in walk.refusals)
     suggestions = []
     for pushed in walk.pushed:
         try:
@@ -455,6 +464,23 @@ def _cell_index(trace: Trace, cells: list[str], ids: Sequence[str | None] | None
 def _variable_of(trace: Trace, event_id: int) -> str | None:
     names = [n for n, e in trace.variables.items() if e == event_id]
     return names[0] if names else None
+
+
+def _refusal_json(r: Refusal, pipeline: str) -> dict[str, Any]:
+    """A refusal for the JSON result: counterexample rows with plain JSON values.
+
+    >>> _refusal_json(Refusal("GroupBy", "no candidate", "x > 1", {"input 1": [{"x": 1.5, "d": object}]}), "out")
+    {'pipeline': 'out', 'operator': 'GroupBy', 'reason': 'no candidate', 'candidate': 'x > 1', 'counterexample': {'input 1': [{'x': 1.5, 'd': "<class 'object'>"}]}}
+    """
+    def plain(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return str(v)  # JSON has no NaN or infinity
+        return v if v is None or isinstance(v, (bool, int, float, str)) else str(v)
+
+    tables = {str(name): [{str(k): plain(v) for k, v in row.items()} for row in rows]
+              for name, rows in (r.counterexample or {}).items()}
+    return {"pipeline": pipeline, "operator": r.operator, "reason": r.reason, "candidate": r.candidate,
+            "counterexample": tables}
 
 
 def _describe(r: Refusal) -> str:

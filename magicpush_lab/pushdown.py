@@ -81,6 +81,11 @@ class Budget:
     def left_ms(self) -> int:
         return max(0, int((self.seconds - (time.monotonic() - self.started)) * 1000))
 
+    def cancel(self) -> None:
+        """Spend what is left now (the client went away): every check still running or to come
+        gets the minimum time limit, fails, and nothing more is pushed."""
+        self.seconds = 0.0
+
 
 @dataclass
 class WalkResult:
@@ -460,7 +465,7 @@ def _last_failure(node: P.Plan, pred: X.Expr) -> tuple[str, dict]:
         return full_outer_join.first_failure(node, pred, [c.predicates for c in candidates(node, pred)])
     if len(node.children) != 1 or not X.columns(pred) <= set(node.children[0].output):
         return "", {}
-    check = aggregate.verify if isinstance(node, P.Aggregate) else row_to_row.verify
+    # the operator's own verifier: a row-to-row check on, say, a limit would not say why
     verdict = check(node, pred, (pred,), EQUIVALENT, 500)
     if verdict.proved or not verdict.counterexample:
         return "", {}

@@ -6,7 +6,7 @@ keep the two in step.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 
@@ -60,6 +60,30 @@ class Suggestion:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> "Suggestion":
+        """The suggestion `to_json` gave (what a client sends back to have it measured).
+
+        >>> s = Suggestion("t", "x > 1", "superset", (ProofStep("Filter", "ROW-TO-ROW", 1, "superset"),),
+        ...                (CellChange(0, "a", "b"),), 3, {"kind": "Lit"})
+        >>> Suggestion.from_json(s.to_json()) == s
+        True
+        """
+        if not isinstance(data, dict):
+            raise ValueError("a suggestion must be an object")
+        known = {f.name for f in fields(Suggestion)}
+        missing = {"source", "predicate", "kind", "proof", "cells", "source_event", "predicate_ir"} - set(data)
+        if missing:
+            raise ValueError(f"a suggestion lacks {', '.join(sorted(missing))}")
+        try:
+            values = {k: v for k, v in data.items() if k in known}
+            values["proof"] = tuple(ProofStep(**p) for p in data["proof"])
+            values["cells"] = tuple(CellChange(**c) for c in data["cells"])
+            values["alternatives"] = tuple(Suggestion.from_json(a) for a in data.get("alternatives") or ())
+            return Suggestion(**values)
+        except TypeError as err:
+            raise ValueError(f"a suggestion is malformed: {err}") from None
 
 
 @dataclass(frozen=True)

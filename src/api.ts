@@ -1,7 +1,13 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-import { IHealth, IOptimizeRequest, IOptimizeResult } from './tokens';
+import {
+  IHealth,
+  IMeasureRequest,
+  IMeasureResult,
+  IOptimizeRequest,
+  IOptimizeResult
+} from './tokens';
 
 const NOT_INSTALLED =
   'MagicPush Lab server extension is not installed or not enabled';
@@ -15,6 +21,14 @@ export class ServerError extends Error {
   ) {
     super(message);
     this.name = 'ServerError';
+  }
+}
+
+/** The request was cancelled by the user (its AbortSignal fired). */
+export class CancelledError extends Error {
+  constructor() {
+    super('Cancelled');
+    this.name = 'CancelledError';
   }
 }
 
@@ -34,6 +48,9 @@ export async function requestAPI<T>(
   try {
     response = await ServerConnection.makeRequest(url, init, settings);
   } catch (error) {
+    if (init.signal?.aborted) {
+      throw new CancelledError();
+    }
     throw new ServerConnection.NetworkError(error as TypeError);
   }
   const text = await response.text();
@@ -77,10 +94,26 @@ export async function requestAPI<T>(
   return data as T;
 }
 
-export function optimize(request: IOptimizeRequest): Promise<IOptimizeResult> {
+export function optimize(
+  request: IOptimizeRequest,
+  signal?: AbortSignal
+): Promise<IOptimizeResult> {
   return requestAPI<IOptimizeResult>('optimize', {
     method: 'POST',
-    body: JSON.stringify(request)
+    body: JSON.stringify(request),
+    signal
+  });
+}
+
+/** Row counts for suggestions `optimize` returned unmeasured, on the notebook's kernel. */
+export function measure(
+  request: IMeasureRequest,
+  signal?: AbortSignal
+): Promise<IMeasureResult> {
+  return requestAPI<IMeasureResult>('measure', {
+    method: 'POST',
+    body: JSON.stringify(request),
+    signal
   });
 }
 

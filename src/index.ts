@@ -4,6 +4,7 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
@@ -34,14 +35,21 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Proved predicate pushdown for PySpark notebook pipelines.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ILabShell, ICommandPalette, ISettingRegistry, IRenderMimeRegistry],
+  optional: [
+    ILabShell,
+    ICommandPalette,
+    ISettingRegistry,
+    IRenderMimeRegistry,
+    IEditorLanguageRegistry
+  ],
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     labShell: ILabShell | null,
     palette: ICommandPalette | null,
     settingRegistry: ISettingRegistry | null,
-    rendermime: IRenderMimeRegistry | null
+    rendermime: IRenderMimeRegistry | null,
+    languages: IEditorLanguageRegistry | null
   ): void => {
     // before any notebook opens: each notebook's registry is a copy of this one
     rendermime?.addFactory(applyRendererFactory(tracker));
@@ -62,7 +70,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
     }
     updateNotebook();
 
-    const sidebar = new MagicPushSidebar(model);
+    const python = languages?.findBest('python') ?? null;
+    const highlight = languages
+      ? (code: string, el: HTMLElement) => languages.highlight(code, python, el)
+      : null;
+    const sidebar = new MagicPushSidebar(model, highlight);
     sidebar.id = 'magicpush-lab-sidebar';
     sidebar.title.icon = magicpushIcon;
     sidebar.title.caption = 'MagicPush: proved predicate pushdown';

@@ -1,7 +1,7 @@
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { health, optimize } from './api';
+import { CancelledError, health, measure, optimize } from './api';
 import { KernelExtensionLoader, pullTrace, TracingStatus } from './kernel';
 import { rewriteCells } from './rewrite';
 import {
@@ -17,6 +17,9 @@ import {
 /** What the optimizer is doing while a request runs. */
 export type Stage = 'Reading trace…' | 'Searching and verifying…';
 
+/** Where row counting stands for a shown result. */
+export type Measuring = 'off' | 'running' | 'done' | 'cancelled';
+
 export type ModelState =
   | { status: 'idle' }
   | { status: 'running'; stage: Stage }
@@ -26,6 +29,7 @@ export type ModelState =
       notebook: NotebookPanel;
       /** Indices of the suggestions applied, alone or with their pipeline's others. */
       applied: ReadonlySet<number>;
+      measuring: Measuring;
     }
   | { status: 'error'; message: string };
 
@@ -56,6 +60,27 @@ export function notebookCells(panel: NotebookPanel): INotebookCellPayload[] {
     });
   }
   return cells;
+}
+
+/** `promise`, or a CancelledError as soon as `signal` aborts (the work itself goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    return Promise.reject(new CancelledError());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new CancelledError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      value => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      reason => {
+        signal.removeEventListener('abort', onAbort);
+        reject(reason);
+      }
+    );
+  });
 }
 
 /**
@@ -193,6 +218,8 @@ export class MagicPushModel {
       return;
     }
     const run = ++this._run;
+    const abort = new AbortController();
+    this._abort = abort;
     this._setState({ status: 'running', stage: 'Reading trace…' });
     try {
       await panel.sessionContext.ready;
@@ -202,36 +229,106 @@ export class MagicPushModel {
           'This notebook has no running kernel. Start a kernel and run the pipeline first.'
         );
       }
-      const loadError = await this.track(panel).ensureLoaded();
+      // a busy kernel answers only after its running cell: cancel must not wait for that
+      const loadError = await untilAborted(
+        this.track(panel).ensureLoaded(),
+        abort.signal
+      );
       if (loadError !== null) {
         throw new Error(loadError);
       }
-      const trace = await pullTrace(kernel);
+      const trace = await untilAborted(pullTrace(kernel), abort.signal);
       if (Array.isArray(trace.events) && trace.events.length === 0) {
         throw new Error(NOTHING_TRACED);
       }
       this._setStage(run, 'Searching and verifying…');
-      const result = await optimize({
-        trace,
-        notebook: { path: panel.context.path, cells: notebookCells(panel) },
-        kernel_id: kernel.id,
-        measure: this._settings.measure,
-        time_budget: this._settings.timeBudget,
-        all_pipelines: this._settings.allPipelines
+      // Suggestions first, unmeasured, so they show while the kernel counts rows.
+      const result = await optimize(
+        {
+          trace,
+          notebook: { path: panel.context.path, cells: notebookCells(panel) },
+          kernel_id: kernel.id,
+          measure: false,
+          time_budget: this._settings.timeBudget,
+          all_pipelines: this._settings.allPipelines
+        },
+        abort.signal
+      );
+      if (run !== this._run) {
+        return;
+      }
+      const measuring = this._settings.measure && result.suggestions.length > 0;
+      this._setState({
+        status: 'done',
+        result,
+        notebook: panel,
+        applied: new Set(),
+        measuring: measuring ? 'running' : 'off'
       });
-      if (run === this._run) {
-        this._setState({
-          status: 'done',
-          result,
-          notebook: panel,
-          applied: new Set()
-        });
+      if (measuring) {
+        const counted = await measure(
+          { kernel_id: kernel.id, suggestions: result.suggestions },
+          abort.signal
+        );
+        this._measured(run, counted.suggestions, counted.measure_errors);
       }
     } catch (reason) {
-      if (run === this._run) {
+      if (run !== this._run) {
+        return;
+      }
+      const state = this._state;
+      if (reason instanceof CancelledError) {
+        this._setState(
+          state.status === 'done'
+            ? { ...state, measuring: 'cancelled' }
+            : { status: 'idle' }
+        );
+      } else if (state.status === 'done') {
+        // the suggestions stand; only their row counts are missing
+        this._measured(run, state.result.suggestions, [messageOf(reason)]);
+      } else {
         this._setState({ status: 'error', message: messageOf(reason) });
       }
+    } finally {
+      if (this._abort === abort) {
+        this._abort = null;
+      }
     }
+  }
+
+  /** Whether the current run can be cancelled (searching, or counting rows). */
+  get cancellable(): boolean {
+    const state = this._state;
+    return (
+      this._abort !== null &&
+      (state.status === 'running' ||
+        (state.status === 'done' && state.measuring === 'running'))
+    );
+  }
+
+  /** Stop the current run: the server stops proving; shown suggestions stay, uncounted. */
+  cancel(): void {
+    this._abort?.abort();
+  }
+
+  private _measured(
+    run: number,
+    suggestions: ISuggestion[],
+    errors: string[]
+  ): void {
+    const state = this._state;
+    if (run !== this._run || state.status !== 'done') {
+      return;
+    }
+    this._setState({
+      ...state,
+      result: {
+        ...state.result,
+        suggestions,
+        measure_errors: [...state.result.measure_errors, ...errors]
+      },
+      measuring: 'done'
+    });
   }
 
   /**
@@ -338,6 +435,7 @@ export class MagicPushModel {
   private _notebook: NotebookPanel | null = null;
   private _settings: ISettings = { ...DEFAULT_SETTINGS };
   private _run = 0;
+  private _abort: AbortController | null = null;
   private _loaders = new Map<NotebookPanel, KernelExtensionLoader>();
   private _stateChanged = new Signal<this, ModelState>(this);
   private _settingsChanged = new Signal<this, ISettings>(this);

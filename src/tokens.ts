@@ -61,6 +61,15 @@ export interface ISuggestion {
   pipeline?: string | null;
 }
 
+/** Why a filter stopped at an operator; for the naive candidate, the rows that refute it. */
+export interface IRefusal {
+  pipeline: string;
+  operator: string;
+  reason: string;
+  candidate: string;
+  counterexample: { [input: string]: { [column: string]: unknown }[] };
+}
+
 /** All suggestions of one pipeline as the single rewrite the engine proved jointly. */
 export interface ITogether {
   pipeline: string;
@@ -107,8 +116,20 @@ export interface IOptimizeResult {
   suggestions: ISuggestion[];
   /** Per pipeline with several suggestions: all of them as one proved rewrite. */
   together?: ITogether[];
+  /** What was not pushed further, and why. */
+  refusals?: IRefusal[];
   optimizer_seconds: number;
   notes: string[];
+  measure_errors: string[];
+}
+
+export interface IMeasureRequest {
+  kernel_id: string;
+  suggestions: ISuggestion[];
+}
+
+export interface IMeasureResult {
+  suggestions: ISuggestion[];
   measure_errors: string[];
 }
 

@@ -99,3 +99,30 @@ def test_every_pipeline_is_optimized_on_request_the_longest_only_by_default(shel
     assert sorted(s.pipeline for s in every.suggestions) == ["a_big", "b_big"]
     names = ["a_big", "b_big", "c_big"]
     assert bags(spark, rewritten(SEVERAL, every.suggestions), names) == bags(spark, SEVERAL, names)
+
+
+def test_a_cancelled_budget_proves_nothing_and_an_untouched_one_does(shell):
+    from magicpush_lab.pushdown import Budget
+
+    trace = traced(shell, REASSIGNED)
+    cancelled = Budget(60.0)
+    cancelled.cancel()  # the client went away: every check gets the minimum limit and fails
+    assert optimize_trace(trace, REASSIGNED, budget=cancelled).suggestions == ()
+    assert optimize_trace(trace, REASSIGNED, budget=Budget(60.0)).suggestions
+
+
+def test_a_refused_naive_filter_comes_with_its_counterexample_as_json(shell):
+    """must not push: a filter after orderBy + limit on another column. The result says why, with
+    the rows on which the filter at the source would change the result, as plain JSON."""
+    import json
+
+    cells = [IMPORTS, 'df = spark.createDataFrame([(i, i % 10) for i in range(30)], ["id", "v"])',
+             'top = df.orderBy("v").limit(3).filter(F.col("id") > 5)']
+    result = optimize_trace(traced(shell, cells), cells)
+    assert result.suggestions == ()
+    [refusal] = json.loads(json.dumps(result.to_json()))["refusals"]
+    assert (refusal["pipeline"], refusal["operator"]) == ("top", "TopK")
+    assert refusal["candidate"].startswith("id > ")
+    [rows] = refusal["counterexample"].values()
+    # the limit keeps rows the filter drops (ids of at most 5, or NULL): filtering first changes them
+    assert len(rows) > 3 and any(r["id"] is not None and r["id"] > 5 for r in rows)

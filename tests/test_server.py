@@ -315,6 +315,30 @@ async def test_optimize_measures_on_the_notebook_kernel(jp_fetch, pipeline_kerne
     assert (scan["scan"], scan["all_pushed"]) == ("Parquet", True), scan
     assert any(f.startswith("GreaterThan(v,") for f in scan["pushed"]), scan
 
+    # the sidebar's two steps: suggestions first, unmeasured, then the measure route counts them
+    unmeasured = json.loads((await post_optimize(jp_fetch, {**request, "measure": False}, request_timeout=300)).body)
+    assert unmeasured["suggestions"][0]["rows_before"] is None
+    response = await jp_fetch(
+        "magicpush-lab", "measure", method="POST", request_timeout=300,
+        body=json.dumps({"kernel_id": kernel_id, "suggestions": unmeasured["suggestions"]}))
+    measured = json.loads(response.body)
+    assert measured["measure_errors"] == []
+    assert [(s["rows_before"], s["rows_after"]) for s in measured["suggestions"]] == [(ROWS, ROWS_AFTER)]
+    assert measured["suggestions"][0]["cells"] == unmeasured["suggestions"][0]["cells"]
+
+
+@pytest.mark.parametrize("body,status,kind", [
+    ({"suggestions": []}, 400, "missing_field"),
+    ({"kernel_id": "k", "suggestions": {}}, 400, "invalid_field"),
+    ({"kernel_id": "k", "suggestions": [{"source": "t"}]}, 400, "invalid_field"),
+    ({"kernel_id": "no-such-kernel", "suggestions": []}, 404, "unknown_kernel"),
+])
+async def test_measure_route_refuses_bad_requests_by_kind(jp_fetch, body, status, kind):
+    with pytest.raises(HTTPClientError) as err:
+        await jp_fetch("magicpush-lab", "measure", method="POST", body=json.dumps(body))
+    answer = json.loads(err.value.response.body)
+    assert (err.value.code, answer["kind"]) == (status, kind), answer
+
 
 async def test_measure_reports_a_kernel_without_tracing_instead_of_failing(jp_serverapp):
     km = jp_serverapp.kernel_manager

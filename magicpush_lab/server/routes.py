@@ -22,17 +22,20 @@ from jupyter_server.utils import url_path_join
 
 from magicpush_lab import __version__
 from magicpush_lab.capture.trace import Trace
+from magicpush_lab.pushdown import Budget
 from magicpush_lab.server.kernel_measure import MeasureError, measure_on_kernel
 from magicpush_lab.server.validation import (
     OptimizeRequest,
     ReplayRequest,
     RequestError,
+    parse_measure_request,
     parse_optimize_request,
     parse_replay_request,
     resolve_notebook_path,
 )
 
 ROUTE_PREFIX = "magicpush-lab"
+DEFAULT_BUDGET = 10.0  # seconds of search and proof when the request names none
 
 # Search and Z3 are CPU-bound: run them off the tornado event loop, one
 # optimization at a time so that concurrent requests do not starve the server.
@@ -87,7 +90,7 @@ class HealthHandler(BaseHandler):
         )
 
 
-def _optimize(request: OptimizeRequest) -> dict[str, Any]:
+def _optimize(request: OptimizeRequest, budget: Budget) -> dict[str, Any]:
     """Run the engine (in a worker thread) and return its result object."""
     from magicpush_lab.pipeline import optimize_trace
 
@@ -97,13 +100,22 @@ def _optimize(request: OptimizeRequest) -> dict[str, Any]:
         raise RequestError(f"invalid trace: {err}", kind="invalid_trace") from err
     cells = [cell.source for cell in request.cells] if request.cells else None
     ids = [cell.id for cell in request.cells] if request.cells else None
-    options: dict[str, Any] = {"cell_ids": ids, "all_pipelines": request.all_pipelines}
-    if request.time_budget is not None:
-        options["time_budget"] = request.time_budget
-    return optimize_trace(trace, cells, **options)
+    return optimize_trace(trace, cells, cell_ids=ids, all_pipelines=request.all_pipelines, budget=budget)
+
+
+def _client_gone(handler: tornado.web.RequestHandler) -> bool:
+    stream = getattr(handler.request.connection, "stream", None)
+    return stream is not None and stream.closed()
 
 
 class OptimizeHandler(BaseHandler):
+    _budget: Budget | None = None
+
+    def on_connection_close(self) -> None:
+        # the client cancelled (or went away): stop proving for nobody
+        if self._budget is not None:
+            self._budget.cancel()
+
     @tornado.web.authenticated
     async def post(self) -> None:
         try:
@@ -112,11 +124,14 @@ class OptimizeHandler(BaseHandler):
                 raise RequestError(
                     f"no running kernel with id {request.kernel_id!r}", status=404, kind="unknown_kernel"
                 )
+            self._budget = Budget(request.time_budget if request.time_budget is not None else DEFAULT_BUDGET)
             loop = asyncio.get_running_loop()
-            result = await loop.run_in_executor(_OPTIMIZER_POOL, _optimize, request)
+            result = await loop.run_in_executor(_OPTIMIZER_POOL, _optimize, request, self._budget)
         except RequestError as err:
             self.fail(err)
             return
+        if _client_gone(self):
+            return  # cancelled: nobody to answer
 
         suggestions = result.suggestions
         measure_errors: list[str] = []
@@ -136,6 +151,31 @@ class OptimizeHandler(BaseHandler):
         body = result.to_json(notebook=request.notebook_path)
         body["measure_errors"] = measure_errors
         self.finish(json.dumps(body))
+
+
+class MeasureHandler(BaseHandler):
+    """Row counts for suggestions already shown: the sidebar shows them first, then measures."""
+
+    @tornado.web.authenticated
+    async def post(self) -> None:
+        try:
+            request = parse_measure_request(self.request.body)
+            if request.kernel_id not in self.kernel_manager:
+                raise RequestError(
+                    f"no running kernel with id {request.kernel_id!r}", status=404, kind="unknown_kernel"
+                )
+        except RequestError as err:
+            self.fail(err)
+            return
+        suggestions, errors = request.suggestions, []
+        try:
+            outcome = await measure_on_kernel(
+                self.kernel_manager, request.kernel_id, suggestions, time_limit=request.measure_time_limit
+            )
+            suggestions, errors = outcome.suggestions, list(outcome.errors)
+        except MeasureError as err:
+            errors = [str(err)]
+        self.finish(json.dumps({"suggestions": [s.to_json() for s in suggestions], "measure_errors": errors}))
 
 
 def _relative(message: str, path: Any, relative: str) -> str:
@@ -219,5 +259,6 @@ def setup_handlers(web_app: Any) -> None:
         (url_path_join(base_url, ROUTE_PREFIX, "optimize"), OptimizeHandler),
         (url_path_join(base_url, ROUTE_PREFIX, "health"), HealthHandler),
         (url_path_join(base_url, ROUTE_PREFIX, "replay"), ReplayHandler),
+        (url_path_join(base_url, ROUTE_PREFIX, "measure"), MeasureHandler),
     ]
     web_app.add_handlers(".*$", handlers)

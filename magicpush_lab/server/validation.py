@@ -255,3 +255,38 @@ def resolve_notebook_path(root: str | os.PathLike[str], relative: str) -> Path:
         raise RequestError(f"{relative!r} is not a notebook: expected an .ipynb file or a percent-format .py",
                            kind="not_a_notebook")
     return target
+
+
+@dataclass(frozen=True)
+class MeasureRequest:
+    kernel_id: str
+    suggestions: tuple[Any, ...]  # Suggestion
+    measure_time_limit: float | None
+
+
+def parse_measure_request(body: bytes) -> MeasureRequest:
+    """Parse and check a measure request: suggestions as optimize returned them, and the kernel.
+
+    >>> parse_measure_request(b'{"kernel_id": "k", "suggestions": []}').suggestions
+    ()
+    >>> parse_measure_request(b'{"kernel_id": "k", "suggestions": [{"source": "t"}]}')
+    Traceback (most recent call last):
+    ...
+    magicpush_lab.server.validation.RequestError: 'suggestions[0]': a suggestion lacks cells, kind, predicate, predicate_ir, proof, source_event
+    """
+    from magicpush_lab.suggestion import Suggestion
+
+    data = _load_object(body)
+    kernel_id = _optional_str(data, "kernel_id", "kernel_id")
+    if not kernel_id:
+        raise RequestError("'kernel_id' is missing: the kernel to count rows on", kind="missing_field")
+    raw = data.get("suggestions")
+    _expect(raw, list, "suggestions", "an array")
+    suggestions = []
+    for i, item in enumerate(raw):
+        try:
+            suggestions.append(Suggestion.from_json(item))
+        except ValueError as err:
+            raise RequestError(f"'suggestions[{i}]': {err}", kind="invalid_field") from None
+    limit = _optional_seconds(data, "measure_time_limit", MAX_MEASURE_TIME_LIMIT)
+    return MeasureRequest(kernel_id, tuple(suggestions), limit)

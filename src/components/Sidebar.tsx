@@ -2,9 +2,11 @@ import { ReactWidget } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import { TracingStatus } from '../kernel';
-import { MagicPushModel, ModelState } from '../model';
+import { MagicPushModel, Measuring, ModelState } from '../model';
 import { IOptimizeResult, ITogether } from '../tokens';
-import { SuggestionCard } from './SuggestionCard';
+import { CellDiffs, Highlighter } from './CellDiff';
+import { DiffButton, SuggestionCard } from './SuggestionCard';
+import { WhyNot } from './Why';
 
 interface IView {
   state: ModelState;
@@ -112,9 +114,11 @@ function TogetherCard(props: {
   together: ITogether;
   applied: boolean;
   onApply: () => void;
+  highlight: Highlighter | null;
 }): JSX.Element {
   const { together, applied, onApply } = props;
   const [error, setError] = React.useState<string | null>(null);
+  const [diffOpen, setDiffOpen] = React.useState(false);
   const cells = together.cells.map(c => c.index + 1).join(', ');
   const apply = (): void => {
     try {
@@ -151,6 +155,14 @@ function TogetherCard(props: {
       >
         {applied ? 'Applied' : 'Apply all'}
       </button>
+      <DiffButton
+        open={diffOpen}
+        onToggle={() => setDiffOpen(!diffOpen)}
+        what={`of all filters of pipeline ${together.pipeline}`}
+      />
+      {diffOpen && (
+        <CellDiffs changes={together.cells} highlight={props.highlight} />
+      )}
       {error && (
         <p className="jp-MagicPush-error" role="alert">
           {error}
@@ -160,13 +172,32 @@ function TogetherCard(props: {
   );
 }
 
+/** A stage of the run, with the way to stop it. */
+function Progress(props: { text: string; onCancel: () => void }): JSX.Element {
+  return (
+    <p className="jp-MagicPush-progress" role="status" aria-live="polite">
+      <span className="jp-MagicPush-spinner" aria-hidden="true" />
+      {props.text}
+      <button
+        className="jp-Button jp-mod-styled jp-mod-reject jp-MagicPush-cancel"
+        onClick={props.onCancel}
+        aria-label={`Cancel: ${props.text.replace('…', '')}`}
+      >
+        Cancel
+      </button>
+    </p>
+  );
+}
+
 function Result(props: {
   model: MagicPushModel;
+  highlight: Highlighter | null;
   result: IOptimizeResult;
   applied: ReadonlySet<number>;
+  measuring: Measuring;
   notebookName: string;
 }): JSX.Element {
-  const { model, result, applied } = props;
+  const { model, result, applied, measuring } = props;
   const seconds = `${result.optimizer_seconds.toFixed(2)} s`;
   const pipelines = new Set(result.suggestions.map(s => s.pipeline)).size;
   return (
@@ -181,6 +212,17 @@ function Result(props: {
           for {props.notebookName} ({seconds})
         </p>
       )}
+      {measuring === 'running' && (
+        <Progress
+          text="Counting rows on the notebook's kernel…"
+          onCancel={() => model.cancel()}
+        />
+      )}
+      {measuring === 'cancelled' && (
+        <p className="jp-MagicPush-muted" role="status">
+          Row counting was cancelled; the suggestions stand, unmeasured.
+        </p>
+      )}
       {(result.together ?? []).map(together => (
         <TogetherCard
           key={together.pipeline}
@@ -189,6 +231,7 @@ function Result(props: {
             (s, i) => s.pipeline !== together.pipeline || applied.has(i)
           )}
           onApply={() => model.applyTogether(together.pipeline)}
+          highlight={props.highlight}
         />
       ))}
       {result.suggestions.map((suggestion, i) => (
@@ -197,9 +240,11 @@ function Result(props: {
           suggestion={suggestion}
           applied={applied.has(i)}
           showPipeline={pipelines > 1}
+          highlight={props.highlight}
           onApply={() => model.apply(i)}
         />
       ))}
+      <WhyNot refusals={result.refusals ?? []} />
       <Notes title="Notes" items={result.notes} />
       <Notes title="Measurement problems" items={result.measure_errors} />
     </div>
@@ -209,6 +254,7 @@ function Result(props: {
 function Body(props: {
   model: MagicPushModel;
   state: ModelState;
+  highlight: Highlighter | null;
 }): JSX.Element | null {
   const { model, state } = props;
   switch (state.status) {
@@ -220,12 +266,7 @@ function Body(props: {
         </p>
       );
     case 'running':
-      return (
-        <p className="jp-MagicPush-progress" role="status" aria-live="polite">
-          <span className="jp-MagicPush-spinner" aria-hidden="true" />
-          {state.stage}
-        </p>
-      );
+      return <Progress text={state.stage} onCancel={() => model.cancel()} />;
     case 'error':
       return (
         <p className="jp-MagicPush-error" role="alert">
@@ -236,15 +277,20 @@ function Body(props: {
       return (
         <Result
           model={model}
+          highlight={props.highlight}
           result={state.result}
           applied={state.applied}
+          measuring={state.measuring}
           notebookName={state.notebook.title.label}
         />
       );
   }
 }
 
-export function SidebarView(props: { model: MagicPushModel }): JSX.Element {
+export function SidebarView(props: {
+  model: MagicPushModel;
+  highlight: Highlighter | null;
+}): JSX.Element {
   const { model } = props;
   const { state, hasNotebook, tracing, serverProblem, allPipelines } =
     useModel(model);
@@ -289,19 +335,22 @@ export function SidebarView(props: { model: MagicPushModel }): JSX.Element {
         </p>
       )}
       {hasNotebook && <Tracing tracing={tracing} />}
-      <Body model={model} state={state} />
+      <Body model={model} state={state} highlight={props.highlight} />
     </div>
   );
 }
 
 /** The right-sidebar panel. */
 export class MagicPushSidebar extends ReactWidget {
-  constructor(private readonly _model: MagicPushModel) {
+  constructor(
+    private readonly _model: MagicPushModel,
+    private readonly _highlight: Highlighter | null = null
+  ) {
     super();
     this.addClass('jp-MagicPush-panel');
   }
 
   protected render(): JSX.Element {
-    return <SidebarView model={this._model} />;
+    return <SidebarView model={this._model} highlight={this._highlight} />;
   }
 }

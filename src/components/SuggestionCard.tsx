@@ -1,6 +1,8 @@
 import * as React from 'react';
 
-import { ICellChange, ISuggestion } from '../tokens';
+import { ISuggestion } from '../tokens';
+import { CellDiffs, Highlighter } from './CellDiff';
+import { WhySteps } from './Why';
 import { ProofSteps } from './ProofSteps';
 import { RowReduction } from './RowReduction';
 import { ScanFilters } from './ScanFilters';
@@ -10,27 +12,25 @@ export interface ISuggestionCardProps {
   applied: boolean;
   /** Name the pipeline: the result holds suggestions for more than one. */
   showPipeline?: boolean;
+  highlight?: Highlighter | null;
   onApply: () => void;
 }
 
-/** The rewritten cells, folded by default. */
-function CellChanges(props: { changes: ICellChange[] }): JSX.Element | null {
-  if (props.changes.length === 0) {
-    return null;
-  }
+/** The button that shows and hides the before/after of a suggestion's cells. */
+export function DiffButton(props: {
+  open: boolean;
+  onToggle: () => void;
+  what: string;
+}): JSX.Element {
   return (
-    <details className="jp-MagicPush-changes">
-      <summary>Rewritten cells</summary>
-      {props.changes.map(change => (
-        <section
-          key={change.index}
-          aria-label={`Cell ${change.index + 1} after the rewrite`}
-        >
-          <h4>cell {change.index + 1}</h4>
-          <pre>{change.rewritten}</pre>
-        </section>
-      ))}
-    </details>
+    <button
+      className="jp-Button jp-mod-styled jp-MagicPush-diffToggle"
+      aria-expanded={props.open}
+      aria-label={`Diff: ${props.open ? 'hide' : 'show'} the changes ${props.what}`}
+      onClick={props.onToggle}
+    >
+      {props.open ? 'Hide diff' : 'Diff'}
+    </button>
   );
 }
 
@@ -41,8 +41,10 @@ const KIND_HELP = {
 
 /** One proved pushdown: the predicate, its proof and an Apply button. */
 export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
-  const { suggestion, applied, showPipeline, onApply } = props;
+  const { suggestion, applied, showPipeline, onApply, highlight } = props;
   const [error, setError] = React.useState<string | null>(null);
+  const [diffOpen, setDiffOpen] = React.useState(false);
+  const [whyOpen, setWhyOpen] = React.useState(false);
   const cellNumbers = suggestion.cells.map(c => c.index + 1).join(', ');
   const cellWord = suggestion.cells.length === 1 ? 'cell' : 'cells';
   const apply = (): void => {
@@ -96,7 +98,6 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
           one filters out first.
         </p>
       )}
-      <CellChanges changes={suggestion.cells} />
       <footer className="jp-MagicPush-cardFooter">
         <button
           className="jp-Button jp-mod-styled jp-mod-accept"
@@ -110,12 +111,31 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
         >
           {applied ? 'Applied' : 'Apply'}
         </button>
+        {suggestion.cells.length > 0 && (
+          <DiffButton
+            open={diffOpen}
+            onToggle={() => setDiffOpen(!diffOpen)}
+            what={`to ${cellWord} ${cellNumbers}`}
+          />
+        )}
+        <button
+          className="jp-Button jp-mod-styled jp-MagicPush-whyToggle"
+          aria-expanded={whyOpen}
+          aria-label={`Why: ${whyOpen ? 'hide' : 'show'} why filtering ${suggestion.source} is correct`}
+          onClick={() => setWhyOpen(!whyOpen)}
+        >
+          Why
+        </button>
         {cellNumbers && (
           <span className="jp-MagicPush-muted">
             {cellWord} {cellNumbers}
           </span>
         )}
       </footer>
+      {whyOpen && <WhySteps steps={suggestion.proof} />}
+      {diffOpen && (
+        <CellDiffs changes={suggestion.cells} highlight={highlight ?? null} />
+      )}
       {error && (
         <p className="jp-MagicPush-error" role="alert">
           {error}

@@ -77,12 +77,18 @@ test('optimizing the UDF filter notebook shows a proved, measured pushdown', asy
   await expect(card).toContainText('base case: 1 row');
   await expect(card.locator('.jp-MagicPush-source')).toContainText('orders');
   await expect(card.locator('.jp-MagicPush-rows')).toHaveText(
-    /rows: 1,000,000 → [\d,]+ \(−\d+\.\d%\)/
+    /rows: 1,000,000 → [\d,]+ \(−\d+\.\d%\)/,
+    // counted on the kernel after the suggestions show
+    { timeout: 2 * 60 * 1000 }
   );
-  await card.locator('summary', { hasText: 'Rewritten cells' }).click();
-  await expect(card.locator('.jp-MagicPush-changes pre').first()).toContainText(
-    '.filter('
-  );
+  // Diff: the read gains the filter, highlighted in the editor theme
+  await card.getByRole('button', { name: /^Diff: show/ }).click();
+  const added = card.locator('.jp-MagicPush-diff-add').first();
+  await expect(added).toContainText('.filter(');
+  await expect(added.locator('code span').first()).toBeVisible();
+  await expect(
+    card.getByRole('button', { name: /^Diff: hide/ })
+  ).toHaveAttribute('aria-expanded', 'true');
   await page.sidebar.close('left');
   await page.screenshot({
     path: path.resolve(__dirname, '..', 'screenshots', 'sidebar-suggestion.png')
@@ -178,4 +184,60 @@ test('%magicpush apply 1 rewrites the cells from the kernel side, once', async (
     return panel.content.model.getMetadata('magicpush-applied') as string[];
   });
   expect(metadata).toHaveLength(1);
+});
+
+test('cancel stops a run waiting for a busy kernel, at once', async ({
+  page
+}) => {
+  await page.notebook.createNew('busy.ipynb');
+  await page.notebook.setCell(0, 'code', JOIN_CELLS[0]);
+  const sidebar = await openTracingSidebar(page);
+  await page.notebook.run();
+  // keep the kernel busy: the trace can only be read after this cell
+  await page.notebook.addCell('code', 'import time\ntime.sleep(90)');
+  await page.notebook.runCell(1, { wait: false });
+
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+  const cancel = sidebar.getByRole('button', {
+    name: /^Cancel: Reading trace/
+  });
+  await expect(cancel).toBeVisible();
+  await cancel.click();
+  await expect(
+    sidebar.getByText("Run the notebook's PySpark pipeline")
+  ).toBeVisible();
+  await expect(
+    sidebar.getByRole('button', { name: 'Optimize pipeline' })
+  ).toBeEnabled();
+});
+
+test('why: proof steps explained, and a refused filter shows its counterexample rows', async ({
+  page
+}) => {
+  await page.notebook.createNew('why.ipynb');
+  await page.notebook.setCell(0, 'code', JOIN_CELLS[0]);
+  await page.notebook.addCell(
+    'code',
+    'top = a.orderBy("v").limit(3).filter(F.col("k") > 5)\n' +
+      'out = b.withColumn("y", F.col("x") * 2).filter(F.col("y") > 8)'
+  );
+  const sidebar = await openTracingSidebar(page);
+  await page.notebook.run();
+  await sidebar.getByRole('checkbox').check(); // every pipeline
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+
+  const card = sidebar.locator('.jp-MagicPush-card').first();
+  await expect(card).toBeVisible({ timeout: 3 * 60 * 1000 });
+  await card.getByRole('button', { name: /^Why: show/ }).click();
+  await expect(card.locator('.jp-MagicPush-why')).toContainText(
+    'keeps, drops or changes each row on its own'
+  );
+
+  const whyNot = sidebar.getByRole('region', { name: 'Why not further' });
+  await expect(whyNot).toContainText('TopK');
+  await expect(whyNot).toContainText('would change the result on these rows');
+  await expect(whyNot.locator('table tbody tr').first()).toBeVisible();
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'sidebar-why-not.png')
+  });
 });

@@ -1,0 +1,60 @@
+import * as React from 'react';
+
+import { IDiffLine, lineDiff } from '../diff';
+import { ICellChange } from '../tokens';
+
+/** Puts `code`, highlighted as Python in the editor theme's colours, into `el`. */
+export type Highlighter = (code: string, el: HTMLElement) => Promise<void>;
+
+const SIGN_LABEL = { ' ': 'unchanged', '-': 'removed', '+': 'added' };
+
+function DiffLine(props: {
+  line: IDiffLine;
+  highlight: Highlighter | null;
+}): JSX.Element {
+  const { line, highlight } = props;
+  const code = React.useRef<HTMLElement>(null);
+  React.useEffect(() => {
+    const el = code.current;
+    if (el && highlight) {
+      // falls back to the plain text already rendered if highlighting fails
+      highlight(line.text, el).catch(() => undefined);
+    }
+  }, [line.text, highlight]);
+  const kind = { ' ': 'same', '-': 'del', '+': 'add' }[line.kind];
+  return (
+    <div
+      className={`jp-MagicPush-diffLine jp-MagicPush-diff-${kind}`}
+      aria-label={`${SIGN_LABEL[line.kind]}: ${line.text}`}
+    >
+      <span className="jp-MagicPush-diffSign" aria-hidden="true">
+        {line.kind}
+      </span>
+      <code ref={code}>{line.text}</code>
+    </div>
+  );
+}
+
+/** Before and after of every affected cell, as unified diffs. */
+export function CellDiffs(props: {
+  changes: ICellChange[];
+  highlight: Highlighter | null;
+}): JSX.Element {
+  return (
+    <div className="jp-MagicPush-diff">
+      {props.changes.map(change => (
+        <section
+          key={change.index}
+          aria-label={`Changes to cell ${change.index + 1}`}
+        >
+          <h4>cell {change.index + 1}</h4>
+          <div className="jp-MagicPush-diffBody">
+            {lineDiff(change.original, change.rewritten).map((line, i) => (
+              <DiffLine key={i} line={line} highlight={props.highlight} />
+            ))}
+          </div>
+        </section>
+      ))}
+    </div>
+  );
+}
