@@ -60,7 +60,7 @@ import z3
 
 from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
 from magicpush_lab.symbolic.python_udf import parse_udf, udf_constants
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value
+from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, string_value
 
 T = z3.BoolVal(True)
 F = z3.BoolVal(False)
@@ -252,7 +252,7 @@ def _const(v: object) -> Elem:
             raise Unsupported("NaN/inf constants in pandas UDFs are not modelled")
         return Elem("float", z3.RealVal(v), F, "scalar")
     if isinstance(v, str):
-        return Elem("str", z3.StringVal(v), F, "scalar")
+        return Elem("str", string_value(v), F, "scalar")
     raise Unsupported(f"constant {v!r} in a pandas UDF")
 
 

@@ -29,7 +29,7 @@ from functools import lru_cache
 import z3
 
 from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value
+from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, string_value
 
 T = z3.BoolVal(True)
 F = z3.BoolVal(False)
@@ -63,7 +63,7 @@ def const(v: object) -> PyVal:
             raise Unsupported("NaN/inf constants in UDFs are not modelled")
         return PyVal("float", z3.RealVal(v), F)
     if isinstance(v, str):
-        return PyVal("str", z3.StringVal(v), F)
+        return PyVal("str", string_value(v), F)
     raise Unsupported(f"constant of type {type(v).__name__}")
 
 
