@@ -357,10 +357,11 @@ def _expr(e: ast.expr, st: State, out: Outcome) -> PyVal:
         if isinstance(e.op, ast.Not):
             return PyVal("bool", z3.Not(_truthy(v)), F)
         _require_number(v, st, out)
+        v = _as_int(v)  # -True is -1 and +True is 1: unary arithmetic makes a bool an int
         if isinstance(e.op, ast.USub):
             return PyVal(v.kind, -v.value, F)  # type: ignore[operator]
         if isinstance(e.op, ast.UAdd):
-            return v
+            return PyVal(v.kind, v.value, F)
     if isinstance(e, ast.BoolOp):
         return _boolop(e, st, out)
     if isinstance(e, ast.Compare):
@@ -427,9 +428,9 @@ def _slice_bound(node: ast.expr | None, default: z3.ArithRef, length: z3.ArithRe
     b = _as_int(_expr(node, st, out))
     if b.kind != "int":
         raise Unsupported("a slice bound that is not an int")
-    out.fail_when(st.live, b.none)  # a None bound would mean "default", but only as a literal
     x = z3.If(b.value < 0, length + b.value, b.value)
-    return z3.If(x < 0, 0, z3.If(x > length, length, x))
+    # a bound that is None at run time means the default, as a literal None does
+    return z3.If(b.none, default, z3.If(x < 0, 0, z3.If(x > length, length, x)))
 
 
 def _has_key(d: PyVal, key: PyVal) -> z3.BoolRef:
@@ -572,6 +573,10 @@ def _call(e: ast.Call, st: State, out: Outcome) -> PyVal:
             x = _as_int(args[0])
             return PyVal(x.kind, z3.If(x.value >= 0, x.value, -x.value), F)
         if name in ("min", "max") and len(args) >= 2:
+            if any(a.kind == "bool" for a in args):
+                # min/max return an operand: a bool stays a bool (max(True, 0) is True), which
+                # Spark rejects for an integer column, while the model would give the int 1
+                raise Unsupported(f"{name}() of a bool")
             acc = args[0]
             for nxt in args[1:]:
                 for v in (acc, nxt):
@@ -601,6 +606,7 @@ def _call(e: ast.Call, st: State, out: Outcome) -> PyVal:
         if recv.kind == "str":
             out.fail_when(st.live, recv.none)  # AttributeError on None
             if meth in ("startswith", "endswith") and len(args) == 1 and args[0].kind == "str":
+                out.fail_when(st.live, args[0].none)  # TypeError: startswith arg must be str, not None
                 fn = z3.PrefixOf if meth == "startswith" else z3.SuffixOf
                 return PyVal("bool", fn(args[0].value, recv.value), F)
             if meth in ("lower", "upper", "strip") and not args:
