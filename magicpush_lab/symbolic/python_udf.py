@@ -488,7 +488,8 @@ def _boolop(e: ast.BoolOp, st: State, out: Outcome) -> PyVal:
     rest_expr = ast.BoolOp(op=e.op, values=e.values[1:])
     go_on = _truthy(first) if isinstance(e.op, ast.And) else z3.Not(_truthy(first))
     rest = _expr(rest_expr, State(st.env, z3.And(st.live, go_on)), out)
-    if first.kind == "bool" and rest.kind == "bool":
+    if first.kind == "bool" and rest.kind == "bool" and z3.is_false(first.none) and z3.is_false(rest.none):
+        # None and True is None, not False: the plain conjunction only for bools that are never None
         f = _truthy(first)
         return PyVal("bool", z3.And(f, _truthy(rest)) if isinstance(e.op, ast.And) else z3.Or(f, _truthy(rest)), F)
     return _ite(go_on, rest, first)
