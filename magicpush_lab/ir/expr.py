@@ -182,6 +182,9 @@ class PyUdf:
     # a pandas UDF whose body is not read as element-wise: each value may depend on the other
     # rows of its batch, and a pushed filter changes the batches (symbolic/pandas_udf.py)
     batch_dependent: bool = False
+    # a Python UDF run through Arrow (Spark 4's default) rather than pickled: the two convert
+    # the returned value differently (symbolic/python_udf.py, _to_column)
+    arrow: bool = True
 
     def __str__(self) -> str:
         return f"{self.name}({', '.join(map(str, self.args))})"

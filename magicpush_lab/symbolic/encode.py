@@ -213,7 +213,7 @@ class Evaluator:
         if e.source is not None:
             try:
                 arg_types = tuple(getattr(a, "dtype", "other") for a in e.args)
-                result = interpret_call(e.source, args, e.dtype, arg_types) if e.kind == "python" else None
+                result = interpret_call(e.source, args, e.dtype, arg_types, e.arrow) if e.kind == "python" else None
             except Unsupported:
                 result = None
             if result is not None:

@@ -60,7 +60,7 @@ import z3
 
 from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
 from magicpush_lab.symbolic.python_udf import parse_udf, udf_constants
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value
+from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, string_value
 
 T = z3.BoolVal(True)
 F = z3.BoolVal(False)
@@ -117,6 +117,20 @@ def interpret_call(source: str, args: tuple[Cell, ...], dtype: str,
         params, body = [a.arg for a in fn.args.args], fn.body
     if len(params) != len(args) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
         raise Unsupported("pandas UDF signature does not match its call")
+    cell, error, unknown = _read(source, params, body, args, dtype, arg_types)
+    rounded = [_float64_form(a) if _BITS.get(t, 0) > 53 else (a, T) for a, t in zip(args, arg_types)]
+    if any(a is not b for (a, _), b in zip(rounded, args)):
+        # in a batch with a NULL a long column is float64, which rounds a long beyond 2**53
+        # before the body sees it: the element is unknown where some rounding changes the result
+        cell2, error2, unknown2 = _read(source, params, body, tuple(c for c, _ in rounded), dtype, arg_types)
+        differs = z3.Or(cell.notnull != cell2.notnull, z3.And(cell.notnull, cell.value != cell2.value),
+                        error != error2, unknown2)
+        unknown = z3.Or(unknown, z3.And(*[side for _, side in rounded], differs))
+    return cell, error, unknown
+
+
+def _read(source: str, params: list[str], body: list[ast.stmt], args: tuple[Cell, ...], dtype: str,
+          arg_types: tuple[str, ...]) -> tuple[Cell, z3.BoolRef, z3.BoolRef]:
     env = _captured_env(source)
     env.update({p: _param(a, t) for p, a, t in zip(params, args, arg_types)})
     reading = Reading()
@@ -125,6 +139,17 @@ def interpret_call(source: str, args: tuple[Cell, ...], dtype: str,
     unknown = z3.Or(*reading.unknown) if reading.unknown else F
     error = z3.Or(*reading.errors) if reading.errors else F
     return cell, error, unknown
+
+
+def _float64_form(a: Cell) -> tuple[Cell, z3.BoolRef]:
+    """A long argument as float64 holds it: exact up to 2**53; beyond, some integer of the same
+    sign and at least 2**53 in magnitude (rounding is monotone and 2**53 is a float64), at most
+    2**63 (the rounding of 2**63 - 1). Returns the cell and what is known of the rounding."""
+    r = z3.FreshInt("float64_form")
+    exact = z3.And(a.value >= -_EXACT, a.value <= _EXACT)
+    side = z3.Or(exact, z3.If(a.value > 0, z3.And(r >= _EXACT, r <= 2 ** 63),
+                              z3.And(r <= -_EXACT, r >= -(2 ** 63))))
+    return Cell(z3.If(exact, a.value, r), a.notnull), side
 
 
 def unreadable_reason(source: str | None, arg_types: tuple[str, ...], dtype: str,
@@ -252,7 +277,7 @@ def _const(v: object) -> Elem:
             raise Unsupported("NaN/inf constants in pandas UDFs are not modelled")
         return Elem("float", z3.RealVal(v), F, "scalar")
     if isinstance(v, str):
-        return Elem("str", z3.StringVal(v), F, "scalar")
+        return Elem("str", string_value(v), F, "scalar")
     raise Unsupported(f"constant {v!r} in a pandas UDF")
 
 

@@ -29,7 +29,7 @@ from functools import lru_cache
 import z3
 
 from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value
+from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, string_value
 
 T = z3.BoolVal(True)
 F = z3.BoolVal(False)
@@ -46,6 +46,9 @@ class PyVal:
     none: z3.BoolRef
     # a captured constant collection: its elements ("seq") or (key, value) pairs ("dict")
     items: tuple = field(default=(), kw_only=True)
+    # a "float" that may be a Python int at run time (`1 if c else 2.5`, `max(1, x)`): the model
+    # reads it as a real either way, but a pickled UDF converts an int and a float differently
+    int_or_float: bool = field(default=False, kw_only=True)
 
 
 NONE = PyVal("none", None, T)
@@ -63,7 +66,7 @@ def const(v: object) -> PyVal:
             raise Unsupported("NaN/inf constants in UDFs are not modelled")
         return PyVal("float", z3.RealVal(v), F)
     if isinstance(v, str):
-        return PyVal("str", z3.StringVal(v), F)
+        return PyVal("str", string_value(v), F)
     raise Unsupported(f"constant of type {type(v).__name__}")
 
 
@@ -110,10 +113,12 @@ class Outcome:
 
 
 def interpret_call(source: str, args: tuple[Cell, ...], dtype: str,
-                   arg_types: tuple[str, ...] | None = None) -> tuple[Cell, z3.BoolRef]:
-    """The UDF's result cell for symbolic argument cells, and when the call raises."""
+                   arg_types: tuple[str, ...] | None = None, arrow: bool = True) -> tuple[Cell, z3.BoolRef]:
+    """The UDF's result cell for symbolic argument cells, and when the call raises.
+    `arrow`: the UDF is Arrow-optimised (Spark 4's default) rather than pickled, which
+    changes how its result is converted (`_to_column`)."""
     out = run_body(source, args, arg_types)
-    cell = _to_column(out, dtype)
+    cell = _to_column(out, dtype, arrow)
     return cell, z3.Or(*out.errors) if out.errors else F
 
 
@@ -221,8 +226,14 @@ def _type_of_sort(sort: z3.SortRef) -> str:
             z3.BoolSort(): "boolean"}.get(sort, "other")
 
 
-def _to_column(out: Outcome, dtype: str) -> Cell:
-    """Fold the returns into one cell, converting Python values as Spark does for `dtype`."""
+def _to_column(out: Outcome, dtype: str, arrow: bool = True) -> Cell:
+    """Fold the returns into one cell, converting Python values as Spark does for `dtype`.
+
+    The two ways Spark runs a Python UDF convert differently (checked on PySpark 4.3):
+    Arrow-optimised (the default) turns an int into a double exactly and raises on an int
+    outside the declared integer type; pickled gives NULL for an int in a double column,
+    wraps an int that fits 64 bits into byte, short or int, and gives NULL for an int beyond
+    64 bits."""
     want = ("int" if dtype in INTEGRAL else "float" if dtype in FRACTIONAL else
             "str" if dtype == "string" else "bool" if dtype == "boolean" else None)
     if want is None:
@@ -232,7 +243,9 @@ def _to_column(out: Outcome, dtype: str) -> Cell:
     notnull: z3.BoolRef = F
     for cond, v in reversed(out.returns):
         if want == "float" and v.kind == "int":
-            v = _as_float(v)  # Spark converts an int result of a DoubleType UDF exactly
+            v = _as_float(v) if arrow else NONE
+        if want == "float" and v.int_or_float and not arrow:
+            raise Unsupported("a pickled UDF's result may be an int or a float, which convert differently")
         if v.kind not in (want, "none"):
             # other mismatches (a float for IntegerType...) convert in ways not modelled: refuse
             raise Unsupported(f"UDF returns {v.kind} for a {dtype} column")
@@ -240,11 +253,26 @@ def _to_column(out: Outcome, dtype: str) -> Cell:
         value = z3.If(cond, v_value, value)
         notnull = z3.If(cond, z3.Not(v.none), notnull)
     if dtype in _INT_RANGE:
-        # Spark raises when a UDF returns an int outside the declared type's range
         bits = _INT_RANGE[dtype]
         in_range = z3.And(value >= -(2 ** (bits - 1)), value < 2 ** (bits - 1))
-        out.errors.append(z3.And(notnull, z3.Not(in_range)))
+        if arrow:
+            # Spark raises when a UDF returns an int outside the declared type's range
+            out.errors.append(z3.And(notnull, z3.Not(in_range)))
+        else:
+            value, notnull = _pickled_int(value, notnull, in_range, bits)
     return Cell(value, z3.simplify(notnull))
+
+
+def _pickled_int(value: z3.ArithRef, notnull: z3.BoolRef, in_range: z3.BoolRef,
+                 bits: int) -> tuple[z3.ArithRef, z3.BoolRef]:
+    """A pickled UDF's int result in a `bits`-wide column: wrapped when it fits 64 bits and the
+    column is narrower, NULL beyond 64 bits."""
+    if bits == 64:
+        return value, z3.And(notnull, in_range)
+    fits64 = z3.And(value >= -(2 ** 63), value < 2 ** 63)
+    half = 2 ** (bits - 1)
+    wrapped = (value + half) % (2 * half) - half
+    return z3.If(in_range, value, wrapped), z3.And(notnull, z3.Or(in_range, fits64))
 
 
 # ----------------------------------------------------------------------------- statements
@@ -316,7 +344,8 @@ def _ite(c: z3.BoolRef, a: PyVal, b: PyVal) -> PyVal:
     sort = _sort(kind)
     av = a.value if a.value is not None else default_value(sort)
     bv = b.value if b.value is not None else default_value(sort)
-    return PyVal(kind, z3.If(c, av, bv), z3.If(c, a.none, b.none))
+    return PyVal(kind, z3.If(c, av, bv), z3.If(c, a.none, b.none),
+                 int_or_float=len(kinds) > 1 or a.int_or_float or b.int_or_float)
 
 
 def _literal_iterable(node: ast.expr, st: State, out: Outcome) -> list[PyVal]:
@@ -357,10 +386,12 @@ def _expr(e: ast.expr, st: State, out: Outcome) -> PyVal:
         if isinstance(e.op, ast.Not):
             return PyVal("bool", z3.Not(_truthy(v)), F)
         _require_number(v, st, out)
+        mixed = v.int_or_float
+        v = _as_int(v)  # -True is -1 and +True is 1: unary arithmetic makes a bool an int
         if isinstance(e.op, ast.USub):
-            return PyVal(v.kind, -v.value, F)  # type: ignore[operator]
+            return PyVal(v.kind, -v.value, F, int_or_float=mixed)  # type: ignore[operator]
         if isinstance(e.op, ast.UAdd):
-            return v
+            return PyVal(v.kind, v.value, F, int_or_float=mixed)
     if isinstance(e, ast.BoolOp):
         return _boolop(e, st, out)
     if isinstance(e, ast.Compare):
@@ -427,9 +458,9 @@ def _slice_bound(node: ast.expr | None, default: z3.ArithRef, length: z3.ArithRe
     b = _as_int(_expr(node, st, out))
     if b.kind != "int":
         raise Unsupported("a slice bound that is not an int")
-    out.fail_when(st.live, b.none)  # a None bound would mean "default", but only as a literal
     x = z3.If(b.value < 0, length + b.value, b.value)
-    return z3.If(x < 0, 0, z3.If(x > length, length, x))
+    # a bound that is None at run time means the default, as a literal None does
+    return z3.If(b.none, default, z3.If(x < 0, 0, z3.If(x > length, length, x)))
 
 
 def _has_key(d: PyVal, key: PyVal) -> z3.BoolRef:
@@ -458,14 +489,16 @@ def _binop(op: ast.operator, a: PyVal, b: PyVal, st: State, out: Outcome) -> PyV
         return PyVal("str", z3.Concat(a.value, b.value), F)
     _require_number(a, st, out)
     _require_number(b, st, out)
+    # an operand that may be an int keeps the result possibly an int (unless `/`)
+    mixed = a.int_or_float or b.int_or_float
     a, b = _same_number_kind(a, b)
     x, y = a.value, b.value
     if isinstance(op, ast.Add):
-        return PyVal(a.kind, x + y, F)
+        return PyVal(a.kind, x + y, F, int_or_float=mixed)
     if isinstance(op, ast.Sub):
-        return PyVal(a.kind, x - y, F)
+        return PyVal(a.kind, x - y, F, int_or_float=mixed)
     if isinstance(op, ast.Mult):
-        return PyVal(a.kind, x * y, F)
+        return PyVal(a.kind, x * y, F, int_or_float=mixed)
     if isinstance(op, ast.Div):
         out.fail_when(st.live, y == 0)  # ZeroDivisionError
         fa, fb = _as_float(a), _as_float(b)
@@ -487,7 +520,8 @@ def _boolop(e: ast.BoolOp, st: State, out: Outcome) -> PyVal:
     rest_expr = ast.BoolOp(op=e.op, values=e.values[1:])
     go_on = _truthy(first) if isinstance(e.op, ast.And) else z3.Not(_truthy(first))
     rest = _expr(rest_expr, State(st.env, z3.And(st.live, go_on)), out)
-    if first.kind == "bool" and rest.kind == "bool":
+    if first.kind == "bool" and rest.kind == "bool" and z3.is_false(first.none) and z3.is_false(rest.none):
+        # None and True is None, not False: the plain conjunction only for bools that are never None
         f = _truthy(first)
         return PyVal("bool", z3.And(f, _truthy(rest)) if isinstance(e.op, ast.And) else z3.Or(f, _truthy(rest)), F)
     return _ite(go_on, rest, first)
@@ -570,16 +604,21 @@ def _call(e: ast.Call, st: State, out: Outcome) -> PyVal:
         if name == "abs" and len(args) == 1:
             _require_number(args[0], st, out)
             x = _as_int(args[0])
-            return PyVal(x.kind, z3.If(x.value >= 0, x.value, -x.value), F)
+            return PyVal(x.kind, z3.If(x.value >= 0, x.value, -x.value), F, int_or_float=args[0].int_or_float)
         if name in ("min", "max") and len(args) >= 2:
+            if any(a.kind == "bool" for a in args):
+                # min/max return an operand: a bool stays a bool (max(True, 0) is True), which
+                # Spark rejects for an integer column, while the model would give the int 1
+                raise Unsupported(f"{name}() of a bool")
             acc = args[0]
             for nxt in args[1:]:
                 for v in (acc, nxt):
                     _require_number(v, st, out)
+                mixed = acc.int_or_float or nxt.int_or_float or acc.kind != nxt.kind
                 x, y = _same_number_kind(acc, nxt)
                 # min keeps the first of equal values, max too; values are numbers so ties are equal
                 pick = (y.value < x.value) if name == "min" else (y.value > x.value)
-                acc = PyVal(x.kind, z3.If(pick, y.value, x.value), F)
+                acc = PyVal(x.kind, z3.If(pick, y.value, x.value), F, int_or_float=mixed)
             return acc
         if name == "len" and len(args) == 1 and args[0].kind in ("seq", "dict"):
             return const(len(args[0].items))
@@ -601,6 +640,7 @@ def _call(e: ast.Call, st: State, out: Outcome) -> PyVal:
         if recv.kind == "str":
             out.fail_when(st.live, recv.none)  # AttributeError on None
             if meth in ("startswith", "endswith") and len(args) == 1 and args[0].kind == "str":
+                out.fail_when(st.live, args[0].none)  # TypeError: startswith arg must be str, not None
                 fn = z3.PrefixOf if meth == "startswith" else z3.SuffixOf
                 return PyVal("bool", fn(args[0].value, recv.value), F)
             if meth in ("lower", "upper", "strip") and not args:

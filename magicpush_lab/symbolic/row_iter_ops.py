@@ -190,13 +190,14 @@ def run_with_table(source: str, args: tuple[Cell, ...], arg_types: tuple[str, ..
     return U.run_body(source, args, arg_types, {name: table})
 
 
-def result_cell(out: U.Outcome, dtype: str) -> tuple[Cell, z3.BoolRef]:
+def result_cell(out: U.Outcome, dtype: str, arrow: bool = True) -> tuple[Cell, z3.BoolRef]:
     """The UDF's column value and when the call raises, for an unrolled run."""
-    cell = U._to_column(out, dtype)
+    cell = U._to_column(out, dtype, arrow)
     return cell, z3.Or(*out.errors) if out.errors else U.F
 
 
-def each_return(out: U.Outcome, table: _Table, dtype: str) -> list[tuple[z3.BoolRef, Cell, z3.BoolRef]]:
+def each_return(out: U.Outcome, table: _Table, dtype: str,
+                arrow: bool = True) -> list[tuple[z3.BoolRef, Cell, z3.BoolRef]]:
     """Every return of a probed run, inside the loops or not, as (reached, column value,
     raised on its way there or when Spark converts the value)."""
     paths = [(cond, value, z3.Or(*out.errors[:mark]) if mark else U.F)
@@ -204,7 +205,7 @@ def each_return(out: U.Outcome, table: _Table, dtype: str) -> list[tuple[z3.Bool
     found = []
     for cond, value, raised in list(table.loop_returns or []) + paths:
         single = U.Outcome(returns=[(U.T, value)])
-        cell = U._to_column(single, dtype)
+        cell = U._to_column(single, dtype, arrow)
         found.append((cond, cell, z3.Or(raised, *single.errors)))
     return found
 

@@ -84,13 +84,34 @@ def literal(value: object, dtype: str) -> Cell:
     if isinstance(value, str):
         if sort == z3.RealSort():  # decimal literals are kept as exact text
             return Cell(z3.RealVal(value), z3.BoolVal(True))
-        return Cell(z3.StringVal(value), z3.BoolVal(True))
+        return Cell(string_value(value), z3.BoolVal(True))
     if isinstance(value, dt.datetime):
         micros = (value - dt.datetime(1970, 1, 1)) // dt.timedelta(microseconds=1)
         return Cell(z3.IntVal(micros), z3.BoolVal(True))
     if isinstance(value, dt.date):
         return Cell(z3.IntVal((value - dt.date(1970, 1, 1)).days), z3.BoolVal(True))
     raise Unsupported(f"literal of type {type(value).__name__}")
+
+
+# Z3's strings hold code points up to this one (its default "unicode" encoding)
+MAX_CHAR = 0x2FFFF
+
+
+def string_value(text: str) -> z3.SeqRef:
+    """A Z3 string literal with exactly the code points of `text`.
+
+    `z3.StringVal` hands its argument to Z3's parser, which reads `\\u{..}` escapes and
+    drops characters past `MAX_CHAR` into escapes of their own: "a\\u{41}" (7 characters in
+    Python) would become "aA". Every character outside printable ASCII, and the backslash, is
+    therefore written as an escape; a character Z3 cannot hold is refused.
+
+    >>> z3.simplify(z3.Length(string_value(r"a\\u{41}")))
+    7
+    """
+    if any(ord(ch) > MAX_CHAR for ch in text):
+        raise Unsupported("a string with a character beyond U+2FFFF")
+    return z3.StringVal("".join(ch if " " <= ch <= "~" and ch != "\\" else f"\\u{{{ord(ch):x}}}"
+                                for ch in text))
 
 
 class Unsupported(Exception):

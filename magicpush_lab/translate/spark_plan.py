@@ -138,6 +138,7 @@ def to_expr(n: Node, ctx: Context) -> X.Expr:
             deterministic=bool(n.field("udfDeterministic", True)) and (udf.deterministic if udf else True),
             kind="pandas" if 200 <= eval_type < 300 else "python",
             batch_dependent=_batch_dependent(eval_type, udf, kids, spark_type(n.field("dataType"))),
+            arrow=eval_type != _PICKLED_PYTHON_UDF,
         )
     if n.cls == "NaNvl":
         # fillna/na.fill on a double column: coalesce(nanvl(x, v), v); named as PySpark names it
@@ -149,6 +150,10 @@ def to_expr(n: Node, ctx: Context) -> X.Expr:
         deterministic=n.cls in _DETERMINISTIC,
     )
 
+
+# PythonEvalType.SQL_BATCHED_UDF: a row-at-a-time Python UDF whose values are pickled (101 is
+# the Arrow-optimised one); its results are converted differently (symbolic/python_udf.py)
+_PICKLED_PYTHON_UDF = 100
 
 # PythonEvalType.SQL_SCALAR_PANDAS_UDF: the one pandas kind whose body may be element-wise
 _SCALAR_PANDAS_UDF = 200

@@ -290,11 +290,11 @@ def _base_case(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
     rows = [(s.exists, _row_value(op, s)) for s in sides]
     source = op.udf.source or ""
     out1 = R.run_with_table(source, args, types, op.side_name, R.unrolled_table(_columns(op), rows))
-    cell1, err1 = R.result_cell(out1, op.udf.dtype)
+    cell1, err1 = R.result_cell(out1, op.udf.dtype, op.udf.arrow)
     kept = [(z3.And(s.exists, _holds(rewritten, g_r, s)), v) for s, (_, v) in zip(sides, rows)]
     args2, _ = _arguments(op, main, rewritten)
     out2 = R.run_with_table(source, args2, types, op.side_name, R.unrolled_table(_columns(op), kept))
-    cell2, err2 = R.result_cell(out2, op.udf.dtype)
+    cell2, err2 = R.result_cell(out2, op.udf.dtype, op.udf.arrow)
     row1 = _output_row(op, main, original, cell1)
     row2 = _output_row(op, main, rewritten, cell2)
     f1 = truth(original.eval(f, row1))
@@ -346,7 +346,7 @@ def _inductive(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
     args, types = _arguments(op, main, ev)
     table = R.probed_table(_columns(op))
     out = R.run_with_table(op.udf.source or "", args, types, op.side_name, table)
-    returns = R.each_return(out, table, op.udf.dtype)
+    returns = R.each_return(out, table, op.udf.dtype, op.udf.arrow)
     guard = Evaluator()
     gl = _holds(guard, g_l, main)
     facts = domain([main])
