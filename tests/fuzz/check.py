@@ -106,6 +106,10 @@ def compare_spark(spark, late: P.Filter, variant: Variant, tables: dict) -> Mism
     if ref_status == "undefined":
         return "skip"
     status, original = spark_outcome(spark, late, tables)
+    if ref_status == "raises" and status == "ok":
+        # Spark's optimizer skips work whose result is not needed (a pruned column, a join
+        # with an empty input), so an error the reference meets may never happen on Spark
+        return "skip"
     if status != ref_status or (status == "ok" and original != expected):
         return Mismatch("spark-vs-reference", "(original plan)",
                         f"Spark {status} {dict(original) if status == 'ok' else original}; "
