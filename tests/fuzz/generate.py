@@ -114,8 +114,10 @@ def value_expr(rng: random.Random, cols: tuple[X.Col, ...], dtype: str, depth: i
             return X.PyUdf("f", (rng.choice(of_type(cols, arg_type)),), dtype, rng.choice(UDFS[arg_type]))
     if dtype in ("int", "long", "double"):
         if kind < 0.75:
-            return X.Arith(rng.choice("+-*"), value_expr(rng, cols, dtype, depth - 1),
-                           value_expr(rng, cols, dtype, 0), dtype)
+            left = value_expr(rng, cols, dtype, depth - 1)
+            # x - x, x * x: identities over the reals that NaN and overflow break
+            right = left if rng.random() < 0.25 else value_expr(rng, cols, dtype, 0)
+            return X.Arith(rng.choice("+-*"), left, right, dtype)
         if kind < 0.82:
             return X.Func("abs", (value_expr(rng, cols, dtype, depth - 1),), dtype)
         if dtype == "int" and of_type(cols, "string") and kind < 0.9:
@@ -145,7 +147,7 @@ def predicate(rng: random.Random, cols: tuple[X.Col, ...], depth: int = 2) -> X.
 def atom(rng: random.Random, cols: tuple[X.Col, ...], depth: int) -> X.Expr:
     c = rng.choice(cols)
     left: X.Expr = c
-    if depth > 0 and rng.random() < 0.3:
+    if depth > 0 and rng.random() < 0.45:
         left = value_expr(rng, cols, c.dtype, 1)
     kind = rng.random()
     if kind < 0.1:
