@@ -24,7 +24,7 @@ from magicpush_lab.ir import plan as P
 
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 LONG_MIN, LONG_MAX = -2**63, 2**63 - 1
-NAN = float("nan")
+NAN, INF = float("nan"), float("inf")
 
 A, B = X.Col("a", 1, "int"), X.Col("b", 2, "long")
 S, D = X.Col("s", 3, "string"), X.Col("d", 4, "double")
@@ -38,7 +38,7 @@ VALUES = {
     "int": [None, None, 0, 0, 1, -1, 2, 3, 5, -7, INT_MAX, INT_MIN],
     "long": [None, 0, 1, -1, 3, 2**40, LONG_MAX, LONG_MIN, INT_MAX + 1],
     "string": [None, "", "", "x", "y", "X", "xy", " x"],
-    "double": [None, 0.0, 1.5, -2.5, 3.0, NAN, NAN, 1e300, -1e300],
+    "double": [None, 0.0, 1.5, -2.5, 3.0, NAN, NAN, 1e300, -1e300, INF, -INF, 1.0000000000000002, 2.0**53],
 }
 
 # Python UDF bodies, as a user writes them: branches, None checks, some that raise on None
@@ -87,7 +87,7 @@ class Names:
 def literal(rng: random.Random, dtype: str) -> X.Lit:
     small = {"int": [0, 1, 2, 3, -1, 5], "long": [0, 1, 3, -1], "string": ["x", "y", "", "X"],
              "double": [0.0, 1.5, -2.5, 3.0]}[dtype]
-    pool = small * 3 + [v for v in VALUES[dtype] if v is not None and v == v]
+    pool = small * 3 + [v for v in VALUES[dtype] if v is not None]  # NaN too: NaN = NaN in Spark
     return X.Lit(rng.choice(pool), dtype)
 
 
@@ -191,9 +191,12 @@ def join(rng, plan, names, used):
     left_keys, right_keys = of_type(plan.output, "int"), [K]
     if not left_keys:
         return None
-    cond = X.Cmp("=", rng.choice(left_keys), K)
-    if rng.random() < 0.2:  # a condition with a one-input conjunct
-        cond = X.and_(cond, X.Cmp(rng.choice([">", "!="]), rng.choice(right_keys), literal(rng, "int")))
+    cond = X.Cmp(rng.choice(["=", "=", "=", "<=>", "<"]), rng.choice(left_keys), K)
+    if rng.random() < 0.25:  # a condition with a one-input conjunct
+        side = rng.choice([right_keys, left_keys])
+        cond = X.and_(cond, X.Cmp(rng.choice([">", "!="]), rng.choice(side), literal(rng, "int")))
+    elif rng.random() < 0.15:
+        cond = X.or_(cond, X.IsNull(K))
     kind = rng.choice(["inner", "left", "right", "full"])
     if kind == "inner":
         return P.InnerJoin(plan, RIGHT, cond)

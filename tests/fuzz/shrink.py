@@ -136,6 +136,8 @@ def literal(value, indent: int = 0) -> str:
         return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, float) and value != value:
         return "NAN"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return "INF" if value > 0 else "-INF"
     return repr(value)
 
 
