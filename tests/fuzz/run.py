@@ -48,12 +48,15 @@ class Figures:
 
 
 def fuzz(seed: int, pushdowns: int, tables_per_variant: int = 8, spark=None, spark_every: int = 0,
-         max_pipelines: int | None = None, shrink_failures: bool = True, log=None) -> Figures:
-    """Run until `pushdowns` pushdowns were proposed (or `max_pipelines` generated)."""
+         max_pipelines: int | None = None, shrink_failures: bool = True, log=None,
+         max_seconds: float | None = None) -> Figures:
+    """Run until `pushdowns` pushdowns were proposed (or `max_pipelines` generated, or
+    `max_seconds` passed: the figures then say how far it got)."""
     rng = random.Random(seed)
     figures = Figures()
     started = time.monotonic()
-    while sum(figures.pushdowns.values()) < pushdowns and (max_pipelines is None or figures.pipelines < max_pipelines):
+    while sum(figures.pushdowns.values()) < pushdowns and (max_pipelines is None or figures.pipelines < max_pipelines) \
+            and (max_seconds is None or time.monotonic() - started < max_seconds):
         case = random_case(rng)
         figures.pipelines += 1
         try:
@@ -86,8 +89,9 @@ def fuzz(seed: int, pushdowns: int, tables_per_variant: int = 8, spark=None, spa
                     if found is not None:
                         _record(figures, found, Case(case.late, t), spark, shrink_failures, log)
                         break
-        if log and figures.pipelines % 500 == 0:
+        if log and figures.pipelines % 250 == 0:
             log(f"... {figures.pipelines} pipelines, {sum(figures.pushdowns.values())} pushdowns, "
+                f"{figures.reference_comparisons}+{figures.spark_comparisons} comparisons, "
                 f"{len(figures.mismatches)} mismatches, {time.monotonic() - started:.0f}s")
     figures.seconds = time.monotonic() - started
     return figures
@@ -108,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--tables", type=int, default=8, help="random tables per rewritten plan")
     parser.add_argument("--spark-sample", type=int, default=0, help="about this many pushdowns also run on Spark")
+    parser.add_argument("--max-seconds", type=float, default=None, help="stop early, with the figures so far")
     args = parser.parse_args(argv)
     spark = None
     if args.spark_sample:
@@ -119,9 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger("DataFrameQueryContextLogger").setLevel(logging.CRITICAL + 1)
     every = max(1, args.pushdowns // args.spark_sample) if args.spark_sample else 0
     figures = fuzz(args.seed, args.pushdowns, args.tables, spark, every,
-                   log=lambda m: print(m, file=sys.stderr, flush=True))
+                   log=lambda m: print(m, file=sys.stderr, flush=True), max_seconds=args.max_seconds)
     print(f"python -m tests.fuzz.run --pushdowns {args.pushdowns} --seed {args.seed} "
-          f"--tables {args.tables} --spark-sample {args.spark_sample}")
+          f"--tables {args.tables} --spark-sample {args.spark_sample}"
+          + (f" --max-seconds {args.max_seconds:.0f}" if args.max_seconds else ""))
     print(figures.report())
     return 1 if figures.mismatches else 0
 
