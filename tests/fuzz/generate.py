@@ -48,6 +48,8 @@ UDFS = {
         "def f(x):\n    return 0 if x is None else (x if -9 < x < 9 else 9)\n",
         "def f(x):\n    return x + 1 if x is not None and abs(x) < 1000 else None\n",
         "def f(x):\n    return x * 2\n",  # raises on None, may leave the int range
+        # Python's integers are unbounded: x * x never overflows here, as it would in Spark
+        "def f(x):\n    if x is None:\n        return 0\n    y = x * x\n    return 1 if y > 50 else 0\n",
     ],
     "string": [
         "def f(x):\n    if x is None:\n        return 'none'\n    return x.upper()\n",

@@ -44,6 +44,21 @@ CASES = [
         tables={0: [{('a', 1): 1, ('b', 2): 0, ('s', 3): 'x', ('d', 4): NAN}],
                 1: [{('k', 5): 1, ('t', 6): None, ('e', 7): 0.0}, {('k', 5): None, ('t', 6): '', ('e', 7): INF}]},
     ),
+    Regression(
+        # the UDF squares in Python (unbounded); the pushed `(a * a) > 50` squared in Spark's int
+        # and raised ARITHMETIC_OVERFLOW on a = 46341, where the original ran
+        'python_udf_integer_arithmetic_is_not_pushed_as_spark_int_arithmetic',
+        late=P.Filter(child=P.Project(child=LEFT, outputs=(
+            (X.Col(name='a', id=1, dtype='int'), X.Col(name='a', id=1, dtype='int')),
+            (X.Col(name='s', id=3, dtype='string'), X.Col(name='s', id=3, dtype='string')),
+            (X.Col(name='u', id=61, dtype='int'), X.PyUdf(
+                name='f', args=(X.Col(name='a', id=1, dtype='int'),), dtype='int',
+                source='def f(x):\n    if x is None:\n        return 0\n    y = x * x\n    return 1 if y > 50 else 0\n')))),
+            condition=X.Cmp(op='=', left=X.Col(name='u', id=61, dtype='int'), right=X.Lit(value=1, dtype='int'))),
+        tables={0: [{('a', 1): 46341, ('b', 2): None, ('s', 3): None, ('d', 4): None},
+                    {('a', 1): 8, ('b', 2): 1, ('s', 3): 'x', ('d', 4): NAN},
+                    {('a', 1): -2, ('b', 2): 1, ('s', 3): '', ('d', 4): 0.0}]},
+    ),
 ]
 
 
