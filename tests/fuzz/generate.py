@@ -59,6 +59,7 @@ UDFS = {
     "double": [
         "def f(x):\n    if x is None:\n        return None\n    return 1 if x > 1.0 else 0\n",
         "def f(x):\n    return 0 if x is None or x != x else 1\n",
+        "def f(x):\n    if x is None:\n        return None\n    return 1 if x * 0 == 0 else 0\n",  # finite?
     ],
 }
 UDF_RESULT = {"int": "int", "string": "string", "double": "int"}

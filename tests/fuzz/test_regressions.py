@@ -17,7 +17,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 
 from .check import first_mismatch, outcome, proposals, spark_outcome
-from .generate import INF, NAN  # noqa: F401 - the printed cases spell NaN and infinity so
+from .generate import INF, NAN  # the printed cases spell NaN and infinity so
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,22 @@ CASES = [
         tables={0: [{('a', 1): 46341, ('b', 2): None, ('s', 3): None, ('d', 4): None},
                     {('a', 1): 8, ('b', 2): 1, ('s', 3): 'x', ('d', 4): NAN},
                     {('a', 1): -2, ('b', 2): 1, ('s', 3): '', ('d', 4): 0.0}]},
+    ),
+    Regression(
+        # Python's -inf * 0 is NaN, so the UDF returns 0 for d = -inf; the pushed
+        # `d IS NULL OR isnan(d)` kept NaN rows but dropped the infinite one
+        'python_udf_over_a_double_keeps_infinite_rows_as_well_as_nan',
+        late=P.Filter(child=P.Project(child=LEFT, outputs=(
+            (X.Col(name='a', id=1, dtype='int'), X.Col(name='a', id=1, dtype='int')),
+            (X.Col(name='d', id=4, dtype='double'), X.Col(name='d', id=4, dtype='double')),
+            (X.Col(name='u', id=61, dtype='int'), X.PyUdf(
+                name='f', args=(X.Col(name='d', id=4, dtype='double'),), dtype='int',
+                source='def f(d):\n    if d is None:\n        return 0\n    return 1 if d * 0 == 0 else 0\n')))),
+            condition=X.Cmp(op='=', left=X.Col(name='u', id=61, dtype='int'), right=X.Lit(value=0, dtype='int'))),
+        tables={0: [{('a', 1): 5, ('b', 2): 1, ('s', 3): 'y', ('d', 4): -INF},
+                    {('a', 1): 0, ('b', 2): -1, ('s', 3): 'X', ('d', 4): NAN},
+                    {('a', 1): 1, ('b', 2): 0, ('s', 3): '', ('d', 4): 1.5},
+                    {('a', 1): 2, ('b', 2): None, ('s', 3): None, ('d', 4): None}]},
     ),
 ]
 
