@@ -24,7 +24,7 @@ from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
 from magicpush_lab.shared_sources import merge_shared_sources, union_input_missed
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
-from magicpush_lab.verify import full_outer_join, grouped_map, join_condition, overflow, row_iter
+from magicpush_lab.verify import full_outer_join, grouped_map, join_condition, model_gaps, overflow, row_iter
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.implication import implies
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
@@ -178,12 +178,15 @@ def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult
 
 def _drop_new_overflow(late: P.Filter, result: WalkResult, budget: Budget) -> bool:
     """Drop each pushed predicate whose integer arithmetic may overflow in Spark where the
-    original never computes it there (verify/overflow.py); True if any was dropped. The
-    others were proved with it, so they stay only as superset pushdowns."""
+    original never computes it there (verify/overflow.py), or that a gap of the model
+    around the walk's steps may make wrong (verify/model_gaps.py); True if any was dropped.
+    The others were proved with it, so they stay only as superset pushdowns."""
     known = overflow.pipeline_expressions(late)
     kept = []
     for p in result.pushed:
-        why = overflow.new_overflow(p.predicate, known, min(500, max(1, budget.left_ms())))
+        why = (overflow.new_overflow(p.predicate, known, min(500, max(1, budget.left_ms())))
+               or model_gaps.lost_double_arithmetic(late, p.predicate)
+               or model_gaps.udf_on_padded_rows(late, p.steps))
         if why:
             result.refusals.append(Refusal(P.operator_name(p.source), why, str(p.predicate)))
         else:

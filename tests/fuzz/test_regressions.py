@@ -75,6 +75,43 @@ CASES = [
                     {('a', 1): 1, ('b', 2): 0, ('s', 3): '', ('d', 4): 1.5},
                     {('a', 1): 2, ('b', 2): None, ('s', 3): None, ('d', 4): None}]},
     ),
+    Regression(
+        # 0.0 * d < 3.0 is d IS NOT NULL over the reals, but for d = NaN Spark's product is
+        # NaN, which is not < 3.0: the pushed DNF kept the NaN row the original dropped
+        'double_arithmetic_of_the_late_filter_is_not_simplified_over_the_reals',
+        late=P.Filter(child=P.Project(child=LEFT, outputs=(
+            (X.Col(name='s', id=3, dtype='string'), X.Col(name='s', id=3, dtype='string')),
+            (X.Col(name='d', id=4, dtype='double'), X.Col(name='d', id=4, dtype='double')),
+            (X.Col(name='c101', id=101, dtype='double'), X.Arith(
+                op='*', left=X.Lit(value=0.0, dtype='double'), right=X.Col(name='d', id=4, dtype='double'),
+                dtype='double')),
+            (X.Col(name='a', id=1, dtype='int'), X.Col(name='a', id=1, dtype='int')))),
+            condition=X.Case(branches=((X.Func(name='startswith', args=(
+                X.Col(name='s', id=3, dtype='string'), X.Lit(value='X', dtype='string')), dtype='boolean'),
+                X.IsNull(arg=X.Col(name='a', id=1, dtype='int'))),),
+                default=X.Cmp(op='<', left=X.Col(name='c101', id=101, dtype='double'),
+                              right=X.Lit(value=3.0, dtype='double')))),
+        tables={0: [{('a', 1): None, ('b', 2): None, ('s', 3): None, ('d', 4): NAN},
+                    {('a', 1): 1, ('b', 2): 2, ('s', 3): 'x', ('d', 4): -INF},
+                    {('a', 1): None, ('b', 2): 2, ('s', 3): 'Xy', ('d', 4): 1.5}]},
+    ),
+    Regression(
+        # pushing e <= 1.5 to the right input of the left outer join left the left row
+        # unmatched: the UDF above the join then ran on its NULL-padded t and raised
+        'python_udf_above_an_outer_join_never_meets_rows_padded_by_the_pushdown',
+        late=P.Filter(child=P.Project(child=P.OuterJoin(left=LEFT, right=RIGHT, condition=X.Or(args=(
+            X.Cmp(op='=', left=X.Col(name='a', id=1, dtype='int'), right=X.Col(name='k', id=5, dtype='int')),
+            X.IsNull(arg=X.Col(name='k', id=5, dtype='int'))))), outputs=(
+            (X.Col(name='k', id=5, dtype='int'), X.Col(name='k', id=5, dtype='int')),
+            (X.Col(name='t', id=6, dtype='string'), X.Col(name='t', id=6, dtype='string')),
+            (X.Col(name='e', id=7, dtype='double'), X.Col(name='e', id=7, dtype='double')),
+            (X.Col(name='c100', id=100, dtype='string'), X.PyUdf(
+                name='f', args=(X.Col(name='t', id=6, dtype='string'),), dtype='string',
+                source="def f(x):\n    return x + '!'\n")))),
+            condition=X.Cmp(op='<=', left=X.Col(name='e', id=7, dtype='double'), right=X.Lit(value=1.5, dtype='double'))),
+        tables={0: [{('a', 1): None, ('b', 2): None, ('s', 3): None, ('d', 4): None}],
+                1: [{('k', 5): None, ('t', 6): '', ('e', 7): None}]},
+    ),
 ]
 
 
