@@ -24,7 +24,7 @@ from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
 from magicpush_lab.shared_sources import merge_shared_sources, union_input_missed
 from magicpush_lab.verify import aggregate, outer_join, row_expand, row_to_row, topk, window
-from magicpush_lab.verify import full_outer_join, grouped_map, join_condition, row_iter
+from magicpush_lab.verify import full_outer_join, grouped_map, join_condition, model_gaps, overflow, row_iter
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.implication import implies
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
@@ -171,13 +171,34 @@ def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult
           filter_node.origin, 0, budget, result)
     _drop_shared_side_inputs(filter_node, result)
     result.pushed = merge_shared_sources(filter_node.child, result.pushed, filter_node.origin)
-    if len([p for p in result.pushed if not p.transferred]) > 1 or \
+    dropped = _drop_new_overflow(filter_node, result, budget)
+    if dropped or len([p for p in result.pushed if not p.transferred]) > 1 or \
             union_input_missed(filter_node.child, result.pushed):
         # each source's predicate was proved alone; applied alone, the late filter stays.
         # A transferred predicate is a superset pushdown of its own, whose proof holds for
         # every other input, filtered or not: it leaves the others' kinds as they are
         result.pushed = [replace(p, kind=SUPERSET) for p in result.pushed]
     return result
+
+
+def _drop_new_overflow(late: P.Filter, result: WalkResult, budget: Budget) -> bool:
+    """Drop each pushed predicate whose integer arithmetic may overflow in Spark where the
+    original never computes it there (verify/overflow.py), or that a gap of the model
+    around the walk's steps may make wrong (verify/model_gaps.py); True if any was dropped.
+    The others were proved with it, so they stay only as superset pushdowns."""
+    known = overflow.pipeline_expressions(late)
+    kept = []
+    for p in result.pushed:
+        why = (overflow.new_overflow(p.predicate, known, min(500, max(1, budget.left_ms())))
+               or model_gaps.lost_double_arithmetic(late, p.predicate)
+               or model_gaps.udf_on_padded_rows(late, p.steps))
+        if why:
+            result.refusals.append(Refusal(P.operator_name(p.source), why, str(p.predicate)))
+        else:
+            kept.append(p)
+    dropped = len(kept) < len(result.pushed)
+    result.pushed = kept
+    return dropped
 
 
 def _walk(node: P.Plan, pred: X.Expr, steps: tuple[Step, ...], kind: str, late: P.Filter,

@@ -102,8 +102,16 @@ def _argument_expr(e: ast.AST, params: dict[str, X.Expr], assigned: set[str]) ->
             return None
         op = _ARITH[type(e.op)]
         fractional = op == "/" or any(X.dtype_of(x) in FRACTIONAL for x in (a, b))
+        if not fractional:  # Python's integers do not overflow an int: Spark computes in long
+            a, b = _as_long(a), _as_long(b)
         return X.Arith(op, a, b, "double" if fractional else "long")
     return None
+
+
+def _as_long(e: X.Expr) -> X.Expr:
+    if isinstance(e, X.Lit) and e.dtype in ("byte", "short", "int"):
+        return X.Lit(e.value, "long")
+    return X.Cast(e, "long") if X.dtype_of(e) in ("byte", "short", "int") else e
 
 
 # ----------------------------------------------------------------------------- the collected table

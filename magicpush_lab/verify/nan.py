@@ -9,8 +9,9 @@ Spark evaluates with its own NaN order) can disagree with it on NaN rows.
 
 The engine does not model NaN inside UDFs. It keeps NaN rows instead: a
 predicate derived from a UDF body whose argument is a double gets
-`OR isnan(arg)` and can only be a superset pushdown, so on NaN rows the late
-filter, running the UDF itself, still decides.
+`OR isnan(arg - arg)` (TRUE for NaN and the infinities, which the reals lack too) and
+can only be a superset pushdown, so on those rows the late filter, running the UDF
+itself, still decides.
 
 >>> from magicpush_lab.ir.expr import Col, Cmp, Lit, PyUdf
 >>> amount = Col("amount", 1, "double")
@@ -18,7 +19,7 @@ filter, running the UDF itself, still decides.
 >>> [str(a) for a in exposed_arguments([call], Cmp(">", amount, Lit(5.0, "double")))]
 ['amount']
 >>> str(keep_nan_rows(Cmp(">", amount, Lit(5.0, "double")), [amount]))
-'amount > 5.0 OR isnan(amount)'
+'amount > 5.0 OR isnan((amount - amount))'
 
 Pandas UDFs are the exception that can be exact: Spark hands a double column to a pandas
 UDF as float64, where NULL and NaN are both NaN, so the body cannot tell them apart; and a NaN
@@ -68,9 +69,20 @@ def exposed_arguments(original: Iterable[X.Expr], g: X.Expr) -> tuple[X.Expr, ..
     return tuple(found)
 
 
+def not_finite(arg: X.Expr) -> X.Func:
+    """TRUE where `arg` is NaN or an infinity: `arg - arg` is 0.0 for every finite value and NaN
+    for those (and FALSE on NULL, as isnan is). Python UDFs meet infinities as they meet NaN,
+    outside the reals of the model (`inf * 0` is NaN, so `x * 0 == 0` is False for x = -inf).
+
+    >>> str(not_finite(X.Col("amount", 1, "double")))
+    'isnan((amount - amount))'
+    """
+    return isnan(X.Arith("-", arg, arg, X.dtype_of(arg)))
+
+
 def keep_nan_rows(g: X.Expr, args: Iterable[X.Expr]) -> X.Expr:
-    """G widened to keep every row where one of `args` is NaN."""
-    return X.or_(g, *(isnan(a) for a in args))
+    """G widened to keep every row where one of `args` is NaN or infinite."""
+    return X.or_(g, *(not_finite(a) for a in args))
 
 
 def pandas_only(original: Iterable[X.Expr], arg: X.Expr) -> bool:
@@ -110,6 +122,7 @@ def split_nan_as_null(g: X.Expr, arg: X.Expr) -> tuple[X.Expr, X.Expr] | None:
 
 
 def keeps_nan_rows(g: X.Expr, args: Iterable[X.Expr]) -> bool:
-    """G has `isnan(arg)` as a disjunct for every one of `args` (so it is TRUE on those rows)."""
+    """G has `not_finite(arg)` as a disjunct for every one of `args` (so it is TRUE on the rows
+    where it is NaN or infinite)."""
     parts = X.disjuncts(g)
-    return all(isnan(a) in parts for a in args)
+    return all(not_finite(a) in parts for a in args)

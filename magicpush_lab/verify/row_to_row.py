@@ -113,7 +113,7 @@ def _nan_as_null(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None],
 
 def _true_on_kept_nan_rows(g: X.Expr, original: X.Expr, exposed: tuple[X.Expr, ...]) -> bool:
     """Each conjunct of `g` is TRUE on every row the original keeps where an exposed argument
-    is NaN: it keeps NaN rows (`OR isnan(a)`), or it is a conjunct of the original that calls
+    is NaN or infinite: it keeps those rows (`OR isnan(a - a)`), or it is a conjunct of the original that calls
     no UDF, which Spark found TRUE on that very row."""
     own = {c for c in X.conjuncts(original) if not X.has_python_udf(c)}
     return all(c in own or nan.keeps_nan_rows(c, exposed) for c in X.conjuncts(g))

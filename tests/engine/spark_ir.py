@@ -46,6 +46,8 @@ def dataframe(spark, plan: P.Plan, tables: dict[int, list[dict]]):
     if isinstance(plan, P.Aggregate):
         grouped = dataframe(spark, plan.child, tables).groupBy(*(column(k) for k in plan.keys))
         made = [column(e).alias(c.name) for c, e in plan.outputs if any(isinstance(n, X.Agg) for n in X.walk(e))]
+        # keys only (a distinct): Spark's agg() wants at least one aggregate
+        made = made or [F.count(F.lit(1)).alias("_rows")]
         return grouped.agg(*made).select(*(c.name for c in plan.output))
     if isinstance(plan, P.TopK):
         order = [_sort_key(column(e), asc, nulls_first) for e, asc, nulls_first in plan.order]

@@ -1,0 +1,85 @@
+"""Two places where a proof step is sound alone but the model around it is not: checked on
+the whole walk, once a predicate has reached its source.
+
+Double arithmetic. Doubles are reals in the model, so `0.0 * d < 3.0` is `d IS NOT NULL`
+there; for NaN and the infinities Spark's value is NaN and the comparison differs. A
+pushed predicate is refused when the late filter depends on double `+ - *` (in the
+filter or in the computed columns it reads) and the predicate does not keep every such
+node as it is: then the proof may have used a real-number identity.
+
+Rows NULL-padded anew. Pushing a predicate to the non-preserved input of an outer join
+turns some matched rows into NULL-padded ones, which the late filter then removes. But
+every operator between the join and the late filter, and the filter itself, now runs on
+those padded rows: a Python UDF there can raise on the NULLs, a job failing where the
+original ran. Each step's proof only covers its own input rows, so the walk refuses
+when a Python UDF runs above an outer join it pushed through.
+
+>>> d, u = X.Col("d", 1, "double"), X.Col("u", 2, "double")
+>>> late = P.Filter(P.Project(P.Source("t", (d,)), ((u, X.Arith("*", X.Lit(0.0, "double"), d, "double")),)),
+...                 X.Cmp("<", u, X.Lit(3.0, "double")))
+>>> lost_double_arithmetic(late, X.IsNotNull(d))
+'the late filter computes (0.0 * d) in doubles, which the pushed predicate does not keep'
+>>> lost_double_arithmetic(late, X.Cmp("<", X.Arith("*", X.Lit(0.0, "double"), d, "double"), X.Lit(3.0, "double")))
+''
+"""
+
+from __future__ import annotations
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.ir.types import FRACTIONAL
+
+_OUTER = ("LeftOuterJoin", "RightOuterJoin", "FullOuterJoin")
+
+
+def lost_double_arithmetic(late: P.Filter, pred: X.Expr) -> str:
+    """Why `pred` may rely on real-number arithmetic the late filter does on doubles, or ""."""
+    kept = set(X.walk(pred))
+    for node in _double_arithmetic(late):
+        if node not in kept:
+            return f"the late filter computes {node} in doubles, which the pushed predicate does not keep"
+    return ""
+
+
+def _double_arithmetic(late: P.Filter) -> list[X.Expr]:
+    """Double `+ - *` nodes in the late filter and in the computed columns it reads, through
+    any number of operators (a column is read when a read column's expression reads it)."""
+    defs: dict[X.Col, list[X.Expr]] = {}
+    for node in P.nodes(late):
+        for c, e in getattr(node, "outputs", ()) or ():
+            defs.setdefault(c, []).append(e)
+        if isinstance(node, P.Expand):
+            for row in node.rows():
+                for c, e in row.items():
+                    defs.setdefault(c, []).append(e)
+        if isinstance(node, P.Union):
+            for mapping in node.column_maps():
+                for c, m in mapping.items():
+                    defs.setdefault(c, []).append(m)
+    exprs, seen, todo = [late.condition], set(), list(X.columns(late.condition))
+    while todo:
+        c = todo.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        for e in defs.get(c, []):
+            exprs.append(e)
+            todo.extend(X.columns(e))
+    return [n for e in exprs for n in X.walk(e)
+            if isinstance(n, (X.Arith, X.Neg)) and X.dtype_of(n) in FRACTIONAL]
+
+
+def udf_on_padded_rows(late: P.Filter, steps) -> str:
+    """Why a walk through an outer join may run a Python UDF on rows it NULL-padded anew, or ""."""
+    if not any(s.operator in _OUTER for s in steps):
+        return ""
+    exprs = [late.condition] + [e for n in P.nodes(late.child) if _above_outer_join(n)
+                                for e in P.expressions(n)]
+    udf = next((x for e in exprs for x in X.walk(e) if isinstance(x, X.PyUdf)), None)
+    if udf is None:
+        return ""
+    return f"{udf.name}() runs above an outer join the predicate passed, on rows it may NULL-pad"
+
+
+def _above_outer_join(node: P.Plan) -> bool:
+    return any(isinstance(n, P.OuterJoin) for n in P.nodes(node) if n is not node)
