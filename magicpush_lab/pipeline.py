@@ -14,6 +14,7 @@ from typing import Any, Collection, Sequence
 from magicpush_lab.capture.trace import Event, Site, Trace
 from magicpush_lab.ir.expr import TRUE
 from magicpush_lab.ir.serialize import expr_to_json
+from magicpush_lab.pipeline_graph import graph
 from magicpush_lab.pushdown import Budget, Pushed, Refusal, filters_to_push, join_conjuncts, push_down_all
 from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
@@ -34,6 +35,8 @@ class OptimizeResult:
     together: tuple[Together, ...] = ()
     # what was not pushed, structured: {pipeline, operator, reason, candidate, counterexample}
     refusals: tuple[dict[str, Any], ...] = ()
+    # each optimized pipeline as a graph of its calls (pipeline_graph.graph)
+    pipelines: tuple[dict[str, Any], ...] = ()
 
     def to_json(self, notebook: str | None = None) -> dict[str, Any]:
         return {
@@ -41,6 +44,7 @@ class OptimizeResult:
             "suggestions": [s.to_json() for s in self.suggestions],
             "together": [t.to_json() for t in self.together],
             "refusals": list(self.refusals),
+            "pipelines": list(self.pipelines),
             "optimizer_seconds": round(self.optimizer_seconds, 4),
             "notes": list(self.notes),
         }
@@ -77,8 +81,10 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     notes: list[str] = []
     together: list[Together] = []
     refusals: list[dict[str, Any]] = []
+    graphs: list[dict[str, Any]] = []
     for path in paths if all_pipelines else paths[:1]:
         name = pipeline_name(trace, path[-1])
+        graphs.append(graph(trace, path[-1].id, name))
         got, why, joint = _optimize_plan(trace, translate_event(trace, path[-1].id), notebook_cells, cell_ids,
                                          budget, name, refusals)
         for s in got:
@@ -86,7 +92,7 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
         notes.extend(f"pipeline ending in {name}: {n}" if all_pipelines else n for n in why)
         together.extend(joint)
     return OptimizeResult(tuple(found.values()), time.monotonic() - started, tuple(notes), tuple(together),
-                          tuple(refusals))
+                          tuple(refusals), tuple(graphs))
 
 
 def _for_pipeline(s: Suggestion, name: str) -> Suggestion:
@@ -174,6 +180,7 @@ def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[i
         predicate_ir=expr_to_json(pushed.predicate),
         may_hide_errors=pushed.may_hide_errors,
         alternatives=tuple(_alternatives(trace, pushed, cells, index_of, peers)),
+        late_filter_event=pushed.late_filter.origin,
     )
 
 

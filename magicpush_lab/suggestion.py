@@ -49,6 +49,7 @@ class Suggestion:
     scan_filters: dict[str, Any] | None = None
     # the pipeline the suggestion is for, named by the variable holding its last DataFrame
     pipeline: str | None = None
+    late_filter_event: int | None = None  # trace event of the filter the predicate comes from
 
     def measured(self, rows_before: int, rows_after: int, estimated: bool = False) -> "Suggestion":
         reduction = 1.0 - rows_after / rows_before if rows_before else 0.0

@@ -59,6 +59,25 @@ export interface ISuggestion {
   scan_filters?: IScanFilters | null;
   /** The pipeline it is for: the variable holding the pipeline's last DataFrame. */
   pipeline?: string | null;
+  /** The trace event of the late filter the predicate comes from. */
+  late_filter_event?: number | null;
+}
+
+/** One traced call of a pipeline (magicpush_lab/pipeline_graph.py). */
+export interface IPipelineNode {
+  id: number;
+  op: string;
+  label: string;
+  inputs: number[];
+  cell: number | null;
+  /** The engine's operator for the call, or why it is a barrier. */
+  what: string;
+}
+
+export interface IPipelineGraph {
+  name: string;
+  sink: number;
+  nodes: IPipelineNode[];
 }
 
 /** Why a filter stopped at an operator; for the naive candidate, the rows that refute it. */
@@ -118,6 +137,8 @@ export interface IOptimizeResult {
   together?: ITogether[];
   /** What was not pushed further, and why. */
   refusals?: IRefusal[];
+  /** Each optimized pipeline's calls, as a graph. */
+  pipelines?: IPipelineGraph[];
   optimizer_seconds: number;
   notes: string[];
   measure_errors: string[];

@@ -28,7 +28,7 @@ def test_optimize_json_and_apply(tmp_path):
     result = json.loads(lines[0])
     assert "error" not in result, result.get("error")
     assert code == 0
-    assert set(result) == {"notebook", "suggestions", "together", "refusals", "optimizer_seconds", "notes"}
+    assert set(result) == {"notebook", "suggestions", "together", "refusals", "pipelines", "optimizer_seconds", "notes"}
     assert result["notebook"] == str(nb)
     sales = [s for s in result["suggestions"] if s["source"] == "sales"]
     assert sales, result

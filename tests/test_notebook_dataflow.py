@@ -126,3 +126,19 @@ def test_a_refused_naive_filter_comes_with_its_counterexample_as_json(shell):
     [rows] = refusal["counterexample"].values()
     # the limit keeps rows the filter drops (ids of at most 5, or NULL): filtering first changes them
     assert len(rows) > 3 and any(r["id"] is not None and r["id"] > 5 for r in rows)
+
+
+def test_each_optimized_pipeline_comes_with_its_graph_of_calls(shell):
+    cells = SEVERAL
+    trace = traced(shell, cells)
+    result = optimize_trace(trace, cells, all_pipelines=True)
+    graphs = {g["name"]: g for g in result.to_json()["pipelines"]}
+    assert set(graphs) == {"a_big", "b_big", "c_big"}
+    nodes = {n["id"]: n for n in graphs["a_big"]["nodes"]}
+    assert [n["label"] for n in graphs["a_big"]["nodes"]] == ["a", "withColumn", "withColumn", "a_big"]
+    assert [n["what"].split(";")[0] for n in graphs["a_big"]["nodes"]] == [
+        "source", "RowTransform", "RowTransform", "Filter"]
+    for s in result.suggestions:  # what a suggestion moves, and where to, are nodes of its pipeline's graph
+        ids = {n["id"] for n in graphs[s.pipeline]["nodes"]}
+        assert {s.source_event, s.late_filter_event} <= ids
+    assert all(i in nodes for n in nodes.values() for i in n["inputs"])

@@ -6,6 +6,7 @@ import { MagicPushModel, Measuring, ModelState } from '../model';
 import { IOptimizeResult, ITogether } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
 import { DiffButton, SuggestionCard } from './SuggestionCard';
+import { PipelineGraph } from './PipelineGraph';
 import { WhyNot } from './Why';
 
 interface IView {
@@ -212,6 +213,17 @@ function Result(props: {
           for {props.notebookName} ({seconds})
         </p>
       )}
+      {(result.pipelines ?? []).map(graph => {
+        const mine = result.suggestions.filter(s => s.pipeline === graph.name);
+        return (
+          <PipelineGraph
+            key={graph.name}
+            graph={graph}
+            lateFilters={new Set(mine.map(s => s.late_filter_event ?? -1))}
+            targets={new Set(mine.map(s => s.source_event))}
+          />
+        );
+      })}
       {measuring === 'running' && (
         <Progress
           text="Counting rows on the notebook's kernel…"

@@ -233,6 +233,16 @@ test('why: proof steps explained, and a refused filter shows its counterexample 
     'keeps, drops or changes each row on its own'
   );
 
+  // the pipelines as graphs: where the filter is, where it goes, barriers on hover
+  const graphs = sidebar.locator('.jp-MagicPush-graph');
+  await expect(graphs).toHaveCount(2);
+  const out = graphs.filter({ hasText: 'out' });
+  await expect(out.locator('.jp-MagicPush-graphNode-target')).toHaveCount(1);
+  await expect(out.locator('.jp-MagicPush-graphNode-late')).toHaveCount(1);
+  await expect(
+    graphs.filter({ hasText: 'top' }).locator('title', { hasText: /^limit/ })
+  ).toContainText('TopK after orderBy');
+
   const whyNot = sidebar.getByRole('region', { name: 'Why not further' });
   await expect(whyNot).toContainText('TopK');
   await expect(whyNot).toContainText('would change the result on these rows');
