@@ -166,6 +166,29 @@ def _push_join_conjunct(join: P.Plan, side: int, g: X.Expr, budget: Budget) -> W
 def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult:
     """Push `filter_node`'s condition as far toward the sources as proofs allow."""
     budget = budget or Budget(10.0)
+    result = _push_down(filter_node, budget)
+    exact = _without_double_arithmetic(filter_node)
+    if exact is not None and any(r.reason.startswith(model_gaps.DOUBLE_GAP) for r in result.refusals):
+        # The conjuncts that compute nothing in doubles are what the model proves exactly. The
+        # late filter implies them, so whatever they push is a superset pushdown of the whole.
+        reached = {p.source for p in result.pushed}
+        retry = _push_down(exact, budget)
+        result.pushed += [replace(p, kind=SUPERSET) for p in retry.pushed if p.source not in reached]
+        result.refusals += [r for r in retry.refusals if r not in result.refusals]
+    return result
+
+
+def _without_double_arithmetic(late: P.Filter) -> P.Filter | None:
+    """The late filter with only its conjuncts free of double arithmetic (in them or in the
+    columns they read), when it has both kinds; None otherwise."""
+    parts = X.conjuncts(late.condition)
+    exact = [c for c in parts if not model_gaps.double_arithmetic(replace(late, condition=c))]
+    if not exact or len(exact) == len(parts):
+        return None
+    return replace(late, condition=X.and_(*exact))
+
+
+def _push_down(filter_node: P.Filter, budget: Budget) -> WalkResult:
     result = WalkResult()
     _walk(filter_node.child, filter_node.condition, (), EQUIVALENT, filter_node,
           filter_node.origin, 0, budget, result)

@@ -30,18 +30,19 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL
 
 _OUTER = ("LeftOuterJoin", "RightOuterJoin", "FullOuterJoin")
+DOUBLE_GAP = "the late filter computes"  # how a refusal for double arithmetic starts
 
 
 def lost_double_arithmetic(late: P.Filter, pred: X.Expr) -> str:
     """Why `pred` may rely on real-number arithmetic the late filter does on doubles, or ""."""
     kept = set(X.walk(pred))
-    for node in _double_arithmetic(late):
+    for node in double_arithmetic(late):
         if node not in kept:
-            return f"the late filter computes {node} in doubles, which the pushed predicate does not keep"
+            return f"{DOUBLE_GAP} {node} in doubles, which the pushed predicate does not keep"
     return ""
 
 
-def _double_arithmetic(late: P.Filter) -> list[X.Expr]:
+def double_arithmetic(late: P.Filter) -> list[X.Expr]:
     """Double `+ - *` nodes in the late filter and in the computed columns it reads, through
     any number of operators (a column is read when a read column's expression reads it)."""
     defs: dict[X.Col, list[X.Expr]] = {}

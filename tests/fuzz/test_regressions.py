@@ -122,3 +122,31 @@ def test_fuzz_regression_agrees_on_the_reference_and_spark(spark, case):
     pushed = proposals(case.late)
     found = first_mismatch(case.late, case.tables) or first_mismatch(case.late, case.tables, spark)
     assert found is None, f"{found.where}: {found.variant}: {found.detail}\npushed: {[str(p.predicate) for p in pushed]}"
+
+
+A_COL, D_COL = X.Col(name='a', id=1, dtype='int'), X.Col(name='d', id=4, dtype='double')
+MAX_D = X.Col(name='mx', id=102, dtype='double')
+# groupBy(a).agg(max(d)), then a filter computing in doubles on the aggregate (TPC-H Q17's shape)
+BY_A = P.Aggregate(LEFT, (A_COL,), ((A_COL, A_COL), (MAX_D, X.Agg("max", D_COL, "double"))))
+HALF_MAX_BELOW_3 = X.Cmp(op='<', left=X.Arith(op='*', left=X.Lit(value=0.5, dtype='double'), right=MAX_D,
+                                              dtype='double'), right=X.Lit(value=3.0, dtype='double'))
+NAN_TABLES = {0: [{('a', 1): 3, ('b', 2): 1, ('s', 3): 'x', ('d', 4): NAN},
+                  {('a', 1): 5, ('b', 2): 1, ('s', 3): 'x', ('d', 4): INF},
+                  {('a', 1): 1, ('b', 2): 1, ('s', 3): 'x', ('d', 4): 1.5},
+                  {('a', 1): 4, ('b', 2): 1, ('s', 3): 'x', ('d', 4): 2.0},
+                  {('a', 1): 4, ('b', 2): 1, ('s', 3): 'y', ('d', 4): 9.0}]}
+
+
+@pytest.mark.parametrize("condition,pushes", [
+    # the key conjunct computes nothing in doubles: it still pushes, as a superset
+    (X.and_(HALF_MAX_BELOW_3, X.Cmp('>', A_COL, X.Lit(2, 'int'))), True),
+    # must not push: the only conjunct computes in doubles on the aggregate
+    (HALF_MAX_BELOW_3, False),
+], ids=["key_conjunct_pushes", "double_arithmetic_alone_does_not"])
+def test_conjuncts_free_of_double_arithmetic_still_push_as_supersets(spark, condition, pushes):
+    late = P.Filter(child=BY_A, condition=condition)
+    pushed = proposals(late)
+    assert bool(pushed) == pushes, [str(p.predicate) for p in pushed]
+    for p in pushed:
+        assert p.kind == "superset" and not any(isinstance(n, X.Arith) for n in X.walk(p.predicate))
+    assert first_mismatch(late, NAN_TABLES) is None and first_mismatch(late, NAN_TABLES, spark) is None
