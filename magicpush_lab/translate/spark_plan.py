@@ -262,10 +262,18 @@ def _type_of(e: X.Expr) -> str:
 
 
 # Catalyst classes whose PySpark function is not their snake-case name
-_FUNCTION_NAMES = {"StartsWith": "startswith", "EndsWith": "endswith"}
+_FUNCTION_NAMES = {"StartsWith": "startswith", "EndsWith": "endswith", "RegExpExtract": "regexp_extract",
+                   "RegExpExtractAll": "regexp_extract_all", "RegExpReplace": "regexp_replace",
+                   "RegExpCount": "regexp_count", "RegExpSubStr": "regexp_substr",
+                   "RegExpInStr": "regexp_instr"}
 
 
 def _snake(name: str) -> str:
+    """The PySpark function of a Catalyst expression class.
+
+    >>> [_snake(c) for c in ("Upper", "RegExpExtract", "RLike", "StartsWith")]
+    ['upper', 'regexp_extract', 'rlike', 'startswith']
+    """
     if name in _FUNCTION_NAMES:
         return _FUNCTION_NAMES[name]
     out = []
