@@ -114,20 +114,22 @@ def _once(build: Callable, table_of) -> tuple[float, list, dict[str, int]]:
 
 
 def measure(build: Callable, runs: int, table_of: Callable[[str], str | None]) -> Run:
-    """A first run for the rows and the rows read (not timed: it warms caches), then `runs`
-    timed runs (none when `runs` is 0)."""
+    """`runs` timed runs; the first also gives the rows and the rows read (with `runs` 0, one
+    untimed run for those)."""
     return measure_alternating({"one": build}, runs, table_of)["one"]
 
 
 def measure_alternating(builds: dict[str, Callable], runs: int, table_of) -> dict[str, Run]:
-    """`measure` for several variants: one untimed run each, then their timed runs interleaved,
-    the order reversed every other round, so a slow spell of a shared machine or a warmer cache
-    favours no variant."""
+    """`measure` for several variants, their runs interleaved and the order reversed every
+    other round, so neither a slow spell of a shared machine nor the cache the first run
+    warms favours one variant."""
     out = {name: Run() for name in builds}
-    for name, build in builds.items():
-        _, out[name].rows, out[name].rows_read = _once(build, table_of)
     order = list(builds)
-    for i in range(runs):
+    for i in range(max(1, runs)):
         for name in (order if i % 2 == 0 else order[::-1]):
-            out[name].seconds.append(_once(builds[name], table_of)[0])
+            seconds, rows, read = _once(builds[name], table_of)
+            if runs:
+                out[name].seconds.append(seconds)
+            if i == 0:
+                out[name].rows, out[name].rows_read = rows, read
     return out
