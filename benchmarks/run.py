@@ -1,7 +1,7 @@
 """Both benchmark corpora side by side: the original pipeline, the rule baseline's rewrite and
 the engine's rewrite, on local Spark.
 
-    python -m benchmarks.run [--rows N] [--runs R] [--tpch-scale S] [--only NAMES] [--out DIR]
+    python -m benchmarks.run [--rows N] [--runs R] [--tpch-scale S] [--only NAMES] [--out DIR] [--render]
 
 * Notebook corpus (benchmarks/notebook_corpus): pipelines whose late filter Spark's optimizer
   cannot move, over generated Parquet tables (`--rows` rows in the big one).
@@ -282,7 +282,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated corpus names and TPC-H queries (q1...)")
     parser.add_argument("--out", type=Path, default=Path("docs"), help="where benchmarks.md and benchmarks/ are")
     parser.add_argument("--data-dir", type=Path, default=None, help="where the generated Parquet goes")
+    parser.add_argument("--render", action="store_true",
+                        help="run nothing: rewrite the page, table and plots from DIR/benchmarks/results.json")
     args = parser.parse_args(argv)
+    if args.render:
+        saved = json.loads((args.out / "benchmarks" / "results.json").read_text())
+        for path in write_outputs(args.out, saved["notebook_corpus"], saved["tpch"], saved["settings"], saved["java"]):
+            print(f"wrote {path}", file=sys.stderr)
+        return 0
     only = {x.strip().lower() if x.strip().lower().startswith("q") and x.strip()[1:].isdigit() else x.strip()
             for x in args.only.split(",") if x.strip()}
     corpus_only = {x for x in only if not (x.startswith("q") and x[1:].isdigit())}
