@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+COLORS = {"original": "#4c72b0", "baseline": "#dd8452", "magicpush": "#55a868"}  # one per variant, both panels
 MISSING = "matplotlib is not installed (pip install -e \".[bench]\"): plot {} not written"
 
 
@@ -33,13 +34,13 @@ def write(rows: list[dict], path: Path) -> list[Path]:
     for k, (variant, label) in enumerate((("original", "original"), ("baseline", "rule baseline"),
                                           ("magicpush", "MagicPush"))):
         values = [max(1, (r[variant] or r["original"])["total_read"]) for r in ran]
-        top.bar([x + (k - 1) * width for x in xs], values, width, label=label)
+        top.bar([x + (k - 1) * width for x in xs], values, width, label=label, color=COLORS[variant])
     top.set_yscale("log")
-    top.set_ylabel("rows read at the sources")
+    top.set_ylabel("rows read at the sources\n(log scale, 0 drawn as 1)")
     top.legend(fontsize=8)
     for k, (variant, label) in enumerate((("original", "original"), ("magicpush", "MagicPush"))):
         values = [r[variant]["median_s"] or 0 for r in ran]
-        bottom.bar([x + (k - 0.5) * width for x in xs], values, width, label=label)
+        bottom.bar([x + (k - 0.5) * width for x in xs], values, width, label=label, color=COLORS[variant])
     bottom.set_ylabel("wall time, median (s)")
     bottom.legend(fontsize=8)
     bottom.set_xticks(list(xs))
