@@ -415,14 +415,19 @@ def rewritten_tables(tables: dict, result: QueryResult) -> dict | None:
 
 def same_rows(original, rewritten) -> bool:
     """Equal bags of rows, numbers compared as floats to 1e-9 relative."""
+    return same_bags(original.collect(), rewritten.collect())
+
+
+def same_bags(a_rows, b_rows) -> bool:
+    """`same_rows` over rows already collected."""
     import math
     from decimal import Decimal
 
-    def bag(df):
-        out = [tuple(float(v) if isinstance(v, (float, Decimal)) else v for v in r) for r in df.collect()]
+    def bag(rows):
+        out = [tuple(float(v) if isinstance(v, (float, Decimal)) else v for v in r) for r in rows]
         return sorted(out, key=lambda r: repr(tuple(round(v, 2) if isinstance(v, float) else v for v in r)))
 
-    a, b = bag(original), bag(rewritten)
+    a, b = bag(a_rows), bag(b_rows)
     return len(a) == len(b) and all(
         len(x) == len(y) and all(math.isclose(u, v, rel_tol=1e-9, abs_tol=1e-6)
                                  if isinstance(u, float) and isinstance(v, float) else u == v

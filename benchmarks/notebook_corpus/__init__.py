@@ -1,0 +1,1 @@
+"""Notebook-shaped PySpark pipelines that Spark's optimizer cannot push filters through."""
