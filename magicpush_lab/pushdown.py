@@ -209,10 +209,11 @@ def _drop_new_overflow(late: P.Filter, result: WalkResult, budget: Budget) -> bo
     original never computes it there (verify/overflow.py), or that a gap of the model
     around the walk's steps may make wrong (verify/model_gaps.py); True if any was dropped.
     The others were proved with it, so they stay only as superset pushdowns."""
-    known = overflow.pipeline_expressions(late)
+    same = overflow.same_source_columns(late)
+    known = [X.substitute(e, same) for e in overflow.pipeline_expressions(late)]
     kept = []
     for p in result.pushed:
-        why = (overflow.new_overflow(p.predicate, known, min(500, max(1, budget.left_ms())))
+        why = (overflow.new_overflow(X.substitute(p.predicate, same), known, min(500, max(1, budget.left_ms())))
                or model_gaps.lost_double_arithmetic(late, p.predicate)
                or model_gaps.udf_on_padded_rows(late, p.steps))
         if why:

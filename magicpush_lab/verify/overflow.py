@@ -39,6 +39,27 @@ def pipeline_expressions(late: P.Filter) -> list[X.Expr]:
     return [e for node in P.nodes(late) for e in P.expressions(node)]
 
 
+def same_source_columns(late: P.Filter) -> dict[X.Col, X.Col]:
+    """One stand-in column per source column, whichever read of the source it comes from.
+
+    Spark gives each read of a DataFrame fresh column ids, and a predicate for a source read
+    by several branches is written in one read's ids: `s * 3` computed by another branch is
+    the same arithmetic on the same rows.
+
+    >>> a1, a2 = X.Col("a", 1, "int"), X.Col("a", 2, "int")
+    >>> plan = P.Filter(P.Union((P.Source("t", (a1,), origin=7), P.Source("t", (a2,), origin=7)), (a1,)), X.TRUE)
+    >>> m = same_source_columns(plan)
+    >>> m[a1] == m[a2]
+    True
+    """
+    out: dict[X.Col, X.Col] = {}
+    for node in P.nodes(late):
+        if isinstance(node, P.Source) and node.origin is not None:
+            for k, c in enumerate(node.output):
+                out[c] = X.Col(c.name, -(node.origin * 10_000 + k + 1), c.dtype)
+    return out
+
+
 def new_overflow(pred: X.Expr, known: Iterable[X.Expr], timeout_ms: int) -> str:
     """Why `pred` may raise or wrap on integer overflow where the original cannot, or ""."""
     seen = {n for e in known for n in X.walk(e)}
