@@ -33,10 +33,32 @@ from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.solver import prove
 
 
+# operators that hand every row of their input on (copies included): arithmetic computed
+# at or right after them runs on every row of the source below
+_EVERY_ROW = (P.Project, P.Reorder, P.Union, P.Window, P.Expand)
+
+
+def _every_source_row(node: P.Plan) -> bool:
+    if isinstance(node, P.Source):
+        return True
+    return isinstance(node, _EVERY_ROW) and all(_every_source_row(c) for c in node.children)
+
+
 def pipeline_expressions(late: P.Filter) -> list[X.Expr]:
-    """Every Spark expression the original pipeline evaluates (a UDF's arguments included,
-    its body not)."""
-    return [e for node in P.nodes(late) for e in P.expressions(node)]
+    """The Spark expressions the original pipeline evaluates on every row of its sources (a
+    UDF's arguments included, its body not): those of operators with nothing but row-keeping
+    operators below them. Arithmetic the original computes only after a limit, a filter or a
+    join runs on fewer rows there, and may overflow on a row it never meets.
+
+    >>> a = X.Col("a", 1, "int")
+    >>> square = X.Cmp("<", X.Arith("*", a, a, "int"), X.Lit(-7, "int"))
+    >>> square in pipeline_expressions(P.Filter(P.Source("t", (a,), origin=0), square))
+    True
+    >>> square in pipeline_expressions(P.Filter(P.TopK(P.Source("t", (a,), origin=0), ((a, True, True),), 1), square))
+    False
+    """
+    return [e for node in P.nodes(late) if all(_every_source_row(c) for c in node.children)
+            for e in P.expressions(node)]
 
 
 def same_source_columns(late: P.Filter) -> dict[X.Col, X.Col]:

@@ -112,6 +112,22 @@ CASES = [
         tables={0: [{('a', 1): None, ('b', 2): None, ('s', 3): None, ('d', 4): None}],
                 1: [{('k', 5): None, ('t', 6): '', ('e', 7): None}]},
     ),
+    Regression(
+        # the late filter's a * a ran only on the row the limit kept; pushed below the
+        # limit it ran on every row, and ANSI mode raised on a = 2147483647
+        'arithmetic_pushed_below_a_limit_is_checked_for_overflow_on_every_row',
+        late=P.Filter(child=P.Project(child=P.TopK(child=LEFT, order=(
+            (X.Col(name='b', id=2, dtype='long'), True, False), (X.Col(name='s', id=3, dtype='string'), True, False),
+            (X.Col(name='a', id=1, dtype='int'), False, False), (X.Col(name='d', id=4, dtype='double'), True, True)),
+            k=1), outputs=((X.Col(name='s', id=3, dtype='string'), X.Col(name='s', id=3, dtype='string')),
+                           (X.Col(name='c100', id=100, dtype='string'), X.Lit(value='xy', dtype='string')),
+                           (X.Col(name='a', id=1, dtype='int'), X.Col(name='a', id=1, dtype='int')))),
+            condition=X.Cmp(op='<', left=X.Arith(op='*', left=X.Col(name='a', id=1, dtype='int'),
+                                                 right=X.Col(name='a', id=1, dtype='int'), dtype='int'),
+                            right=X.Lit(value=-7, dtype='int'))),
+        tables={0: [{('a', 1): 2147483647, ('b', 2): None, ('s', 3): None, ('d', 4): None},
+                    {('a', 1): None, ('b', 2): None, ('s', 3): '', ('d', 4): None}]},
+    ),
 ]
 
 
