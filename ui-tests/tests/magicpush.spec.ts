@@ -113,7 +113,7 @@ const JOIN_CELLS = [
     'spark = SparkSession.builder.master("local[1]").getOrCreate()\n' +
     'a = spark.createDataFrame([(i, i % 10) for i in range(50)], ["k", "v"])\n' +
     'b = spark.createDataFrame([(i, i % 7) for i in range(50)], ["k", "x"])',
-  'j = a.join(b, "k").withColumn("s", F.col("v") + 1)\n' +
+  'j = a.join(b, "k").withColumn("s", F.col("v") % 10 + 1)\n' +
     'out = j.filter((F.col("s") > 5) & (F.col("x") < 3))'
 ];
 
