@@ -215,6 +215,8 @@ def _drop_new_overflow(late: P.Filter, result: WalkResult, budget: Budget) -> bo
     for p in result.pushed:
         why = (overflow.new_overflow(X.substitute(p.predicate, same), known, min(500, max(1, budget.left_ms())))
                or model_gaps.lost_double_arithmetic(late, p.predicate)
+               or model_gaps.new_double_arithmetic(late, p.predicate)
+               or model_gaps.double_sort_key(late, p.predicate, p.steps)
                or model_gaps.udf_on_padded_rows(late, p.steps))
         if why:
             result.refusals.append(Refusal(P.operator_name(p.source), why, str(p.predicate)))

@@ -70,6 +70,46 @@ def double_arithmetic(late: P.Filter) -> list[X.Expr]:
             if isinstance(n, (X.Arith, X.Neg)) and X.dtype_of(n) in FRACTIONAL]
 
 
+def new_double_arithmetic(late: P.Filter, pred: X.Expr) -> str:
+    """Why `pred` computes in doubles what the late filter never computes, or "": the proof
+    treated it as real arithmetic (`d - d` is 0 there, NaN in Spark for NaN and infinities).
+
+    >>> d = X.Col("d", 1, "double")
+    >>> late = P.Filter(P.Source("t", (d,)), X.Cmp(">", d, X.Lit(1.0, "double")))
+    >>> new_double_arithmetic(late, X.Cmp(">=", X.Arith("-", d, d, "double"), X.Lit(1.0, "double")))
+    'the pushed predicate computes (d - d) in doubles, which the original does not'
+    """
+    known = set(double_arithmetic(late))
+    # isnan(d - d), the engine's own test for NaN and the infinities, means what it says in Spark
+    known |= {a for n in X.walk(pred) if isinstance(n, X.Func) and n.name == "isnan" for a in n.args}
+    for node in X.walk(pred):
+        if _in_doubles(node) and node not in known:
+            return f"the pushed predicate computes {node} in doubles, which the original does not"
+    return ""
+
+
+def _in_doubles(node: X.Expr) -> bool:
+    """`+ - *` or negation with a double result or a double operand (a candidate built by
+    substitution can keep the type of the expression it replaced)."""
+    if isinstance(node, X.Arith):
+        return any(X.dtype_of(x) in FRACTIONAL for x in (node, node.left, node.right))
+    return isinstance(node, X.Neg) and X.dtype_of(node.arg) in FRACTIONAL
+
+
+def double_sort_key(late: P.Filter, pred: X.Expr, steps) -> str:
+    """Why a walk through a sort and limit is not trusted for `pred`, or "": NaN sorts above
+    every number in Spark, which the model's reals do not have, so a predicate reading a
+    double sort key can keep a NaN row that changes which rows the limit keeps."""
+    if not any(s.operator == "TopK" for s in steps):
+        return ""
+    read = {c.name for c in X.columns(pred)}
+    for node in P.nodes(late):
+        if isinstance(node, P.TopK) and any(X.dtype_of(k) in FRACTIONAL and read & {c.name for c in X.columns(k)}
+                                            for k, *_ in node.order):
+            return "the limit sorts on a double the predicate reads, and NaN's place in the order is not modelled"
+    return ""
+
+
 def udf_on_padded_rows(late: P.Filter, steps) -> str:
     """Why a walk through an outer join may run a Python UDF on rows it NULL-padded anew, or ""."""
     if not any(s.operator in _OUTER for s in steps):

@@ -128,6 +128,20 @@ CASES = [
         tables={0: [{('a', 1): 2147483647, ('b', 2): None, ('s', 3): None, ('d', 4): None},
                     {('a', 1): None, ('b', 2): None, ('s', 3): '', ('d', 4): None}]},
     ),
+    Regression(
+        # coalesce(d - d, d) >= 1 is false over the reals, but NaN - NaN is NaN, which
+        # Spark orders above 1: the pushed predicate kept a NaN row the original never showed
+        'double_arithmetic_the_pushed_predicate_adds_is_not_real_arithmetic',
+        late=P.Filter(child=P.Project(child=P.Aggregate(child=P.Source(name='left', output=(X.Col(name='a', id=1, dtype='int'), X.Col(name='b', id=2, dtype='long'), X.Col(name='s', id=3, dtype='string'), X.Col(name='d', id=4, dtype='double')), origin=0), keys=(X.Col(name='b', id=2, dtype='long'),), outputs=((X.Col(name='b', id=2, dtype='long'), X.Col(name='b', id=2, dtype='long')), (X.Col(name='c100', id=100, dtype='double'), X.Agg(fn='max', arg=X.Col(name='d', id=4, dtype='double'), dtype='double')), (X.Col(name='c101', id=101, dtype='long'), X.Agg(fn='count', arg=X.Col(name='d', id=4, dtype='double'), dtype='long')))), outputs=((X.Col(name='c103', id=103, dtype='long'), X.Arith(op='-', left=X.Col(name='c101', id=101, dtype='long'), right=X.Col(name='c101', id=101, dtype='long'), dtype='long')), (X.Col(name='c101', id=101, dtype='long'), X.Col(name='c101', id=101, dtype='long')), (X.Col(name='c102', id=102, dtype='double'), X.Col(name='c100', id=100, dtype='double')), (X.Col(name='b', id=2, dtype='long'), X.Col(name='b', id=2, dtype='long')))), condition=X.Cmp(op='>=', left=X.Col(name='c103', id=103, dtype='long'), right=X.Lit(value=1, dtype='long'))),
+        tables={0: [{('a', 1): None, ('b', 2): None, ('s', 3): None, ('d', 4): NAN}], 1: [], 2: []},
+    ),
+    Regression(
+        # NaN sorts above every number in Spark: keeping the NaN row at the source put it
+        # into the limit's one row, where the original kept 2**53
+        'a_limit_sorting_on_a_double_is_not_walked_through_nan_sorts_last',
+        late=P.Filter(child=P.TopK(child=P.Source(name='left', output=(X.Col(name='a', id=1, dtype='int'), X.Col(name='b', id=2, dtype='long'), X.Col(name='s', id=3, dtype='string'), X.Col(name='d', id=4, dtype='double')), origin=0), order=((X.Col(name='d', id=4, dtype='double'), True, False), (X.Col(name='s', id=3, dtype='string'), True, False), (X.Col(name='b', id=2, dtype='long'), True, True), (X.Col(name='a', id=1, dtype='int'), False, True)), k=1), condition=X.In(arg=X.PyUdf(name='f', args=(X.Col(name='d', id=4, dtype='double'),), dtype='int', source='def f(x):\n    if x is None:\n        return None\n    return 1 if x > 1.0 else 0\n'), values=(X.Lit(value=3, dtype='int'), X.Lit(value=0, dtype='int'), X.Lit(value=0, dtype='int'), X.Lit(value=None, dtype='int')))),
+        tables={0: [{('a', 1): None, ('b', 2): None, ('s', 3): None, ('d', 4): 9007199254740992.0}, {('a', 1): None, ('b', 2): None, ('s', 3): None, ('d', 4): NAN}], 1: [], 2: []},
+    ),
 ]
 
 
