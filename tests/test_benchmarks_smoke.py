@@ -16,7 +16,8 @@ from benchmarks import run
 from benchmarks.tpch import data as tpch_data
 
 # (pipeline, table the engine's predicate reaches): one per kind of operator the filter crosses
-CORPUS = [("udf_band", "sales"), ("agg_max", "sales"), ("topk_amount", "sales"), ("full_join_key", "stores")]
+# (a limit sorting on the double `amount` is no longer walked through: NaN sorts last in Spark)
+CORPUS = [("udf_band", "sales"), ("agg_max", "sales"), ("full_join_key", "stores")]
 ROWS = 2000
 
 
