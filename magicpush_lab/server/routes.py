@@ -103,6 +103,17 @@ def _optimize(request: OptimizeRequest, budget: Budget) -> dict[str, Any]:
     return optimize_trace(trace, cells, cell_ids=ids, all_pipelines=request.all_pipelines, budget=budget)
 
 
+async def _measured(kernel_manager: Any, kernel_id: str, suggestions: Any,
+                    time_limit: float | None) -> tuple[Any, list[str]]:
+    """The suggestions with their rows counted on the kernel, and why some are not; a kernel
+    that cannot measure at all leaves them as they are."""
+    try:
+        outcome = await measure_on_kernel(kernel_manager, kernel_id, suggestions, time_limit=time_limit)
+    except MeasureError as err:
+        return suggestions, [str(err)]
+    return outcome.suggestions, list(outcome.errors)
+
+
 def _client_gone(handler: tornado.web.RequestHandler) -> bool:
     stream = getattr(handler.request.connection, "stream", None)
     return stream is not None and stream.closed()
@@ -139,13 +150,8 @@ class OptimizeHandler(BaseHandler):
             if request.kernel_id is None:
                 measure_errors = ["not measured: the request names no kernel to count rows on"]
             else:
-                try:
-                    outcome = await measure_on_kernel(
-                        self.kernel_manager, request.kernel_id, suggestions, time_limit=request.measure_time_limit
-                    )
-                    suggestions, measure_errors = outcome.suggestions, list(outcome.errors)
-                except MeasureError as err:
-                    measure_errors = [str(err)]
+                suggestions, measure_errors = await _measured(
+                    self.kernel_manager, request.kernel_id, suggestions, request.measure_time_limit)
 
         result = dataclasses.replace(result, suggestions=tuple(suggestions))
         body = result.to_json(notebook=request.notebook_path)
@@ -167,14 +173,8 @@ class MeasureHandler(BaseHandler):
         except RequestError as err:
             self.fail(err)
             return
-        suggestions, errors = request.suggestions, []
-        try:
-            outcome = await measure_on_kernel(
-                self.kernel_manager, request.kernel_id, suggestions, time_limit=request.measure_time_limit
-            )
-            suggestions, errors = outcome.suggestions, list(outcome.errors)
-        except MeasureError as err:
-            errors = [str(err)]
+        suggestions, errors = await _measured(
+            self.kernel_manager, request.kernel_id, request.suggestions, request.measure_time_limit)
         self.finish(json.dumps({"suggestions": [s.to_json() for s in suggestions], "measure_errors": errors}))
 
 
