@@ -88,16 +88,17 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
         got, why, joint = _optimize_plan(trace, translate_event(trace, path[-1].id), notebook_cells, cell_ids,
                                          budget, name, refusals)
         for s in got:
-            found.setdefault((s.source_event, s.predicate, s.cells), _for_pipeline(s, name))
+            found.setdefault((s.source_event, s.predicate, s.cells), _for_pipeline(s, name, path[-1].id))
         notes.extend(f"pipeline ending in {name}: {n}" if all_pipelines else n for n in why)
         together.extend(joint)
     return OptimizeResult(tuple(found.values()), time.monotonic() - started, tuple(notes), tuple(together),
                           tuple(refusals), tuple(graphs))
 
 
-def _for_pipeline(s: Suggestion, name: str) -> Suggestion:
+def _for_pipeline(s: Suggestion, name: str, sink: int) -> Suggestion:
     # alternatives too: ranking on live data may put one of them in the suggestion's place
-    return replace(s, pipeline=name, alternatives=tuple(replace(a, pipeline=name) for a in s.alternatives))
+    return replace(s, pipeline=name, sink_event=sink,
+                   alternatives=tuple(replace(a, pipeline=name, sink_event=sink) for a in s.alternatives))
 
 
 def pipeline_name(trace: Trace, sink: Event) -> str:
@@ -181,7 +182,17 @@ def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[i
         may_hide_errors=pushed.may_hide_errors,
         alternatives=tuple(_alternatives(trace, pushed, cells, index_of, peers)),
         late_filter_event=pushed.late_filter.origin,
+        late_filter_cell=_late_filter_cell(trace, pushed, index_of),
     )
+
+
+def _late_filter_cell(trace: Trace, pushed: Pushed, index_of: dict[int, int]) -> int | None:
+    """The notebook position of the cell whose code holds the late filter, if it is still there."""
+    origin = pushed.late_filter.origin
+    event = next((e for e in trace.events if e.id == origin), None) if origin is not None else None
+    if event is None or event.site is None:
+        return None
+    return index_of.get(event.site.execution_count)
 
 
 def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of: dict[int, int],

@@ -50,6 +50,10 @@ class Suggestion:
     # the pipeline the suggestion is for, named by the variable holding its last DataFrame
     pipeline: str | None = None
     late_filter_event: int | None = None  # trace event of the filter the predicate comes from
+    # notebook position of the cell holding the late filter (where an inline banner goes); None:
+    # the filter's code is not in the notebook as it ran
+    late_filter_cell: int | None = None
+    sink_event: int | None = None  # trace event of the pipeline's last DataFrame
 
     def measured(self, rows_before: int, rows_after: int, estimated: bool = False) -> "Suggestion":
         reduction = 1.0 - rows_after / rows_before if rows_before else 0.0

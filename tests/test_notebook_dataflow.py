@@ -142,3 +142,19 @@ def test_each_optimized_pipeline_comes_with_its_graph_of_calls(shell):
         ids = {n["id"] for n in graphs[s.pipeline]["nodes"]}
         assert {s.source_event, s.late_filter_event} <= ids
     assert all(i in nodes for n in nodes.values() for i in n["inputs"])
+
+
+def test_a_suggestion_names_the_cell_of_its_late_filter_and_its_pipelines_last_event(shell):
+    """Where an inline banner goes: the cell whose code holds the late filter. A markdown cell
+    in front counts, as the notebook's positions do."""
+    cells = SEVERAL
+    trace = traced(shell, cells)
+    notebook = ["# a heading", *cells]
+    result = optimize_trace(trace, notebook, all_pipelines=True)
+    assert result.suggestions
+    for s in result.suggestions:
+        assert s.late_filter_cell is not None
+        assert f"{s.pipeline} = " in notebook[s.late_filter_cell]
+        assert s.sink_event == max(n["id"] for g in result.to_json()["pipelines"] if g["name"] == s.pipeline
+                                   for n in g["nodes"])
+
