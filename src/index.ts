@@ -5,28 +5,35 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
-import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import {
+  INotebookTracker,
+  NotebookActions,
+  NotebookPanel
+} from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
 import { applyRendererFactory } from './applyRenderer';
 import { MagicPushSidebar } from './components/Sidebar';
 import { magicpushIcon } from './icons';
+import { InlineSuggestions } from './inline';
 import { MagicPushModel } from './model';
 import { CommandIDs, DEFAULT_SETTINGS, ISettings, PLUGIN_ID } from './tokens';
 
 function readSettings(settings: ISettingRegistry.ISettings): ISettings {
-  const measure = settings.get('measure').composite;
-  const timeBudget = settings.get('timeBudget').composite;
-  const allPipelines = settings.get('allPipelines').composite;
+  // each value falls back to its default when the stored one has the wrong type
+  const read = <K extends keyof ISettings>(key: K): ISettings[K] => {
+    const value = settings.get(key).composite;
+    return typeof value === typeof DEFAULT_SETTINGS[key]
+      ? (value as ISettings[K])
+      : DEFAULT_SETTINGS[key];
+  };
   return {
-    measure: typeof measure === 'boolean' ? measure : DEFAULT_SETTINGS.measure,
-    timeBudget:
-      typeof timeBudget === 'number' ? timeBudget : DEFAULT_SETTINGS.timeBudget,
-    allPipelines:
-      typeof allPipelines === 'boolean'
-        ? allPipelines
-        : DEFAULT_SETTINGS.allPipelines
+    measure: read('measure'),
+    timeBudget: read('timeBudget'),
+    allPipelines: read('allPipelines'),
+    inlineSuggestions: read('inlineSuggestions'),
+    measureTimeLimit: read('measureTimeLimit')
   };
 }
 
@@ -74,6 +81,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const highlight = languages
       ? (code: string, el: HTMLElement) => languages.highlight(code, python, el)
       : null;
+    const inline = new InlineSuggestions(model, highlight);
+    NotebookActions.executed.connect((_, { notebook, cell, success }) => {
+      const panel = tracker.find(p => p.content === notebook);
+      if (panel) {
+        inline.cellExecuted(panel, cell, success);
+      }
+    });
+
     const sidebar = new MagicPushSidebar(model, highlight);
     sidebar.id = 'magicpush-lab-sidebar';
     sidebar.title.icon = magicpushIcon;

@@ -29,6 +29,12 @@ export type ModelState =
       notebook: NotebookPanel;
       /** Indices of the suggestions applied, alone or with their pipeline's others. */
       applied: ReadonlySet<number>;
+      /** Pipelines whose joint rewrite ("Apply all") is applied. */
+      appliedTogether: ReadonlySet<string>;
+      /** Which optimization this is: measuring and applying change the state, not the run. */
+      run: number;
+      /** The notebook's cell ids when it was optimized: a result's cell positions refer to them. */
+      cellIds: ReadonlyArray<string | null>;
       measuring: Measuring;
     }
   | { status: 'error'; message: string };
@@ -60,6 +66,11 @@ export function notebookCells(panel: NotebookPanel): INotebookCellPayload[] {
     });
   }
   return cells;
+}
+
+/** The change that takes a rewritten cell back to its original code. */
+function reversed(change: ICellChange): ICellChange {
+  return { ...change, original: change.rewritten, rewritten: change.original };
 }
 
 /** `promise`, or a CancelledError as soon as `signal` aborts (the work itself goes on). */
@@ -242,11 +253,12 @@ export class MagicPushModel {
         throw new Error(NOTHING_TRACED);
       }
       this._setStage(run, 'Searching and verifying…');
+      const cells = notebookCells(panel);
       // Suggestions first, unmeasured, so they show while the kernel counts rows.
       const result = await optimize(
         {
           trace,
-          notebook: { path: panel.context.path, cells: notebookCells(panel) },
+          notebook: { path: panel.context.path, cells },
           kernel_id: kernel.id,
           measure: false,
           time_budget: this._settings.timeBudget,
@@ -263,11 +275,18 @@ export class MagicPushModel {
         result,
         notebook: panel,
         applied: new Set(),
+        appliedTogether: new Set(),
+        run,
+        cellIds: cells.map(c => c.id),
         measuring: measuring ? 'running' : 'off'
       });
       if (measuring) {
         const counted = await measure(
-          { kernel_id: kernel.id, suggestions: result.suggestions },
+          {
+            kernel_id: kernel.id,
+            suggestions: result.suggestions,
+            measure_time_limit: this._settings.measureTimeLimit
+          },
           abort.signal
         );
         this._measured(run, counted.suggestions, counted.measure_errors);
@@ -355,10 +374,51 @@ export class MagicPushModel {
         );
       }
     }
+    if (state.applied.has(index)) {
+      throw new Error(`Suggestion ${index + 1} is already applied`);
+    }
     this._rewrite(state, suggestion.cells);
     const applied = new Set(state.applied);
     applied.add(index);
     this._setState({ ...state, applied });
+  }
+
+  /**
+   * Restore the cells suggestion `index` rewrote, each as one undoable change. Refuses
+   * (throws, changing nothing) if any of them was edited since: the diff still shows the
+   * original code, so nothing is lost, but overwriting the user's edits would be.
+   */
+  undo(index: number): void {
+    const state = this._done();
+    const suggestion: ISuggestion | undefined = state.result.suggestions[index];
+    if (!suggestion || !state.applied.has(index)) {
+      throw new Error(`Suggestion ${index + 1} is not applied`);
+    }
+    if (suggestion.pipeline && state.appliedTogether.has(suggestion.pipeline)) {
+      this.undoTogether(suggestion.pipeline);
+      return;
+    }
+    this._rewrite(state, suggestion.cells.map(reversed));
+    const applied = new Set(state.applied);
+    applied.delete(index);
+    this._setState({ ...state, applied });
+  }
+
+  /** Restore the cells of a pipeline's applied joint rewrite; see `undo`. */
+  undoTogether(pipeline: string): void {
+    const state = this._done();
+    const joint = this._togetherOf(state, pipeline);
+    if (!joint || !state.appliedTogether.has(pipeline)) {
+      throw new Error(
+        `The filters of pipeline ${pipeline} are not applied together`
+      );
+    }
+    this._rewrite(state, joint.cells.map(reversed));
+    const applied = new Set(state.applied);
+    this._pipelineIndices(state, pipeline).forEach(i => applied.delete(i));
+    const appliedTogether = new Set(state.appliedTogether);
+    appliedTogether.delete(pipeline);
+    this._setState({ ...state, applied, appliedTogether });
   }
 
   /** Rewrite the cells of a pipeline's joint rewrite: every filter of that pipeline at once. */
@@ -377,7 +437,9 @@ export class MagicPushModel {
     this._rewrite(state, joint.cells);
     const applied = new Set(state.applied);
     indices.forEach(i => applied.add(i));
-    this._setState({ ...state, applied });
+    const appliedTogether = new Set(state.appliedTogether);
+    appliedTogether.add(pipeline);
+    this._setState({ ...state, applied, appliedTogether });
   }
 
   private _done(): Extract<ModelState, { status: 'done' }> {

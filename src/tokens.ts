@@ -61,6 +61,10 @@ export interface ISuggestion {
   pipeline?: string | null;
   /** The trace event of the late filter the predicate comes from. */
   late_filter_event?: number | null;
+  /** Notebook position of the cell holding the late filter; null when its code changed. */
+  late_filter_cell?: number | null;
+  /** The trace event of the pipeline's last DataFrame. */
+  sink_event?: number | null;
 }
 
 /** One traced call of a pipeline (magicpush_lab/pipeline_graph.py). */
@@ -147,6 +151,8 @@ export interface IOptimizeResult {
 export interface IMeasureRequest {
   kernel_id: string;
   suggestions: ISuggestion[];
+  /** Seconds of exact counting before the counts are estimated on a sample. */
+  measure_time_limit?: number;
 }
 
 export interface IMeasureResult {
@@ -165,10 +171,16 @@ export interface ISettings {
   measure: boolean;
   timeBudget: number;
   allPipelines: boolean;
+  /** Banners under the cell of a late filter, after the cell runs. */
+  inlineSuggestions: boolean;
+  /** Seconds of exact row counting before the figures are estimated on a sample. */
+  measureTimeLimit: number;
 }
 
 export const DEFAULT_SETTINGS: ISettings = {
   measure: true,
   timeBudget: 10,
-  allPipelines: false
+  allPipelines: false,
+  inlineSuggestions: true,
+  measureTimeLimit: 60
 };

@@ -5,7 +5,8 @@ import { TracingStatus } from '../kernel';
 import { MagicPushModel, Measuring, ModelState } from '../model';
 import { IOptimizeResult, ITogether } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
-import { DiffButton, SuggestionCard } from './SuggestionCard';
+import { DiffButton, SuggestionCard, UndoButton } from './SuggestionCard';
+import { useAction } from './useAction';
 import { PipelineGraph } from './PipelineGraph';
 import { WhyNot } from './Why';
 
@@ -115,20 +116,13 @@ function TogetherCard(props: {
   together: ITogether;
   applied: boolean;
   onApply: () => void;
+  onUndo: () => void;
   highlight: Highlighter | null;
 }): JSX.Element {
-  const { together, applied, onApply } = props;
-  const [error, setError] = React.useState<string | null>(null);
+  const { together, applied, onApply, onUndo } = props;
+  const [error, act] = useAction();
   const [diffOpen, setDiffOpen] = React.useState(false);
   const cells = together.cells.map(c => c.index + 1).join(', ');
-  const apply = (): void => {
-    try {
-      onApply();
-      setError(null);
-    } catch (reason) {
-      setError(reason instanceof Error ? reason.message : String(reason));
-    }
-  };
   return (
     <section
       className="jp-MagicPush-together"
@@ -147,7 +141,7 @@ function TogetherCard(props: {
       <button
         className="jp-Button jp-mod-styled jp-mod-accept"
         disabled={applied}
-        onClick={apply}
+        onClick={() => act(onApply)}
         aria-label={
           applied
             ? `Applied all filters of pipeline ${together.pipeline}`
@@ -156,6 +150,9 @@ function TogetherCard(props: {
       >
         {applied ? 'Applied' : 'Apply all'}
       </button>
+      {applied && (
+        <UndoButton what={`cells ${cells}`} onUndo={() => act(onUndo)} />
+      )}
       <DiffButton
         open={diffOpen}
         onToggle={() => setDiffOpen(!diffOpen)}
@@ -195,18 +192,21 @@ function Result(props: {
   highlight: Highlighter | null;
   result: IOptimizeResult;
   applied: ReadonlySet<number>;
+  appliedTogether: ReadonlySet<string>;
   measuring: Measuring;
   notebookName: string;
 }): JSX.Element {
-  const { model, result, applied, measuring } = props;
+  const { model, result, applied, appliedTogether, measuring } = props;
   const seconds = `${result.optimizer_seconds.toFixed(2)} s`;
   const pipelines = new Set(result.suggestions.map(s => s.pipeline)).size;
   return (
     <div className="jp-MagicPush-result">
       {result.suggestions.length === 0 ? (
-        <p className="jp-MagicPush-empty">No proved pushdown found</p>
+        <p className="jp-MagicPush-empty" role="status">
+          No proved pushdown found
+        </p>
       ) : (
-        <p className="jp-MagicPush-muted">
+        <p className="jp-MagicPush-muted" role="status">
           {result.suggestions.length === 1
             ? '1 proved pushdown'
             : `${result.suggestions.length} proved pushdowns`}{' '}
@@ -239,10 +239,9 @@ function Result(props: {
         <TogetherCard
           key={together.pipeline}
           together={together}
-          applied={result.suggestions.every(
-            (s, i) => s.pipeline !== together.pipeline || applied.has(i)
-          )}
+          applied={appliedTogether.has(together.pipeline)}
           onApply={() => model.applyTogether(together.pipeline)}
+          onUndo={() => model.undoTogether(together.pipeline)}
           highlight={props.highlight}
         />
       ))}
@@ -254,6 +253,7 @@ function Result(props: {
           showPipeline={pipelines > 1}
           highlight={props.highlight}
           onApply={() => model.apply(i)}
+          onUndo={() => model.undo(i)}
         />
       ))}
       <WhyNot refusals={result.refusals ?? []} />
@@ -292,6 +292,7 @@ function Body(props: {
           highlight={props.highlight}
           result={state.result}
           applied={state.applied}
+          appliedTogether={state.appliedTogether}
           measuring={state.measuring}
           notebookName={state.notebook.title.label}
         />
@@ -307,11 +308,42 @@ export function SidebarView(props: {
   const { state, hasNotebook, tracing, serverProblem, allPipelines } =
     useModel(model);
   const running = state.status === 'running';
+  const root = React.useRef<HTMLDivElement>(null);
+  const optimizeButton = React.useRef<HTMLButtonElement>(null);
+  React.useEffect(() => {
+    // Keyboard users keep their place: Optimize is disabled while a run goes on, so focus
+    // moves to Cancel, and back to Optimize when the run ends.
+    const active = document.activeElement;
+    const lost =
+      active === null ||
+      active === document.body ||
+      !active.isConnected ||
+      (active instanceof HTMLButtonElement && active.disabled);
+    if (!root.current || !(lost || root.current.contains(active))) {
+      return;
+    }
+    if (running) {
+      root.current.querySelector<HTMLElement>('.jp-MagicPush-cancel')?.focus();
+    } else if (lost) {
+      optimizeButton.current?.focus();
+    }
+  }, [running]);
   return (
-    <div className="jp-MagicPush-sidebar">
+    <div
+      ref={root}
+      className="jp-MagicPush-sidebar"
+      onKeyDown={event => {
+        // Escape stops a run (search, or row counting) from anywhere in the panel
+        if (event.key === 'Escape' && model.cancellable) {
+          event.stopPropagation();
+          model.cancel();
+        }
+      }}
+    >
       <header className="jp-MagicPush-header">
         <h2>MagicPush</h2>
         <button
+          ref={optimizeButton}
           className="jp-Button jp-mod-styled jp-mod-accept"
           onClick={() => void model.optimize()}
           disabled={running || !hasNotebook}

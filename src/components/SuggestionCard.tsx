@@ -6,6 +6,7 @@ import { WhySteps } from './Why';
 import { ProofSteps } from './ProofSteps';
 import { RowReduction } from './RowReduction';
 import { ScanFilters } from './ScanFilters';
+import { useAction } from './useAction';
 
 export interface ISuggestionCardProps {
   suggestion: ISuggestion;
@@ -14,6 +15,8 @@ export interface ISuggestionCardProps {
   showPipeline?: boolean;
   highlight?: Highlighter | null;
   onApply: () => void;
+  /** Restore the cells the suggestion rewrote. */
+  onUndo: () => void;
 }
 
 /** The button that shows and hides the before/after of a suggestion's cells. */
@@ -34,6 +37,22 @@ export function DiffButton(props: {
   );
 }
 
+/** Restores the cells a suggestion rewrote, all at once. */
+export function UndoButton(props: {
+  what: string;
+  onUndo: () => void;
+}): JSX.Element {
+  return (
+    <button
+      className="jp-Button jp-mod-styled jp-MagicPush-undo"
+      onClick={props.onUndo}
+      aria-label={`Undo suggestion: restore ${props.what} to the code before it was applied`}
+    >
+      Undo
+    </button>
+  );
+}
+
 const KIND_HELP = {
   equivalent: 'The late filter is replaced by the filter on the source.',
   superset: 'The filter on the source is added; the late filter is kept.'
@@ -41,20 +60,13 @@ const KIND_HELP = {
 
 /** One proved pushdown: the predicate, its proof and an Apply button. */
 export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
-  const { suggestion, applied, showPipeline, onApply, highlight } = props;
-  const [error, setError] = React.useState<string | null>(null);
+  const { suggestion, applied, showPipeline, onApply, onUndo, highlight } =
+    props;
+  const [error, act] = useAction();
   const [diffOpen, setDiffOpen] = React.useState(false);
   const [whyOpen, setWhyOpen] = React.useState(false);
   const cellNumbers = suggestion.cells.map(c => c.index + 1).join(', ');
   const cellWord = suggestion.cells.length === 1 ? 'cell' : 'cells';
-  const apply = (): void => {
-    try {
-      onApply();
-      setError(null);
-    } catch (reason) {
-      setError(reason instanceof Error ? reason.message : String(reason));
-    }
-  };
   return (
     <article
       className="jp-MagicPush-card"
@@ -102,7 +114,7 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
         <button
           className="jp-Button jp-mod-styled jp-mod-accept"
           disabled={applied || suggestion.cells.length === 0}
-          onClick={apply}
+          onClick={() => act(onApply)}
           aria-label={
             applied
               ? `Applied to ${cellWord} ${cellNumbers}`
@@ -111,6 +123,12 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
         >
           {applied ? 'Applied' : 'Apply'}
         </button>
+        {applied && (
+          <UndoButton
+            what={`${cellWord} ${cellNumbers}`}
+            onUndo={() => act(onUndo)}
+          />
+        )}
         {suggestion.cells.length > 0 && (
           <DiffButton
             open={diffOpen}

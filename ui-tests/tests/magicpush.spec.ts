@@ -10,7 +10,12 @@ test.use({ viewport: { width: 1280, height: 800 } });
 
 /** Open the MagicPush sidebar and wait until the notebook's kernel traces PySpark. */
 async function openTracingSidebar(page: IJupyterLabPageFixture) {
-  await page.sidebar.openTab(SIDEBAR_ID);
+  // activateById, not a click on the tab: after a reload the restored panel may
+  // already be open, and clicking its tab would close it
+  await page.evaluate(
+    id => (window as any).jupyterapp.shell.activateById(id),
+    SIDEBAR_ID
+  );
   const sidebar = page.locator(`#${SIDEBAR_ID}`);
   await expect(sidebar.locator('[data-tracing="on"]')).toBeVisible({
     timeout: 60 * 1000
@@ -32,7 +37,12 @@ async function cellSource(
 test('the sidebar says when the active tab is not a notebook', async ({
   page
 }) => {
-  await page.sidebar.openTab(SIDEBAR_ID);
+  // activateById, not a click on the tab: after a reload the restored panel may
+  // already be open, and clicking its tab would close it
+  await page.evaluate(
+    id => (window as any).jupyterapp.shell.activateById(id),
+    SIDEBAR_ID
+  );
   const sidebar = page.locator(`#${SIDEBAR_ID}`);
   await expect(
     sidebar.getByText('The active tab is not a notebook')
@@ -250,4 +260,231 @@ test('why: proof steps explained, and a refused filter shows its counterexample 
   await page.screenshot({
     path: path.resolve(__dirname, '..', 'screenshots', 'sidebar-why-not.png')
   });
+});
+
+const INLINE_CELLS = [
+  JOIN_CELLS[0],
+  'out = a.withColumn("w", F.col("v") * 3).filter(F.col("w") > 20)'
+];
+
+/** A notebook of INLINE_CELLS, run once the kernel traces: its late filter is in cell 1. */
+async function runInlineNotebook(page: IJupyterLabPageFixture, name: string) {
+  await page.notebook.createNew(name);
+  await page.notebook.setCell(0, 'code', INLINE_CELLS[0]);
+  await page.notebook.addCell('code', INLINE_CELLS[1]);
+  const sidebar = await openTracingSidebar(page);
+  await page.notebook.run();
+  return sidebar;
+}
+
+function bannerOf(page: IJupyterLabPageFixture, cell: number) {
+  return page
+    .locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')
+    .nth(cell)
+    .locator('.jp-MagicPush-banner');
+}
+
+test('inline banner: shown under the late filter after its cell runs; diff, why, apply, undo', async ({
+  page
+}) => {
+  await runInlineNotebook(page, 'inline.ipynb');
+  const banner = bannerOf(page, 1);
+  await expect(banner).toContainText('This filter can move to a', {
+    timeout: 3 * 60 * 1000
+  });
+  await expect(banner).toContainText(/\(−\d+\.\d% rows\)/, {
+    timeout: 2 * 60 * 1000
+  });
+  await expect(bannerOf(page, 0)).toHaveCount(0);
+
+  await banner.getByRole('button', { name: /^Diff: show/ }).click();
+  await expect(banner.locator('.jp-MagicPush-diff-add').first()).toContainText(
+    '.filter('
+  );
+  await banner.getByRole('button', { name: /^Why: show/ }).click();
+  await expect(banner.locator('.jp-MagicPush-why')).toContainText(
+    'keeps, drops or changes each row on its own'
+  );
+  await page.sidebar.close('right');
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'inline-banner.png')
+  });
+  // Escape folds the open panel away, from the keyboard
+  await banner.getByRole('button', { name: /^Why: hide/ }).focus();
+  await page.keyboard.press('Escape');
+  await expect(banner.locator('.jp-MagicPush-why')).toHaveCount(0);
+
+  await banner.getByRole('button', { name: /^Apply/ }).click();
+  await expect(banner).toContainText('Applied: the filter now runs at a');
+  expect(await cellSource(page, 0)).toContain('.filter(');
+  expect(await cellSource(page, 1)).not.toContain('.filter(');
+
+  // Undo suggestion restores every rewritten cell at once
+  await banner.getByRole('button', { name: /^Undo suggestion/ }).click();
+  await expect.poll(() => cellSource(page, 0)).toEqual(INLINE_CELLS[0]);
+  await expect.poll(() => cellSource(page, 1)).toEqual(INLINE_CELLS[1]);
+  await expect(banner.getByRole('button', { name: /^Apply/ })).toBeVisible();
+});
+
+test('undo suggestion refuses, changing nothing, when a rewritten cell was edited since', async ({
+  page
+}) => {
+  await runInlineNotebook(page, 'undo-edited.ipynb');
+  const banner = bannerOf(page, 1);
+  await expect(banner).toContainText('This filter can move to a', {
+    timeout: 3 * 60 * 1000
+  });
+  await banner.getByRole('button', { name: /^Apply/ }).click();
+  await expect(banner).toContainText('Applied');
+  const edited = (await cellSource(page, 0)) + '\n# my edit';
+  await page.evaluate(source => {
+    const panel = (window as any).jupyterapp.shell.currentWidget;
+    panel.content.model.cells.get(0).sharedModel.setSource(source);
+  }, edited);
+  await banner.getByRole('button', { name: /^Undo suggestion/ }).click();
+  await expect(banner.getByRole('alert')).toContainText('changed since');
+  expect(await cellSource(page, 0)).toEqual(edited);
+});
+
+test('a dismissed banner stays dismissed after a reload; the sidebar still lists it', async ({
+  page
+}) => {
+  await runInlineNotebook(page, 'dismiss.ipynb');
+  const banner = bannerOf(page, 1);
+  await expect(banner).toContainText('This filter can move to a', {
+    timeout: 3 * 60 * 1000
+  });
+  await banner.getByRole('button', { name: /^Dismiss/ }).click();
+  await expect(banner).toHaveCount(0);
+  await page.notebook.save();
+
+  // the restored workspace opens the notebook itself, so the app's default readiness
+  // check (a Launcher) does not apply
+  await page.reload({ waitForIsReady: false });
+  await expect(page.locator('.jp-NotebookPanel .jp-Cell').nth(1)).toBeVisible({
+    timeout: 60 * 1000
+  });
+  await page.notebook.activate('dismiss.ipynb');
+  const sidebar = await openTracingSidebar(page);
+  await page.notebook.run();
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+  await expect(sidebar.locator('.jp-MagicPush-card')).toHaveCount(1, {
+    timeout: 3 * 60 * 1000
+  });
+  await expect(
+    sidebar.getByRole('button', { name: 'Optimize pipeline' })
+  ).toBeEnabled({
+    timeout: 3 * 60 * 1000
+  });
+  // the dismissal was read back from the saved cell metadata
+  const dismissed = await page.evaluate(() => {
+    const panel = (window as any).jupyterapp.shell.currentWidget;
+    return panel.content.model.cells.get(1).getMetadata('magicpush').dismissed;
+  });
+  expect(dismissed).toEqual([expect.stringMatching(/^a: /)]);
+  await expect(bannerOf(page, 1)).toHaveCount(0);
+});
+
+test('settings: with inline suggestions off a run shows no banner; on again, it does', async ({
+  page
+}) => {
+  await page.evaluate(() =>
+    (window as any).jupyterapp.commands.execute('settingeditor:open', {
+      query: 'MagicPush'
+    })
+  );
+  const inline = page.getByRole('checkbox', {
+    name: /Show inline suggestions/
+  });
+  await expect(inline).toBeChecked({ timeout: 30 * 1000 });
+  await inline.uncheck();
+  await expect(inline).not.toBeChecked();
+
+  const sidebar = await runInlineNotebook(page, 'settings.ipynb');
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+  await expect(sidebar.locator('.jp-MagicPush-card')).toHaveCount(1, {
+    timeout: 3 * 60 * 1000
+  });
+  await expect(bannerOf(page, 1)).toHaveCount(0);
+
+  await page.evaluate(() =>
+    (window as any).jupyterapp.commands.execute('settingeditor:open', {
+      query: 'MagicPush'
+    })
+  );
+  await inline.check();
+  await page.activity.activateTab('settings.ipynb');
+  await page.notebook.runCell(1);
+  await expect(bannerOf(page, 1)).toContainText('This filter can move to a', {
+    timeout: 3 * 60 * 1000
+  });
+});
+
+test('keyboard only: the shortcut optimizes, Tab and Enter apply and undo, Escape cancels', async ({
+  page
+}) => {
+  await page.notebook.createNew('keys.ipynb');
+  await page.notebook.setCell(0, 'code', INLINE_CELLS[0]);
+  await page.notebook.addCell('code', INLINE_CELLS[1]);
+  await openTracingSidebar(page);
+  await page.notebook.run();
+  const sidebar = page.locator(`#${SIDEBAR_ID}`);
+  await expect(
+    sidebar.getByRole('button', { name: 'Optimize pipeline' })
+  ).toBeEnabled({
+    timeout: 3 * 60 * 1000
+  });
+
+  await page.notebook.selectCells(1);
+  await page.keyboard.press('Control+Alt+p');
+  const card = sidebar.locator('.jp-MagicPush-card').first();
+  await expect(card).toBeVisible({ timeout: 3 * 60 * 1000 });
+  await expect(
+    sidebar.getByRole('button', { name: 'Optimize pipeline' })
+  ).toBeEnabled({
+    timeout: 3 * 60 * 1000
+  });
+
+  // every control of the panel has an accessible name
+  for (const button of await sidebar.getByRole('button').all()) {
+    const name =
+      (await button.getAttribute('aria-label')) ?? (await button.textContent());
+    expect(name?.trim()).toBeTruthy();
+  }
+
+  /** Press Tab until the focused element's accessible name starts with `prefix`. */
+  const tabTo = async (prefix: string) => {
+    await sidebar.getByRole('button', { name: 'Optimize pipeline' }).focus();
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      const label = await page.evaluate(
+        () => document.activeElement?.getAttribute('aria-label') ?? ''
+      );
+      if (label.startsWith(prefix)) {
+        return;
+      }
+    }
+    throw new Error(`no control named "${prefix}…" in the Tab order`);
+  };
+  await tabTo('Apply: rewrite');
+  await page.keyboard.press('Enter');
+  await expect(card.getByRole('button', { name: /^Applied/ })).toBeDisabled();
+  expect(await cellSource(page, 0)).toContain('.filter(');
+  await tabTo('Undo suggestion');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => cellSource(page, 0)).toEqual(INLINE_CELLS[0]);
+
+  // Escape stops a run that waits for a busy kernel
+  await page.notebook.addCell('code', 'import time\ntime.sleep(90)');
+  await page.notebook.runCell(2, { wait: false });
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).focus();
+  await page.keyboard.press('Enter');
+  // Optimize is disabled while the run goes on: focus moves to Cancel, then back
+  await expect(
+    sidebar.getByRole('button', { name: /^Cancel: Reading trace/ })
+  ).toBeFocused();
+  await page.keyboard.press('Escape');
+  const optimize = sidebar.getByRole('button', { name: 'Optimize pipeline' });
+  await expect(optimize).toBeEnabled();
+  await expect(optimize).toBeFocused();
 });
