@@ -1,4 +1,9 @@
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import {
+  expect,
+  galata,
+  IJupyterLabPageFixture,
+  test
+} from '@jupyterlab/galata';
 import * as path from 'path';
 
 const NOTEBOOK = 'udf_filter.ipynb';
@@ -487,4 +492,61 @@ test('keyboard only: the shortcut optimizes, Tab and Enter apply and undo, Escap
   const optimize = sidebar.getByRole('button', { name: 'Optimize pipeline' });
   await expect(optimize).toBeEnabled();
   await expect(optimize).toBeFocused();
+});
+
+test.describe('windowed notebook rendering', () => {
+  // 'full' attaches only the cells in view: the hardest case for a widget inside a cell
+  test.use({
+    mockSettings: {
+      ...galata.DEFAULT_SETTINGS,
+      '@jupyterlab/notebook-extension:tracker': {
+        ...galata.DEFAULT_SETTINGS['@jupyterlab/notebook-extension:tracker'],
+        windowingMode: 'full'
+      }
+    }
+  });
+
+  test('the banner of a cell far below the view is there when the cell scrolls in, and stays', async ({
+    page
+  }) => {
+    await page.notebook.createNew('long.ipynb');
+    await page.notebook.setCell(0, 'code', INLINE_CELLS[0]);
+    // tall cells, so that the last one starts several screens below the first
+    const filler = Array.from({ length: 30 }, (_, i) =>
+      Array.from({ length: 8 }, (_, j) => `n${i}_${j} = ${j}`).join('\n')
+    );
+    for (const code of filler) {
+      await page.notebook.addCell('code', code);
+    }
+    await page.notebook.addCell('code', INLINE_CELLS[1]);
+    const last = filler.length + 1;
+    await openTracingSidebar(page);
+    await page.notebook.run();
+
+    await page.notebook.selectCells(0);
+    await page.notebook.selectCells(last);
+    const banner = bannerOf(page, last);
+    await expect(banner).toContainText('This filter can move to a', {
+      timeout: 3 * 60 * 1000
+    });
+    // away and back: the windowed notebook detaches the cell and attaches it again
+    const scrollTo = (cell: number) =>
+      page.evaluate(async i => {
+        const panel = (window as any).jupyterapp.shell.currentWidget;
+        await panel.content.scrollToItem(i, 'start');
+      }, cell);
+    // code cells out of view are hidden (display: none) rather than removed
+    const attached = (cell: number) =>
+      page.evaluate(i => {
+        const panel = (window as any).jupyterapp.shell.currentWidget;
+        return panel.content.widgets[i].inViewport as boolean;
+      }, cell);
+    await page.notebook.selectCells(0); // the active cell is never detached
+    await scrollTo(0);
+    await expect.poll(() => attached(last)).toBe(false);
+    await scrollTo(last);
+    await expect.poll(() => attached(last)).toBe(true);
+    await expect(banner).toBeVisible();
+    await expect(banner).toHaveCount(1);
+  });
 });
