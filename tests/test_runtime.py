@@ -8,6 +8,7 @@ and come back (an RDD round trip, toPandas): the rebuild must give a reason, nev
 
 from __future__ import annotations
 
+import json
 import linecache
 import re
 from typing import Any
@@ -212,3 +213,128 @@ def test_a_superset_suggestion_keeps_the_late_filter(traced):
     assert rebuilt.ok, rebuilt.reason
     assert filters(rebuilt.df) == filters(ns["sink"]) + 1  # the pushed filter, and the late one kept
     assert bag(rebuilt.df) == bag(ns["sink"])
+
+
+# -- the route, through a real Jupyter server ---------------------------------------------
+
+pytest_plugins = ("pytest_jupyter.jupyter_server",)
+
+RUNTIME_KEYS = {"original_seconds", "rewritten_seconds", "median_original", "median_rewritten", "speedup",
+                "outputs_equal", "note"}
+
+
+def a_suggestion(**changes: Any) -> dict[str, Any]:
+    from magicpush_lab.ir.expr import Cmp, Col, Lit
+    from magicpush_lab.ir.serialize import expr_to_json
+    from magicpush_lab.suggestion import Suggestion
+
+    s = Suggestion(source="df", predicate="F.col('v') > 995", kind="equivalent", proof=(), cells=(),
+                   source_event=1, predicate_ir=expr_to_json(Cmp(">", Col("v", dtype="int"), Lit(995, "int"))),
+                   late_filter_event=3, sink_event=4).to_json()
+    return {**s, **changes}
+
+
+@pytest.fixture
+def jp_server_config():
+    return {"ServerApp": {"jpserver_extensions": {"magicpush_lab": True}}}
+
+
+async def post_runtime(jp_fetch, body: Any) -> Any:
+    payload = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    return await jp_fetch("magicpush-lab", "runtime", method="POST", body=payload, request_timeout=300)
+
+
+async def runtime_error(jp_fetch, body: Any) -> tuple[int, dict[str, Any]]:
+    from tornado.httpclient import HTTPClientError
+
+    with pytest.raises(HTTPClientError) as err:
+        await post_runtime(jp_fetch, body)
+    assert err.value.response.headers["Content-Type"].startswith("application/json")
+    answer = json.loads(err.value.response.body)
+    assert answer["error"], answer
+    return err.value.code, answer
+
+
+BAD_RUNTIME_REQUESTS = [
+    (b'{"kernel_id": ', 400, "malformed_json", "not valid JSON"),
+    ({"suggestion": a_suggestion()}, 400, "missing_field", "'kernel_id' is missing"),
+    ({"kernel_id": "k"}, 400, "missing_field", "'suggestion' is missing"),
+    ({"kernel_id": "k", "suggestion": []}, 400, "invalid_field", "'suggestion' must be an object"),
+    ({"kernel_id": "k", "suggestion": {"source": "t"}}, 400, "invalid_field", "a suggestion lacks"),
+    ({"kernel_id": "k", "suggestion": a_suggestion(sink_event=None)}, 400, "missing_field", "sink_event"),
+    ({"kernel_id": "k", "suggestion": a_suggestion(late_filter_event=None)}, 400, "missing_field",
+     "late_filter_event"),
+    ({"kernel_id": "k", "suggestion": a_suggestion(kind="maybe")}, 400, "invalid_field", "'suggestion.kind'"),
+    ({"kernel_id": "k", "suggestion": a_suggestion(), "runs": 0}, 400, "invalid_field", "'runs'"),
+    ({"kernel_id": "k", "suggestion": a_suggestion(), "runs": "3"}, 400, "invalid_field", "'runs'"),
+    ({"kernel_id": "k", "suggestion": a_suggestion(), "time_limit": -1}, 400, "invalid_field", "'time_limit'"),
+    ({"kernel_id": "no-such-kernel", "suggestion": a_suggestion()}, 404, "unknown_kernel", "no running kernel"),
+]
+
+
+@pytest.mark.parametrize("body,status,kind,message", BAD_RUNTIME_REQUESTS)
+async def test_runtime_route_refuses_bad_requests_naming_the_problem(jp_fetch, body, status, kind, message):
+    code, answer = await runtime_error(jp_fetch, body)
+    assert (code, answer["kind"]) == (status, kind), answer
+    assert message in answer["error"], answer
+
+
+async def test_runtime_route_on_a_kernel_without_tracing_is_409(jp_fetch, jp_serverapp):
+    km = jp_serverapp.kernel_manager
+    kernel_id = await km.start_kernel()
+    try:
+        code, answer = await runtime_error(jp_fetch, {"kernel_id": kernel_id, "suggestion": a_suggestion()})
+    finally:
+        await km.shutdown_kernel(kernel_id, now=True)
+    assert (code, answer["kind"]) == (409, "tracing_off"), answer
+
+
+async def test_runtime_route_on_a_dead_kernel_is_409(jp_fetch, jp_serverapp):
+    km = jp_serverapp.kernel_manager
+    kernel_id = await km.start_kernel()
+    try:
+        await km.get_kernel(kernel_id).provisioner.kill()
+        await km.get_kernel(kernel_id).provisioner.wait()
+        code, answer = await runtime_error(jp_fetch, {"kernel_id": kernel_id, "suggestion": a_suggestion()})
+    finally:
+        if kernel_id in km:
+            await km.shutdown_kernel(kernel_id, now=True)
+    assert (code, answer["kind"]) == (409, "kernel_dead"), answer
+
+
+@pytest.fixture
+def pipeline_kernel(jp_serverapp, tmp_path):
+    """A kernel managed by the server that ran tests/test_server.py's notebook with tracing."""
+    from jupyter_core.utils import ensure_event_loop
+
+    from tests.test_server import start_pipeline_kernel
+
+    km = jp_serverapp.kernel_manager
+    loop = ensure_event_loop(prefer_selector_loop=True)
+    kernel_id, client, trace = loop.run_until_complete(start_pipeline_kernel(km, tmp_path / "scores.parquet"))
+    yield kernel_id, trace
+    client.stop_channels()
+    loop.run_until_complete(km.shutdown_kernel(kernel_id, now=True))
+
+
+async def test_runtime_route_times_a_proved_suggestion_on_the_notebook_kernel(jp_fetch, pipeline_kernel):
+    from tests.test_server import NOTEBOOK_CELLS
+
+    kernel_id, trace = pipeline_kernel
+    optimized = await jp_fetch("magicpush-lab", "optimize", method="POST", request_timeout=300, body=json.dumps(
+        {"trace": trace, "notebook": {"path": "scores.ipynb", "cells": NOTEBOOK_CELLS}, "kernel_id": kernel_id,
+         "measure": False}))
+    suggestions = json.loads(optimized.body)["suggestions"]
+    assert suggestions
+    response = await post_runtime(jp_fetch, {"kernel_id": kernel_id, "suggestion": suggestions[0], "runs": 2,
+                                             "time_limit": 240})
+    answer = json.loads(response.body)
+    print("runtime route:", answer)  # the figures themselves are not asserted
+    assert set(answer) == RUNTIME_KEYS
+    assert len(answer["original_seconds"]) == len(answer["rewritten_seconds"]) == 2
+    assert answer["speedup"] is not None and answer["outputs_equal"] is True, answer
+
+    # the neighbour: a suggestion whose pipeline the kernel no longer holds is refused, not timed
+    stale = {**suggestions[0], "sink_event": 10_000}
+    code, refused = await runtime_error(jp_fetch, {"kernel_id": kernel_id, "suggestion": stale})
+    assert (code, refused["kind"]) == (409, "stale_suggestion"), refused
