@@ -367,3 +367,18 @@ async def test_runtime_route_times_a_proved_suggestion_on_the_notebook_kernel(jp
     stale = {**suggestions[0], "sink_event": 10_000}
     code, refused = await runtime_error(jp_fetch, {"kernel_id": kernel_id, "suggestion": stale})
     assert (code, refused["kind"]) == (409, "stale_suggestion"), refused
+
+
+def test_a_late_filter_off_the_pipeline_is_refused_not_ignored(traced):
+    # removing a filter the last DataFrame does not go through would time another rewrite
+    cells = [HEAD, ORDERS, "late = orders.filter(F.col('v') > 90)", "aside = orders.filter(F.col('g') == 1)",
+             "sink = late.select('k')"]
+    tracer, ns = traced(cells, "off_path")
+    tracer.uninstall()
+    from pyspark.sql import functions as F
+
+    events = tracer.trace().variables
+    source = {events["orders"]: ns["orders"].filter(F.col("v") > 90)}
+    assert rebuild(events["sink"], {**source, events["late"]: REMOVED}, tracer).ok
+    refused = rebuild(events["sink"], {**source, events["aside"]: REMOVED}, tracer)
+    assert refused.df is None and f"[{events['aside']}]" in (refused.reason or ""), refused.reason

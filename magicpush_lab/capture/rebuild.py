@@ -157,9 +157,10 @@ def rebuild(sink_event: int, replacements: Mapping[int, Any], tracer: Tracer | N
     if sink_event not in frames:
         return Rebuilt(None, f"the kernel no longer holds the DataFrame of event {sink_event}")
     pipeline = ancestors(events, sink_event)
-    if not set(replacements) & pipeline:
+    off = sorted(set(replacements) - pipeline)
+    if off:  # replacing only some would time another rewrite than the one asked for
         return Rebuilt(None, f"the DataFrame of event {sink_event} is not computed from event(s) "
-                             f"{sorted(replacements)} in the trace (rows may have left Spark and come back)")
+                             f"{off} in the trace (rows may have left Spark and come back)")
     order = affected(events, pipeline, set(replacements))
     changed = set(order)
     reason = rows_out_reason(tracer.rows_out(), changed, pipeline) or view_reason(events, pipeline, changed)

@@ -1,4 +1,4 @@
-"""Hand-written validation of the `/magicpush-lab/optimize` and `/magicpush-lab/replay` request bodies.
+"""Hand-written validation of the `/magicpush-lab/` request bodies (optimize, replay, measure, runtime).
 
 Every failure raises `RequestError` with a message naming the offending field,
 so that the frontend can show it as it is.
