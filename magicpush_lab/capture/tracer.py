@@ -27,7 +27,7 @@ import textwrap
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
 from magicpush_lab.capture.plan_fields import analyzed_plan_json
 from magicpush_lab.capture.trace import Cell, Event, Inspection, Site, Trace, Udf
@@ -71,7 +71,14 @@ READER_OPS: dict[str, Any] = {n: f"read.{n}" for n in ("parquet", "csv", "json",
 
 SESSION_OPS: dict[str, Any] = {n: n for n in ("createDataFrame", "table", "range", "sql")}
 
+# Calls that make the GroupedData (or cogrouped ops) a grouped step consumes: not steps
+# themselves, but remembered with their arguments so that the step can be re-run (rebuild.py).
+GROUPING_METHODS = ("groupBy", "groupby", "cube", "rollup", "groupingSets")
+GROUPED_GROUPING_METHODS = ("pivot", "cogroup")
+
 # Actions and looks: recorded as inspections, never as pipeline steps.
+# Those that hand rows to Python, where notebook code can make new DataFrames of them:
+ROWS_OUT = frozenset({"collect", "toPandas", "take", "head", "first", "tail", "toLocalIterator", "toArrow"})
 INSPECTIONS = ("count", "show", "collect", "toPandas", "take", "head", "first", "printSchema", "describe",
                "summary", "tail", "toLocalIterator", "isEmpty", "foreach", "foreachPartition", "toArrow",
                "explain")
@@ -312,6 +319,20 @@ def _udf_kind(eval_type: Any) -> str:
     return "pandas" if isinstance(eval_type, int) and 200 <= eval_type < 300 else "python"
 
 
+class Call(NamedTuple):
+    """A traced call as it was made: enough to make it again on other inputs.
+
+    receiver: "dataframe", "grouped", "cogrouped" or "source" (as in `_make_step`);
+    args[0] is the object the method was called on, the rest are the live arguments
+    (references: the Columns, DataFrames and Python values the notebook passed).
+    """
+
+    receiver: str
+    method: str
+    args: tuple
+    kwargs: dict
+
+
 _ACTIVE: "Tracer | None" = None
 _INSTALL_LOCK = threading.Lock()
 
@@ -331,6 +352,12 @@ class Tracer:
         self._shipped: dict[int, str] = {}  # id(UserDefinedFunction) -> source with its captured constants
         # id(list) -> (list, event id): what collect() returned, so a UDF reading it can be tied to it
         self._collected: dict[int, tuple[Any, int]] = {}
+        self._calls: dict[int, Call] = {}  # event id -> the call that produced it
+        # id(GroupedData or cogrouped ops) -> (that object, the call that made it)
+        self._groupings: dict[int, tuple[Any, Call]] = {}
+        # (event, action, events recorded by then) for each time rows of a DataFrame went to
+        # Python (collect, toPandas, .rdd...): what a rebuild cannot follow (rebuild.py)
+        self._rows_out: list[tuple[int, str, int]] = []
         self._patches: list[tuple[type, str, bool, Any]] = []
         self._lock = threading.RLock()
         self._suspended = 0
@@ -360,6 +387,11 @@ class Tracer:
                 self._patch(DataFrame, name, self._make_inspection(name))
             for name, spec in GROUPED_OPS.items():
                 self._patch(GroupedData, name, self._make_step(name, spec, "grouped"))
+            for name in GROUPING_METHODS:
+                self._patch(DataFrame, name, self._make_grouping(name, "dataframe"))
+            for name in GROUPED_GROUPING_METHODS:
+                self._patch(GroupedData, name, self._make_grouping(name, "grouped"))
+            self._patch(DataFrame, "rdd", self._make_rdd_hook())
             try:
                 from pyspark.sql.pandas.group_ops import PandasCogroupedOps
             except ImportError:  # no pandas support in this PySpark: nothing to wrap
@@ -435,12 +467,52 @@ class Tracer:
                 try:
                     op = spec if isinstance(spec, str) else spec(args, kwargs)
                     if op is not None:
-                        tracer._record_step(op, receiver, args, kwargs, result, caller)
+                        tracer._record_step(op, receiver, args, kwargs, result, caller, method)
                 except Exception as err:  # recording must never break the user's call
                     tracer._warn(f"{method}: {type(err).__name__}: {err}")
                 return result
 
             return step
+
+        return make
+
+    def _make_grouping(self, method: str, receiver: str) -> Callable[[Any], Any]:
+        """Remember how a GroupedData was made; it is not a DataFrame, so no event."""
+        tracer = self
+
+        def make(original: Any) -> Any:
+            @functools.wraps(original)
+            def group(*args: Any, **kwargs: Any) -> Any:
+                result = original(*args, **kwargs)
+                try:
+                    if tracer._should_record(sys._getframe(1)):
+                        with tracer._lock:
+                            tracer._groupings[id(result)] = (result, Call(receiver, method, args, kwargs))
+                except Exception as err:
+                    tracer._warn(f"{method}: {type(err).__name__}: {err}")
+                return result
+
+            return group
+
+        return make
+
+    def _make_rdd_hook(self) -> Callable[[Any], Any]:
+        """`df.rdd` takes rows out of the DataFrame API: a DataFrame made from them again has no
+        traced lineage, so a rebuild must know it happened."""
+        tracer = self
+
+        def make(original: Any) -> Any:
+            def rdd(df: Any) -> Any:
+                try:
+                    if _ACTIVE is tracer and not tracer._suspended:
+                        known = tracer._frames.get(id(df))
+                        if known is not None and known[0] is df:
+                            tracer._note_rows_out(known[1], "rdd")
+                except Exception as err:
+                    tracer._warn(f"rdd: {type(err).__name__}: {err}")
+                return original.__get__(df, type(df))
+
+            return property(rdd, doc=getattr(original, "__doc__", None))
 
         return make
 
@@ -514,12 +586,13 @@ class Tracer:
             if len(self.warnings) < 1000:
                 self.warnings.append(message)
 
-    def _record_step(self, op: str, receiver: str, args: tuple, kwargs: dict, result: Any, caller: Any) -> None:
+    def _record_step(self, op: str, receiver: str, args: tuple, kwargs: dict, result: Any, caller: Any,
+                     method: str | None = None) -> None:
         from pyspark.sql.classic.dataframe import DataFrame
 
         if isinstance(result, list) and result and all(isinstance(r, DataFrame) for r in result):
             for part in result:  # randomSplit: one event per returned DataFrame
-                self._record_step(op, receiver, args, kwargs, part, caller)
+                self._record_step(op, receiver, args, kwargs, part, caller, method)
             return
         if not isinstance(result, DataFrame):
             return
@@ -538,16 +611,23 @@ class Tracer:
             rest = args[1:]  # the reader or the session
         for df in _dataframes_in(rest, kwargs):
             inputs.append(self.event_of(df))
-        self._add_event(op, tuple(inputs), result, self.site_of(caller), short_args(rest, kwargs))
+        call = Call(receiver, method or op, tuple(args), dict(kwargs))
+        self._add_event(op, tuple(inputs), result, self.site_of(caller), short_args(rest, kwargs), call)
 
     def _record_inspection(self, action: str, df: Any, caller: Any) -> None:
         site = self.site_of(caller)
         event = self.event_of(df)
         with self._lock:
             self.inspections.append(Inspection(event, action, site))
+        if action in ROWS_OUT:
+            self._note_rows_out(event, action)
+
+    def _note_rows_out(self, event: int, action: str) -> None:
+        with self._lock:  # never capped: a rebuild relies on every one being here
+            self._rows_out.append((event, action, len(self.events)))
 
     def _add_event(self, op: str, inputs: tuple[int, ...], df: Any, site: Site | None,
-                   args: tuple[str, ...]) -> int:
+                   args: tuple[str, ...], call: Call | None = None) -> int:
         plan = analyzed_plan_json(df._jdf)
         columns = tuple((f.name, f.dataType.simpleString()) for f in df.schema.fields)
         udfs = self._udfs_of(plan)
@@ -555,6 +635,8 @@ class Tracer:
             eid = len(self.events)
             self.events.append(Event(eid, op, inputs, plan, site, args, columns, udfs))
             self._frames[id(df)] = (df, eid)
+            if call is not None:
+                self._calls[eid] = call
         return eid
 
     def event_of(self, df: Any) -> int:
@@ -654,6 +736,24 @@ class Tracer:
         """Event id -> the DataFrame it produced, for the events whose DataFrame is still held."""
         with self._lock:
             return {eid: df for df, eid in self._frames.values()}
+
+
+    def calls(self) -> dict[int, Call]:
+        """Event id -> the call that produced it (events made outside tracing have none)."""
+        with self._lock:
+            return dict(self._calls)
+
+    def grouping_of(self, grouped: Any) -> Call | None:
+        """The call that made a GroupedData (or cogrouped ops), if it was traced."""
+        with self._lock:
+            known = self._groupings.get(id(grouped))
+        return known[1] if known is not None and known[0] is grouped else None
+
+    def rows_out(self) -> tuple[tuple[int, str, int], ...]:
+        """(event, action, events recorded by then) for each time rows of an event's DataFrame
+        went to Python: a collect-like action or reading `.rdd`."""
+        with self._lock:
+            return tuple(self._rows_out)
 
 
 def _site_in(frame: Any, cell: _CellCode) -> Site | None:

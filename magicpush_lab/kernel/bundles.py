@@ -16,6 +16,7 @@ from magicpush_lab.suggestion import measure_request, with_measurement
 
 TRACE_MIME = "application/vnd.magicpush.trace+json"
 MEASURE_MIME = "application/vnd.magicpush.measure+json"
+RUNTIME_MIME = "application/vnd.magicpush.runtime+json"
 
 # Evaluated in the user's namespace, so it must not depend on names the user defined.
 TRACE_EXPRESSION = '__import__("magicpush_lab.kernel").kernel.trace_bundle()'
@@ -24,6 +25,11 @@ TRACE_EXPRESSION = '__import__("magicpush_lab.kernel").kernel.trace_bundle()'
 def measure_expression(requests: Sequence[dict[str, Any]]) -> str:
     """The user expression that measures `requests` in the kernel."""
     return f'__import__("magicpush_lab.kernel").kernel.measure_bundle({json.dumps(json.dumps(list(requests)))})'
+
+
+def runtime_expression(request: dict[str, Any]) -> str:
+    """The user expression that times one suggestion's pipeline in the kernel (runtime_bundle)."""
+    return f'__import__("magicpush_lab.kernel").kernel.runtime_bundle({json.dumps(json.dumps(request))})'
 
 
 class Bundle:
@@ -140,6 +146,46 @@ def measure_bundle(requests_json: str) -> Bundle:
     except ValueError as err:
         results = [{"error": f"bad measure request: {err}"}]
     return Bundle({MEASURE_MIME: results, "text/plain": json.dumps(results)})
+
+
+def runtime_result(tracer: Tracer | None, request: Any) -> dict[str, Any]:
+    """Time the original and rewritten pipeline of one request {"source_event", "predicate_ir",
+    "kind", "late_filter_event", "sink_event", "runs"?, "time_limit"?}: the runtime answer, or
+    {"error", "kind"} when the kernel cannot time it at all. A pipeline that cannot be rebuilt
+    is an answer with no runs and the reason in `note`."""
+    from magicpush_lab.runtime import DEFAULT_RUNS, DEFAULT_TIME_LIMIT, MAX_RUNS, rewritten_sink, time_both
+
+    if tracer is None:
+        return {"error": "tracing is not on in this kernel (%load_ext magicpush_lab)", "kind": "tracing_off"}
+    if not isinstance(request, dict) or not isinstance(request.get("source_event"), int) \
+            or "predicate_ir" not in request:
+        return {"error": "a runtime request needs source_event and predicate_ir", "kind": "bad_request"}
+    runs = request.get("runs", DEFAULT_RUNS)
+    runs = runs if isinstance(runs, int) and not isinstance(runs, bool) and 1 <= runs <= MAX_RUNS else DEFAULT_RUNS
+    limit = _limits(request.get("time_limit"), DEFAULT_TIME_LIMIT)["time_limit"]
+    frames = tracer.frames()
+    sink = request.get("sink_event")
+    if isinstance(sink, int) and sink not in frames:
+        return {"error": f"the kernel no longer holds the pipeline's last DataFrame (event {sink}): "
+                         "rerun the notebook and optimize again", "kind": "stale_suggestion"}
+    rebuilt = rewritten_sink(tracer, request)
+    if not rebuilt.ok:
+        return {"original_seconds": [], "rewritten_seconds": [], "median_original": None, "median_rewritten": None,
+                "speedup": None, "outputs_equal": None, "note": f"not timed: {rebuilt.reason}"}
+    with tracer.suspended():
+        return time_both(frames[sink], rebuilt.df, runs, limit)
+
+
+def runtime_bundle(request_json: str) -> Bundle:
+    """Time one suggestion's pipeline, original against rewritten, with the live DataFrames."""
+    try:
+        request = json.loads(request_json)
+        result = runtime_result(active_tracer(), request)
+    except ValueError as err:
+        result = {"error": f"bad runtime request: {err}", "kind": "bad_request"}
+    except Exception as err:  # Spark failed while timing: an answer, not a kernel traceback
+        result = {"error": f"{type(err).__name__}: {_first_line(err)}", "kind": "runtime_failed"}
+    return Bundle({RUNTIME_MIME: result, "text/plain": json.dumps(result)})
 
 
 def apply_measurements(result: Any, measurements: Sequence[dict[str, Any]]) -> Any:

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from magicpush_lab.kernel import MEASURE_MIME, measure_expression
+from magicpush_lab.kernel import MEASURE_MIME, RUNTIME_MIME, measure_expression, runtime_expression
 from magicpush_lab.suggestion import Suggestion, measure_request, with_measurement
 
 #: Counting rows runs Spark jobs and may wait behind a cell that is still running.
@@ -25,6 +25,10 @@ DEFAULT_TIMEOUT = 300.0
 
 class MeasureError(Exception):
     """The kernel could not measure at all (no reply, error status, bad payload)."""
+
+
+class KernelDied(MeasureError):
+    """The kernel is dead, or died (or was restarted) while measuring."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ async def _execute_user_expression(
             if type(err).__name__ != "Empty":
                 raise MeasureError(f"lost the kernel's shell channel: {err!r}") from err
             if kernel is not None and await _kernel_process(kernel) != process:
-                raise MeasureError(
+                raise KernelDied(
                     "the kernel died (or was restarted) while measuring; its DataFrames are gone: "
                     "rerun the notebook and optimize again"
                 ) from None
@@ -102,7 +106,8 @@ async def _execute_user_expression(
             return reply["content"]
 
 
-def _parse_reply(content: dict[str, Any], expected: int) -> list[dict[str, Any]]:
+def _payload(content: dict[str, Any], mime: str) -> Any:
+    """The JSON the kernel's user expression answered with, under `mime`."""
     if content.get("status") != "ok":
         raise MeasureError(_expression_error(content))
     result = content.get("user_expressions", {}).get("m")
@@ -111,13 +116,18 @@ def _parse_reply(content: dict[str, Any], expected: int) -> list[dict[str, Any]]
     if result.get("status") != "ok":
         raise MeasureError(_expression_error(result))
     data = result.get("data", {})
-    if MEASURE_MIME not in data:
+    if mime not in data:
         raise MeasureError(
-            f"the kernel's measure result has no {MEASURE_MIME} data (got {sorted(data)})"
+            f"the kernel's measure result has no {mime} data (got {sorted(data)})"
         )
-    payload = data[MEASURE_MIME]
+    payload = data[mime]
     if isinstance(payload, str):  # some kernels send JSON mime data as text
         payload = json.loads(payload)
+    return payload
+
+
+def _parse_reply(content: dict[str, Any], expected: int) -> list[dict[str, Any]]:
+    payload = _payload(content, MEASURE_MIME)
     if not isinstance(payload, list) or len(payload) != expected:
         raise MeasureError(f"expected {expected} measurement(s) from the kernel, got {payload!r:.200}")
     return payload
@@ -188,3 +198,49 @@ async def measure_on_kernel(
     finally:
         client.stop_channels()
     return apply_measurements(suggestions, _parse_reply(content, len(requests)))
+
+
+#: What the kernel's runtime answer carries (kernel/bundles.runtime_result).
+RUNTIME_KEYS = ("original_seconds", "rewritten_seconds", "median_original", "median_rewritten", "speedup",
+                "outputs_equal", "note")
+
+
+def runtime_request(suggestion: Suggestion, runs: int | None = None,
+                    time_limit: float | None = None) -> dict[str, Any]:
+    """What the kernel is asked to time for `suggestion` (kernel/bundles.runtime_result).
+
+    >>> s = Suggestion("df", "v > 1", "equivalent", (), (), 2, {"kind": "Lit"}, late_filter_event=5, sink_event=7)
+    >>> runtime_request(s, runs=5)
+    {'source_event': 2, 'predicate_ir': {'kind': 'Lit'}, 'kind': 'equivalent', 'late_filter_event': 5, 'sink_event': 7, 'runs': 5}
+    """
+    request: dict[str, Any] = {
+        "source_event": suggestion.source_event, "predicate_ir": suggestion.predicate_ir, "kind": suggestion.kind,
+        "late_filter_event": suggestion.late_filter_event, "sink_event": suggestion.sink_event,
+    }
+    if runs is not None:
+        request["runs"] = runs
+    if time_limit is not None:
+        request["time_limit"] = time_limit
+    return request
+
+
+async def runtime_on_kernel(kernel_manager: Any, kernel_id: str, request: dict[str, Any],
+                            timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+    """Time one suggestion's pipeline on the live kernel `kernel_id`: the kernel's answer, which
+    is either the runtime result or {"error", "kind"}. KernelDied for a dead kernel, MeasureError
+    when the kernel does not answer usefully."""
+    if kernel_id not in kernel_manager:
+        raise MeasureError(f"kernel {kernel_id} is no longer running")
+    kernel = kernel_manager.get_kernel(kernel_id)
+    if await _kernel_process(kernel) is None:
+        raise KernelDied(f"kernel {kernel_id} is not alive: restart it and rerun the notebook")
+    client = kernel.client()
+    client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
+    try:
+        content = await _execute_user_expression(client, runtime_expression(request), timeout, kernel)
+    finally:
+        client.stop_channels()
+    payload = _payload(content, RUNTIME_MIME)
+    if not isinstance(payload, dict) or not ("error" in payload or all(k in payload for k in RUNTIME_KEYS)):
+        raise MeasureError(f"malformed runtime answer from the kernel: {payload!r:.200}")
+    return payload

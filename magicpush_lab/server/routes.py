@@ -1,7 +1,9 @@
 """HTTP routes of the server extension, under `<base_url>/magicpush-lab/`.
 
 POST optimize: trace (+ notebook cells) -> proved suggestions, measured on the
-notebook's kernel when asked. POST replay: a saved notebook under the server's
+notebook's kernel when asked. POST measure: suggestions -> their row counts on the
+notebook's kernel. POST runtime: one suggestion -> the run time of its pipeline on the
+notebook's kernel, as written and with the filter at the source. POST replay: a saved notebook under the server's
 root directory, replayed in a fresh kernel with tracing -> the same result.
 GET health: version and engine dependencies.
 """
@@ -23,7 +25,14 @@ from jupyter_server.utils import url_path_join
 from magicpush_lab import __version__
 from magicpush_lab.capture.trace import Trace
 from magicpush_lab.pushdown import Budget
-from magicpush_lab.server.kernel_measure import MeasureError, measure_on_kernel
+from magicpush_lab.server.kernel_measure import (
+    DEFAULT_TIMEOUT,
+    KernelDied,
+    MeasureError,
+    measure_on_kernel,
+    runtime_on_kernel,
+    runtime_request,
+)
 from magicpush_lab.server.validation import (
     OptimizeRequest,
     ReplayRequest,
@@ -31,6 +40,7 @@ from magicpush_lab.server.validation import (
     parse_measure_request,
     parse_optimize_request,
     parse_replay_request,
+    parse_runtime_request,
     resolve_notebook_path,
 )
 
@@ -178,6 +188,43 @@ class MeasureHandler(BaseHandler):
         self.finish(json.dumps({"suggestions": [s.to_json() for s in suggestions], "measure_errors": errors}))
 
 
+# The kernel's {"error", "kind"} answers to a runtime request -> HTTP status.
+_RUNTIME_ERROR_STATUS = {"tracing_off": 409, "stale_suggestion": 409, "bad_request": 400, "runtime_failed": 500}
+
+
+class RuntimeHandler(BaseHandler):
+    """Run time of one suggestion's pipeline, original against rewritten, on the notebook's kernel."""
+
+    @tornado.web.authenticated
+    async def post(self) -> None:
+        from magicpush_lab.runtime import DEFAULT_TIME_LIMIT
+
+        try:
+            request = parse_runtime_request(self.request.body)
+            if request.kernel_id not in self.kernel_manager:
+                raise RequestError(
+                    f"no running kernel with id {request.kernel_id!r}", status=404, kind="unknown_kernel"
+                )
+            kernel_request = runtime_request(request.suggestion, request.runs, request.time_limit)
+            # the kernel may first finish a running cell; then the runs have their own time limit
+            timeout = DEFAULT_TIMEOUT + (request.time_limit or DEFAULT_TIME_LIMIT)
+            try:
+                answer = await runtime_on_kernel(self.kernel_manager, request.kernel_id, kernel_request, timeout)
+            except KernelDied as err:
+                raise RequestError(str(err), status=409, kind="kernel_dead") from None
+            except MeasureError as err:
+                if request.kernel_id not in self.kernel_manager:
+                    raise RequestError(str(err), status=404, kind="unknown_kernel") from None
+                raise RequestError(str(err), status=500, kind="kernel_error") from None
+            if "error" in answer:
+                kind = str(answer.get("kind", "runtime_failed"))
+                raise RequestError(str(answer["error"]), status=_RUNTIME_ERROR_STATUS.get(kind, 500), kind=kind)
+        except RequestError as err:
+            self.fail(err)
+            return
+        self.finish(json.dumps(answer))
+
+
 def _relative(message: str, path: Any, relative: str) -> str:
     """`message` naming the notebook as the client did: no server paths in answers.
 
@@ -260,5 +307,6 @@ def setup_handlers(web_app: Any) -> None:
         (url_path_join(base_url, ROUTE_PREFIX, "health"), HealthHandler),
         (url_path_join(base_url, ROUTE_PREFIX, "replay"), ReplayHandler),
         (url_path_join(base_url, ROUTE_PREFIX, "measure"), MeasureHandler),
+        (url_path_join(base_url, ROUTE_PREFIX, "runtime"), RuntimeHandler),
     ]
     web_app.add_handlers(".*$", handlers)

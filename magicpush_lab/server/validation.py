@@ -1,4 +1,4 @@
-"""Hand-written validation of the `/magicpush-lab/optimize` and `/magicpush-lab/replay` request bodies.
+"""Hand-written validation of the `/magicpush-lab/` request bodies (optimize, replay, measure, runtime).
 
 Every failure raises `RequestError` with a message naming the offending field,
 so that the frontend can show it as it is.
@@ -290,3 +290,62 @@ def parse_measure_request(body: bytes) -> MeasureRequest:
             raise RequestError(f"'suggestions[{i}]': {err}", kind="invalid_field") from None
     limit = _optional_seconds(data, "measure_time_limit", MAX_MEASURE_TIME_LIMIT)
     return MeasureRequest(kernel_id, tuple(suggestions), limit)
+
+
+#: Upper bound for the runs of each side when timing a suggestion (runtime.MAX_RUNS).
+MAX_RUNTIME_RUNS = 20
+
+
+@dataclass(frozen=True)
+class RuntimeRequest:
+    kernel_id: str
+    suggestion: Any  # Suggestion
+    runs: int | None
+    time_limit: float | None
+
+
+def parse_runtime_request(body: bytes) -> RuntimeRequest:
+    """Parse and check a runtime request: one suggestion as optimize returned it, the kernel,
+    and optionally the runs per side and the overall time limit.
+
+    >>> parse_runtime_request(b'{"kernel_id": "k", "suggestion": {"source": "t"}}')
+    Traceback (most recent call last):
+    ...
+    magicpush_lab.server.validation.RequestError: 'suggestion': a suggestion lacks cells, kind, predicate, predicate_ir, proof, source_event
+    >>> parse_runtime_request(b'{"kernel_id": "k", "suggestion": {}, "runs": 0}')
+    Traceback (most recent call last):
+    ...
+    magicpush_lab.server.validation.RequestError: 'runs' must be a whole number from 1 to 20, got 0
+    """
+    from magicpush_lab.suggestion import Suggestion
+
+    data = _load_object(body)
+    kernel_id = _optional_str(data, "kernel_id", "kernel_id")
+    if not kernel_id:
+        raise RequestError("'kernel_id' is missing: the kernel to time the pipeline on", kind="missing_field")
+    if data.get("suggestion") is None:
+        raise RequestError("'suggestion' is missing: a suggestion as optimize returned it", kind="missing_field")
+    _expect(data["suggestion"], dict, "suggestion", "an object")
+    runs = data.get("runs")
+    if runs is not None:
+        _expect(runs, int, "runs", "a whole number")
+        if not 1 <= runs <= MAX_RUNTIME_RUNS:
+            raise RequestError(f"'runs' must be a whole number from 1 to {MAX_RUNTIME_RUNS}, got {runs}",
+                               kind="invalid_field")
+    limit = _optional_seconds(data, "time_limit", MAX_MEASURE_TIME_LIMIT)
+    try:
+        suggestion = Suggestion.from_json(data["suggestion"])
+    except ValueError as err:
+        raise RequestError(f"'suggestion': {err}", kind="invalid_field") from None
+    if not isinstance(suggestion.sink_event, int) or isinstance(suggestion.sink_event, bool):
+        raise RequestError("'suggestion.sink_event' is missing: optimize again to get the pipeline's last "
+                           "DataFrame", kind="missing_field")
+    if not isinstance(suggestion.source_event, int) or isinstance(suggestion.source_event, bool):
+        raise RequestError("'suggestion.source_event' must be an event id", kind="invalid_field")
+    if suggestion.kind not in ("equivalent", "superset"):
+        raise RequestError(f"'suggestion.kind' must be \"equivalent\" or \"superset\", got {suggestion.kind!r}",
+                           kind="invalid_field")
+    if suggestion.kind == "equivalent" and not isinstance(suggestion.late_filter_event, int):
+        raise RequestError("'suggestion.late_filter_event' is missing: an equivalent suggestion removes it",
+                           kind="missing_field")
+    return RuntimeRequest(kernel_id, suggestion, runs, limit)

@@ -1,0 +1,139 @@
+"""Time a suggestion on the live session: the pipeline's last DataFrame as the notebook made
+it, against the same pipeline rebuilt with the filter at the source (capture/rebuild.py).
+
+Each run writes the DataFrame to Spark's "noop" sink, which executes the whole plan and keeps
+nothing. Runs alternate (original, rewritten, original...) so that a warming cache or a busy
+machine weighs on both, and each side reports the median of its runs. All runs share one time
+limit; past it the runs made so far are reported. Both outputs are then compared as bags when
+they are small enough.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any, Callable
+
+from magicpush_lab.capture.rebuild import REMOVED, Rebuilt, rebuild
+from magicpush_lab.capture.tracer import Tracer
+
+DEFAULT_RUNS = 3
+MAX_RUNS = 20
+DEFAULT_TIME_LIMIT = 60.0
+COMPARE_MAX_ROWS = 100_000
+
+
+def rewritten_sink(tracer: Tracer, request: dict[str, Any]) -> Rebuilt:
+    """The sink of `request`'s pipeline rebuilt with its predicate at the source, and the late
+    filter left out when the suggestion is "equivalent" (kept when "superset")."""
+    from magicpush_lab.ir.serialize import expr_from_json
+    from magicpush_lab.rewrite.pyspark_column import to_column
+
+    source, sink, late = request.get("source_event"), request.get("sink_event"), request.get("late_filter_event")
+    if not isinstance(sink, int):
+        return Rebuilt(None, "the suggestion names no pipeline's last DataFrame (sink_event): optimize again")
+    frames = tracer.frames()
+    if source not in frames:
+        return Rebuilt(None, f"the kernel no longer holds the source DataFrame (event {source})")
+    try:
+        condition = to_column(expr_from_json(request["predicate_ir"]))
+    except Exception as err:  # an IR the Column printer cannot express
+        return Rebuilt(None, f"the predicate cannot be made a Spark Column: {type(err).__name__}: {err}")
+    with tracer.suspended():
+        replacements: dict[int, Any] = {source: frames[source].filter(condition)}
+    if request.get("kind") == "equivalent":
+        if not isinstance(late, int):
+            return Rebuilt(None, "an equivalent suggestion must name its late filter (late_filter_event)")
+        replacements[late] = REMOVED
+    return rebuild(sink, replacements, tracer)
+
+
+def _noop_write(df: Any) -> Callable[[], float]:
+    def run() -> float:
+        start = time.perf_counter()
+        df.write.format("noop").mode("overwrite").save()
+        return time.perf_counter() - start
+
+    return run
+
+
+def median(values: list[float]) -> float | None:
+    """
+    >>> median([3.0, 1.0, 2.0]), median([])
+    (2.0, None)
+    """
+    return statistics.median(values) if values else None
+
+
+def speedup(original: float | None, rewritten: float | None) -> float | None:
+    """How many times faster the rewritten pipeline ran; None without both medians.
+
+    >>> speedup(6.0, 2.0), speedup(None, 1.0), speedup(1.0, 0.0)
+    (3.0, None, None)
+    """
+    if original is None or not rewritten:
+        return None
+    return round(original / rewritten, 3)
+
+
+def time_both(original: Any, rewritten: Any, runs: int = DEFAULT_RUNS,
+              time_limit: float = DEFAULT_TIME_LIMIT) -> dict[str, Any]:
+    """Alternate `runs` noop writes of each DataFrame within `time_limit` seconds overall, then
+    compare their outputs if time is left. The runtime route's answer."""
+    from magicpush_lab.measure import _run_limited
+
+    deadline = time.monotonic() + time_limit
+    times: dict[str, list[float]] = {"original": [], "rewritten": []}
+    notes: list[str] = []
+    stopped = False
+    for _ in range(runs):
+        for side, df in (("original", original), ("rewritten", rewritten)):
+            remaining = deadline - time.monotonic()
+            seconds = _run_limited(df, _noop_write(df), remaining) if remaining > 0 else None  # type: ignore[arg-type]
+            if seconds is None:
+                stopped = True
+                break
+            times[side].append(round(float(seconds), 4))  # type: ignore[arg-type]
+        if stopped:
+            break
+    if stopped:
+        notes.append(f"stopped at the {time_limit:g} s time limit after {len(times['original'])} original and "
+                     f"{len(times['rewritten'])} rewritten run(s)")
+    equal, why = (None, "outputs not compared: no time left") if stopped else \
+        compare_outputs(original, rewritten, deadline - time.monotonic())
+    notes.append(why)
+    m_orig, m_new = median(times["original"]), median(times["rewritten"])
+    return {
+        "original_seconds": times["original"], "rewritten_seconds": times["rewritten"],
+        "median_original": m_orig, "median_rewritten": m_new, "speedup": speedup(m_orig, m_new),
+        "outputs_equal": equal, "note": "; ".join(notes),
+    }
+
+
+def compare_outputs(a: Any, b: Any, time_limit: float, max_rows: int = COMPARE_MAX_ROWS) -> tuple[bool | None, str]:
+    """(equal as bags?, what was done): counts first; with equal counts of at most `max_rows`
+    rows, `exceptAll` both ways. None when not compared (too big, out of time, a column type
+    Spark cannot compare)."""
+    from magicpush_lab.measure import _run_limited
+
+    if time_limit <= 0:
+        return None, "outputs not compared: no time left"
+    deadline = time.monotonic() + time_limit
+    counts = _run_limited(a, lambda: (a.count(), b.count()), time_limit)
+    if counts is None:
+        return None, "outputs not compared: counting them ran out of time"
+    if counts[0] != counts[1]:
+        return False, f"outputs differ: {counts[0]:,} rows against {counts[1]:,}"
+    if counts[0] > max_rows:
+        return None, f"outputs not compared: {counts[0]:,} rows each, over {max_rows:,}"
+
+    def same() -> tuple[int, int]:
+        return int(a.exceptAll(b).isEmpty() and b.exceptAll(a).isEmpty()), 0
+
+    try:
+        result = _run_limited(a, same, max(deadline - time.monotonic(), 0.001))
+    except Exception as err:  # map columns, say: Spark cannot compare them as sets
+        return None, f"outputs not compared: {type(err).__name__}: {str(err).strip().splitlines()[0][:200]}"
+    if result is None:
+        return None, "outputs not compared: comparing them ran out of time"
+    return bool(result[0]), f"outputs {'equal' if result[0] else 'differ'} as bags ({counts[0]:,} rows)"
