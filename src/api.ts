@@ -6,7 +6,9 @@ import {
   IMeasureRequest,
   IMeasureResult,
   IOptimizeRequest,
-  IOptimizeResult
+  IOptimizeResult,
+  IRuntimeRequest,
+  IRuntimeResult
 } from './tokens';
 
 const NOT_INSTALLED =
@@ -111,6 +113,18 @@ export function measure(
   signal?: AbortSignal
 ): Promise<IMeasureResult> {
   return requestAPI<IMeasureResult>('measure', {
+    method: 'POST',
+    body: JSON.stringify(request),
+    signal
+  });
+}
+
+/** Time a suggestion's pipeline, as written and as rewritten, on the notebook's kernel. */
+export function runtime(
+  request: IRuntimeRequest,
+  signal?: AbortSignal
+): Promise<IRuntimeResult> {
+  return requestAPI<IRuntimeResult>('runtime', {
     method: 'POST',
     body: JSON.stringify(request),
     signal

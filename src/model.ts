@@ -1,7 +1,7 @@
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { CancelledError, health, measure, optimize } from './api';
+import { CancelledError, health, measure, optimize, runtime } from './api';
 import { KernelExtensionLoader, pullTrace, TracingStatus } from './kernel';
 import { rewriteCells } from './rewrite';
 import {
@@ -9,6 +9,7 @@ import {
   ICellChange,
   INotebookCellPayload,
   IOptimizeResult,
+  IRuntimeResult,
   ISettings,
   ISuggestion,
   ITogether
@@ -16,6 +17,12 @@ import {
 
 /** What the optimizer is doing while a request runs. */
 export type Stage = 'Reading trace…' | 'Searching and verifying…';
+
+/** A suggestion's "Measure run time": running, its figures, or why there are none. */
+export type RunTime =
+  | { status: 'running' }
+  | { status: 'done'; result: IRuntimeResult }
+  | { status: 'error'; message: string };
 
 /** Where row counting stands for a shown result. */
 export type Measuring = 'off' | 'running' | 'done' | 'cancelled';
@@ -31,6 +38,8 @@ export type ModelState =
       applied: ReadonlySet<number>;
       /** Pipelines whose joint rewrite ("Apply all") is applied. */
       appliedTogether: ReadonlySet<string>;
+      /** Run-time measurements asked for, by suggestion index. */
+      runtimes: ReadonlyMap<number, RunTime>;
       /** Which optimization this is: measuring and applying change the state, not the run. */
       run: number;
       /** The notebook's cell ids when it was optimized: a result's cell positions refer to them. */
@@ -277,6 +286,7 @@ export class MagicPushModel {
         applied: new Set(),
         appliedTogether: new Set(),
         run,
+        runtimes: new Map(),
         cellIds: cells.map(c => c.id),
         measuring: measuring ? 'running' : 'off'
       });
@@ -419,6 +429,40 @@ export class MagicPushModel {
     const appliedTogether = new Set(state.appliedTogether);
     appliedTogether.delete(pipeline);
     this._setState({ ...state, applied, appliedTogether });
+  }
+
+  /**
+   * Run suggestion `index`'s pipeline as written and as rewritten on the notebook's
+   * SparkSession, a few times each, and keep the times. The notebook's cells are not
+   * touched: the kernel re-runs the traced calls with the filter at the source.
+   */
+  async measureRunTime(index: number): Promise<void> {
+    const state = this._done();
+    const suggestion = state.result.suggestions[index];
+    const kernel = state.notebook.sessionContext.session?.kernel;
+    if (!suggestion) {
+      throw new Error(`There is no suggestion ${index + 1}`);
+    }
+    const run = state.run;
+    const set = (time: RunTime): void => {
+      const now = this._state;
+      if (now.status === 'done' && now.run === run) {
+        const runtimes = new Map(now.runtimes);
+        runtimes.set(index, time);
+        this._setState({ ...now, runtimes });
+      }
+    };
+    if (!kernel) {
+      set({ status: 'error', message: 'The notebook has no running kernel' });
+      return;
+    }
+    set({ status: 'running' });
+    try {
+      const result = await runtime({ kernel_id: kernel.id, suggestion });
+      set({ status: 'done', result });
+    } catch (reason) {
+      set({ status: 'error', message: messageOf(reason) });
+    }
   }
 
   /** Rewrite the cells of a pipeline's joint rewrite: every filter of that pipeline at once. */

@@ -160,6 +160,26 @@ export interface IMeasureResult {
   measure_errors: string[];
 }
 
+/** `POST runtime`: time one suggestion's pipeline, original and rewritten, on the live session. */
+export interface IRuntimeRequest {
+  kernel_id: string;
+  suggestion: ISuggestion;
+  runs?: number;
+  time_limit?: number;
+}
+
+export interface IRuntimeResult {
+  original_seconds: number[];
+  rewritten_seconds: number[];
+  median_original: number | null;
+  median_rewritten: number | null;
+  /** median_original / median_rewritten; null unless both were timed. */
+  speedup: number | null;
+  /** Whether both outputs are equal as bags; null when they were not compared. */
+  outputs_equal: boolean | null;
+  note: string;
+}
+
 export interface IHealth {
   version: string;
   z3: boolean;

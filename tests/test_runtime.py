@@ -369,6 +369,28 @@ async def test_runtime_route_times_a_proved_suggestion_on_the_notebook_kernel(jp
     assert (code, refused["kind"]) == (409, "stale_suggestion"), refused
 
 
+
+async def test_row_counts_and_timing_asked_at_once_each_get_their_own_answer(jp_fetch, pipeline_kernel):
+    """The sidebar counts rows while the user may already press "Measure run time": both
+    requests reach the same kernel together, and each must get its own reply."""
+    import asyncio
+
+    from tests.test_server import NOTEBOOK_CELLS
+
+    kernel_id, trace = pipeline_kernel
+    optimized = await jp_fetch("magicpush-lab", "optimize", method="POST", request_timeout=300, body=json.dumps(
+        {"trace": trace, "notebook": {"path": "scores.ipynb", "cells": NOTEBOOK_CELLS}, "kernel_id": kernel_id,
+         "measure": False}))
+    suggestions = json.loads(optimized.body)["suggestions"]
+    counted, timed = await asyncio.gather(
+        jp_fetch("magicpush-lab", "measure", method="POST", request_timeout=300,
+                 body=json.dumps({"kernel_id": kernel_id, "suggestions": suggestions})),
+        post_runtime(jp_fetch, {"kernel_id": kernel_id, "suggestion": suggestions[0], "runs": 1,
+                                "time_limit": 240}))
+    measured = json.loads(counted.body)
+    assert measured["measure_errors"] == [] and measured["suggestions"][0]["rows_before"] is not None
+    assert set(json.loads(timed.body)) == RUNTIME_KEYS
+
 def test_a_late_filter_off_the_pipeline_is_refused_not_ignored(traced):
     # removing a filter the last DataFrame does not go through would time another rewrite
     cells = [HEAD, ORDERS, "late = orders.filter(F.col('v') > 90)", "aside = orders.filter(F.col('g') == 1)",

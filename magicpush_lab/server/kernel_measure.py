@@ -10,9 +10,11 @@ process.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -57,6 +59,24 @@ def _expression_error(result: dict[str, Any]) -> str:
 
 #: How often a pending measurement checks that its kernel is still the one it asked.
 POLL_SECONDS = 1.0
+
+# One request at a time per kernel. The clients the server makes for a kernel share its
+# session (and so their shell sockets' identity); with row counts still running when
+# "Measure run time" was pressed, the timing request was answered with the row counts'
+# reply. Serialising the requests makes that impossible, whatever the routing does.
+_KERNEL_LOCKS: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+
+async def _ask_kernel(kernel_id: str, kernel: Any, expression: str, timeout: float) -> dict[str, Any]:
+    """The reply content of `expression` evaluated silently in the kernel, after any other
+    request of the server to that kernel has been answered."""
+    async with _KERNEL_LOCKS[kernel_id]:
+        client = kernel.client()
+        client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
+        try:
+            return await _execute_user_expression(client, expression, timeout, kernel)
+        finally:
+            client.stop_channels()
 
 
 async def _kernel_process(kernel: Any) -> Any:
@@ -191,12 +211,7 @@ async def measure_on_kernel(
         raise MeasureError(f"kernel {kernel_id} is no longer running")
     requests = measure_requests(suggestions, time_limit)
     kernel = kernel_manager.get_kernel(kernel_id)
-    client = kernel.client()
-    client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
-    try:
-        content = await _execute_user_expression(client, measure_expression(requests), timeout, kernel)
-    finally:
-        client.stop_channels()
+    content = await _ask_kernel(kernel_id, kernel, measure_expression(requests), timeout)
     return apply_measurements(suggestions, _parse_reply(content, len(requests)))
 
 
@@ -234,12 +249,7 @@ async def runtime_on_kernel(kernel_manager: Any, kernel_id: str, request: dict[s
     kernel = kernel_manager.get_kernel(kernel_id)
     if await _kernel_process(kernel) is None:
         raise KernelDied(f"kernel {kernel_id} is not alive: restart it and rerun the notebook")
-    client = kernel.client()
-    client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
-    try:
-        content = await _execute_user_expression(client, runtime_expression(request), timeout, kernel)
-    finally:
-        client.stop_channels()
+    content = await _ask_kernel(kernel_id, kernel, runtime_expression(request), timeout)
     payload = _payload(content, RUNTIME_MIME)
     if not isinstance(payload, dict) or not ("error" in payload or all(k in payload for k in RUNTIME_KEYS)):
         raise MeasureError(f"malformed runtime answer from the kernel: {payload!r:.200}")

@@ -2,7 +2,7 @@ import { ReactWidget } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import { TracingStatus } from '../kernel';
-import { MagicPushModel, Measuring, ModelState } from '../model';
+import { MagicPushModel, Measuring, ModelState, RunTime } from '../model';
 import { IOptimizeResult, ITogether } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
 import { DiffButton, SuggestionCard, UndoButton } from './SuggestionCard';
@@ -193,10 +193,12 @@ function Result(props: {
   result: IOptimizeResult;
   applied: ReadonlySet<number>;
   appliedTogether: ReadonlySet<string>;
+  runtimes: ReadonlyMap<number, RunTime>;
   measuring: Measuring;
   notebookName: string;
 }): JSX.Element {
-  const { model, result, applied, appliedTogether, measuring } = props;
+  const { model, result, applied, appliedTogether, runtimes, measuring } =
+    props;
   const seconds = `${result.optimizer_seconds.toFixed(2)} s`;
   const pipelines = new Set(result.suggestions.map(s => s.pipeline)).size;
   return (
@@ -254,6 +256,8 @@ function Result(props: {
           highlight={props.highlight}
           onApply={() => model.apply(i)}
           onUndo={() => model.undo(i)}
+          runtime={runtimes.get(i)}
+          onMeasureRunTime={() => void model.measureRunTime(i)}
         />
       ))}
       <WhyNot refusals={result.refusals ?? []} />
@@ -293,6 +297,7 @@ function Body(props: {
           result={state.result}
           applied={state.applied}
           appliedTogether={state.appliedTogether}
+          runtimes={state.runtimes}
           measuring={state.measuring}
           notebookName={state.notebook.title.label}
         />

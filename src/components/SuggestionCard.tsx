@@ -7,6 +7,8 @@ import { ProofSteps } from './ProofSteps';
 import { RowReduction } from './RowReduction';
 import { ScanFilters } from './ScanFilters';
 import { useAction } from './useAction';
+import { RunTime } from './RunTime';
+import { RunTime as RunTimeState } from '../model';
 
 export interface ISuggestionCardProps {
   suggestion: ISuggestion;
@@ -17,6 +19,9 @@ export interface ISuggestionCardProps {
   onApply: () => void;
   /** Restore the cells the suggestion rewrote. */
   onUndo: () => void;
+  /** Its "Measure run time", when asked for. */
+  runtime?: RunTimeState;
+  onMeasureRunTime: () => void;
 }
 
 /** The button that shows and hides the before/after of a suggestion's cells. */
@@ -150,6 +155,11 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
           </span>
         )}
       </footer>
+      <RunTime
+        time={props.runtime}
+        onMeasure={props.onMeasureRunTime}
+        source={suggestion.source}
+      />
       {whyOpen && <WhySteps steps={suggestion.proof} />}
       {diffOpen && (
         <CellDiffs changes={suggestion.cells} highlight={highlight ?? null} />

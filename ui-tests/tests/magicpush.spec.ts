@@ -550,3 +550,34 @@ test.describe('windowed notebook rendering', () => {
     await expect(banner).toHaveCount(1);
   });
 });
+
+test('measure run time: the pipeline runs as written and rewritten on the live session, outputs compared', async ({
+  page
+}) => {
+  // the run of the filter's cell optimizes on its own (inline suggestions are on)
+  const sidebar = await runInlineNotebook(page, 'runtime.ipynb');
+  const card = sidebar.locator('.jp-MagicPush-card').first();
+  await expect(card.locator('.jp-MagicPush-rows')).toContainText('rows: 50 →', {
+    timeout: 3 * 60 * 1000
+  });
+  const before = [await cellSource(page, 0), await cellSource(page, 1)];
+
+  await card.getByRole('button', { name: /^Measure run time/ }).click();
+  const times = card.locator('.jp-MagicPush-runtime');
+  await expect(times).toContainText(
+    /median of 3 runs: \d+\.\d\d s → \d+\.\d\d s/,
+    {
+      timeout: 2 * 60 * 1000
+    }
+  );
+  await expect(times).toContainText('Both gave the same rows');
+  await expect(times.getByRole('img', { name: /^original: / })).toBeVisible();
+  // timing re-runs the traced calls in the kernel; the notebook's cells are untouched
+  expect([await cellSource(page, 0), await cellSource(page, 1)]).toEqual(
+    before
+  );
+  await page.sidebar.close('left');
+  await card.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'sidebar-run-time.png')
+  });
+});
