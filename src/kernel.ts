@@ -15,15 +15,52 @@ const LOAD_CODE = '%load_ext magicpush_lab';
 const TRACE_EXPRESSION =
   "__import__('magicpush_lab.kernel').kernel.trace_bundle()";
 
+export const NOT_INSTALLED_IN_KERNEL =
+  "magicpush_lab is not installed in this kernel's environment";
+
+export const NO_PYSPARK_IN_KERNEL =
+  "PySpark is not installed in this kernel's environment";
+
+export const NOT_TRACING =
+  'Tracing is off in this kernel (the extension was unloaded, or never loaded)';
+
 /** Turn an `ename`/`evalue` pair from the kernel into a message for the user. */
 export function kernelErrorMessage(ename: string, evalue: string): string {
-  if (
-    (ename === 'ModuleNotFoundError' || ename === 'ImportError') &&
-    evalue.includes('magicpush_lab')
-  ) {
-    return "magicpush_lab is not installed in this kernel's environment";
+  if (ename === 'ModuleNotFoundError' || ename === 'ImportError') {
+    if (evalue.includes('magicpush_lab')) {
+      return NOT_INSTALLED_IN_KERNEL;
+    }
+    if (evalue.includes("'pyspark")) {
+      return NO_PYSPARK_IN_KERNEL;
+    }
   }
   return evalue ? `${ename}: ${evalue}` : ename;
+}
+
+/**
+ * What one click can do about a problem: run the notebook, start Spark in it,
+ * install PySpark into the kernel, switch to the server's own Python kernel, or
+ * load the kernel extension again.
+ */
+export type Fix =
+  | 'run-all'
+  | 'start-spark'
+  | 'install-pyspark'
+  | 'switch-kernel'
+  | 'load-extension';
+
+/** The fixes for a tracing failure's message (see kernelErrorMessage). */
+export function fixesFor(message: string): Fix[] {
+  if (message === NOT_INSTALLED_IN_KERNEL) {
+    return ['switch-kernel'];
+  }
+  if (message === NO_PYSPARK_IN_KERNEL) {
+    return ['install-pyspark'];
+  }
+  if (message === NOT_TRACING) {
+    return ['load-extension'];
+  }
+  return [];
 }
 
 /**
@@ -67,6 +104,9 @@ export async function pullTrace(
     throw new Error(
       'The kernel did not return a MagicPush trace: is the kernel extension loaded (%load_ext magicpush_lab)?'
     );
+  }
+  if ((trace as Trace)['tracing'] === false) {
+    throw new Error(NOT_TRACING);
   }
   return trace as Trace;
 }
@@ -167,6 +207,12 @@ export class KernelExtensionLoader implements IDisposable {
     return status.status === 'failed'
       ? status.message
       : 'the kernel is not ready';
+  }
+
+  /** Load the extension again (after `%unload_ext`, or once the kernel can import it). */
+  async reload(): Promise<string | null> {
+    this._reset();
+    return this.ensureLoaded();
   }
 
   dispose(): void {

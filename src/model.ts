@@ -1,8 +1,14 @@
-import { NotebookPanel } from '@jupyterlab/notebook';
+import { NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { CancelledError, health, measure, optimize, runtime } from './api';
-import { KernelExtensionLoader, pullTrace, TracingStatus } from './kernel';
+import {
+  Fix,
+  fixesFor,
+  KernelExtensionLoader,
+  pullTrace,
+  TracingStatus
+} from './kernel';
 import { rewriteCells } from './rewrite';
 import {
   DEFAULT_SETTINGS,
@@ -46,7 +52,7 @@ export type ModelState =
       cellIds: ReadonlyArray<string | null>;
       measuring: Measuring;
     }
-  | { status: 'error'; message: string };
+  | { status: 'error'; message: string; fixes: Fix[] };
 
 const NOT_A_NOTEBOOK =
   'The active tab is not a notebook. Open a notebook to optimize its PySpark pipeline.';
@@ -75,6 +81,22 @@ export function notebookCells(panel: NotebookPanel): INotebookCellPayload[] {
     });
   }
   return cells;
+}
+
+/** Code of the cell that "Insert a cell that starts Spark" puts at the top of a notebook. */
+export const START_SPARK =
+  'from pyspark.sql import SparkSession, functions as F\n' +
+  'spark = SparkSession.builder.getOrCreate()';
+
+/** Installs PySpark (and the pandas it works with) into the kernel's environment. */
+export const INSTALL_PYSPARK = '%pip install "pyspark>=4.0" "pandas>=2.2,<3"';
+
+/** Nothing traced: run the notebook; if no cell mentions Spark, start it first. */
+function nothingTracedFixes(panel: NotebookPanel): Fix[] {
+  const mentionsSpark = notebookCells(panel).some(
+    c => c.cell_type === 'code' && /SparkSession|\bspark\./.test(c.source)
+  );
+  return mentionsSpark ? ['run-all'] : ['start-spark', 'run-all'];
 }
 
 /** The change that takes a rewritten cell back to its original code. */
@@ -234,7 +256,7 @@ export class MagicPushModel {
     }
     const panel = this._notebook;
     if (!panel) {
-      this._setState({ status: 'error', message: NOT_A_NOTEBOOK });
+      this._setState({ status: 'error', message: NOT_A_NOTEBOOK, fixes: [] });
       return;
     }
     const run = ++this._run;
@@ -316,12 +338,72 @@ export class MagicPushModel {
         // the suggestions stand; only their row counts are missing
         this._measured(run, state.result.suggestions, [messageOf(reason)]);
       } else {
-        this._setState({ status: 'error', message: messageOf(reason) });
+        const message = messageOf(reason);
+        this._setState({
+          status: 'error',
+          message,
+          fixes:
+            message === NOTHING_TRACED
+              ? nothingTracedFixes(panel)
+              : fixesFor(message)
+        });
       }
     } finally {
       if (this._abort === abort) {
         this._abort = null;
       }
+    }
+  }
+
+  /**
+   * Do what a fix button offers, in the active notebook, visibly: cells it adds are
+   * ordinary cells the user can read, edit or delete. Resolves when it is done (a
+   * kernel change or a run can take a while); the user optimizes again after.
+   */
+  async fix(fix: Fix): Promise<void> {
+    const panel = this._notebook;
+    if (!panel) {
+      throw new Error(NOT_A_NOTEBOOK);
+    }
+    const notebook = panel.content;
+    switch (fix) {
+      case 'run-all':
+        await NotebookActions.runAll(notebook, panel.sessionContext);
+        break;
+      case 'start-spark':
+      case 'install-pyspark': {
+        const model = notebook.model;
+        if (!model) {
+          throw new Error('The notebook is not loaded');
+        }
+        const source = fix === 'start-spark' ? START_SPARK : INSTALL_PYSPARK;
+        model.sharedModel.insertCell(0, { cell_type: 'code', source });
+        notebook.activeCellIndex = 0;
+        notebook.deselectAll();
+        await NotebookActions.run(notebook, panel.sessionContext);
+        if (fix === 'install-pyspark') {
+          await this.track(panel).reload();
+        }
+        break;
+      }
+      case 'switch-kernel': {
+        const name = panel.sessionContext.specsManager.specs?.default;
+        if (!name) {
+          throw new Error('The server names no default kernel to switch to');
+        }
+        await panel.sessionContext.changeKernel({ name });
+        break;
+      }
+      case 'load-extension': {
+        const error = await this.track(panel).reload();
+        if (error !== null) {
+          throw new Error(error);
+        }
+        break;
+      }
+    }
+    if (this._state.status === 'error') {
+      this._setState({ status: 'idle' });
     }
   }
 

@@ -148,6 +148,8 @@ def test_load_is_idempotent_and_unload_restores(spark):
     assert DataFrame.__dict__["filter"] is not originals[0]
     unload(ip)
     unload(ip)
+    # an empty trace now says "not tracing", not "nothing ran": the panel offers to load it again
+    assert trace_bundle()._repr_mimebundle_()[TRACE_MIME]["tracing"] is False
     assert (DataFrame.__dict__["filter"], DataFrame.__dict__["where"], DataFrameReader.__dict__["parquet"],
             SparkSession.__dict__["range"], "drop_duplicates" in DataFrame.__dict__) == originals
     assert len(ip.events.callbacks["pre_run_cell"]) == hooks
@@ -161,6 +163,7 @@ def test_bundles_and_magic(shell):
     trace = Trace.from_json(bundle[TRACE_MIME])
     assert [e.op for e in trace.events] == ["range", "withColumn", "createDataFrame"]
     assert "3 events" in bundle["text/plain"]
+    assert bundle[TRACE_MIME]["tracing"] is True
     # user_expressions go through IPython's formatter: the custom mime type must survive it
     data, _ = ip.display_formatter.format(trace_bundle())
     assert TRACE_MIME in data

@@ -57,9 +57,12 @@ def current_trace() -> Trace:
 
 
 def trace_bundle() -> Bundle:
-    """The live trace as {TRACE_MIME: trace JSON, "text/plain": a one-line summary}."""
+    """The live trace as {TRACE_MIME: trace JSON, "text/plain": a one-line summary}. The JSON's
+    `tracing` says whether the tracer is installed: an empty trace means "nothing ran since
+    tracing started" only when it is (after `%unload_ext` it means "not tracing")."""
     trace = current_trace()
-    return Bundle({TRACE_MIME: trace.to_json(), "text/plain": _summary(trace)})
+    data = {**trace.to_json(), "tracing": active_tracer() is not None}
+    return Bundle({TRACE_MIME: data, "text/plain": _summary(trace)})
 
 
 def measure_requests(tracer: Tracer | None, requests: Sequence[Any], *,

@@ -1,7 +1,8 @@
 import { ReactWidget } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
-import { TracingStatus } from '../kernel';
+import { Fix, fixesFor, TracingStatus } from '../kernel';
+import { FixButtons } from './FixButtons';
 import { MagicPushModel, Measuring, ModelState, RunTime } from '../model';
 import { IOptimizeResult, ITogether } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
@@ -50,7 +51,10 @@ function useModel(model: MagicPushModel): IView {
   return view;
 }
 
-function Tracing(props: { tracing: TracingStatus | null }): JSX.Element | null {
+function Tracing(props: {
+  tracing: TracingStatus | null;
+  onFix: (fix: Fix) => Promise<void>;
+}): JSX.Element | null {
   const { tracing } = props;
   if (tracing === null) {
     return null;
@@ -79,12 +83,13 @@ function Tracing(props: { tracing: TracingStatus | null }): JSX.Element | null {
       );
     case 'failed':
       return (
-        <p
+        <div
           className="jp-MagicPush-tracing jp-MagicPush-error"
           data-tracing="failed"
         >
           Tracing is off: {tracing.message}
-        </p>
+          <FixButtons fixes={fixesFor(tracing.message)} onFix={props.onFix} />
+        </div>
       );
   }
 }
@@ -285,9 +290,12 @@ function Body(props: {
       return <Progress text={state.stage} onCancel={() => model.cancel()} />;
     case 'error':
       return (
-        <p className="jp-MagicPush-error" role="alert">
-          {state.message}
-        </p>
+        <div>
+          <p className="jp-MagicPush-error" role="alert">
+            {state.message}
+          </p>
+          <FixButtons fixes={state.fixes} onFix={fix => model.fix(fix)} />
+        </div>
       );
     case 'done':
       return (
@@ -383,7 +391,9 @@ export function SidebarView(props: {
           {serverProblem}
         </p>
       )}
-      {hasNotebook && <Tracing tracing={tracing} />}
+      {hasNotebook && (
+        <Tracing tracing={tracing} onFix={fix => model.fix(fix)} />
+      )}
       <Body model={model} state={state} highlight={props.highlight} />
     </div>
   );

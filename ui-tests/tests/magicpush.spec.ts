@@ -68,6 +68,63 @@ test('a notebook without PySpark calls gets an explanation, not a crash', async 
   await expect(sidebar.getByRole('alert')).toContainText(
     'No PySpark DataFrame has been recorded in this kernel'
   );
+  // no cell mentions Spark: one click puts a cell that starts it at the top, and runs it
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'fix-start-spark.png')
+  });
+  await sidebar
+    .getByRole('button', { name: /^Insert a cell at the top that starts/ })
+    .click();
+  await expect.poll(() => cellSource(page, 0)).toContain('SparkSession');
+  await expect(page.locator('.jp-Cell').first()).toContainText('[1]:', {
+    timeout: 2 * 60 * 1000
+  });
+  await expect(sidebar.getByRole('alert')).toHaveCount(0);
+});
+
+test('cells not run yet: one click runs them, and the pipeline can be optimized', async ({
+  page
+}) => {
+  await page.notebook.createNew('not-run.ipynb');
+  await page.notebook.setCell(0, 'code', INLINE_CELLS[0]);
+  await page.notebook.addCell('code', INLINE_CELLS[1]);
+  const sidebar = await openTracingSidebar(page);
+  const optimize = sidebar.getByRole('button', { name: 'Optimize pipeline' });
+  await optimize.click();
+  await expect(sidebar.getByRole('alert')).toContainText(
+    'No PySpark DataFrame has been recorded'
+  );
+  // the notebook starts Spark itself: no cell to insert, only the run
+  await expect(
+    sidebar.getByRole('button', { name: /^Insert a cell/ })
+  ).toHaveCount(0);
+  await sidebar.getByRole('button', { name: /^Run all cells/ }).click();
+  await expect(optimize).toBeEnabled({ timeout: 3 * 60 * 1000 });
+  await optimize.click();
+  await expect(sidebar.locator('.jp-MagicPush-card')).toHaveCount(1, {
+    timeout: 3 * 60 * 1000
+  });
+});
+
+test('tracing unloaded in the kernel: the panel says so and one click turns it on again', async ({
+  page
+}) => {
+  const sidebar = await runInlineNotebook(page, 'unloaded.ipynb');
+  const optimize = sidebar.getByRole('button', { name: 'Optimize pipeline' });
+  await expect(optimize).toBeEnabled({ timeout: 3 * 60 * 1000 });
+  await page.notebook.addCell('code', '%unload_ext magicpush_lab');
+  await page.notebook.runCell(2);
+  await optimize.click();
+  await expect(sidebar.getByRole('alert')).toContainText('Tracing is off');
+  await sidebar
+    .getByRole('button', { name: /^Load the MagicPush kernel/ })
+    .click();
+  await expect(sidebar.locator('[data-tracing="on"]')).toBeVisible();
+  // tracing is on again, from now: the pipeline must run again to be recorded
+  await optimize.click();
+  await expect(sidebar.getByRole('alert')).toContainText(
+    'No PySpark DataFrame has been recorded'
+  );
 });
 
 test('optimizing the UDF filter notebook shows a proved, measured pushdown', async ({
