@@ -274,6 +274,9 @@ test('cancel stops a run waiting for a busy kernel, at once', async ({
     name: /^Cancel: Reading trace/
   });
   await expect(cancel).toBeVisible();
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'cancel.png')
+  });
   await cancel.click();
   await expect(
     sidebar.getByText("Run the notebook's PySpark pipeline")
@@ -363,6 +366,9 @@ test('inline banner: shown under the late filter after its cell runs; diff, why,
   await expect(banner.locator('.jp-MagicPush-diff-add').first()).toContainText(
     '.filter('
   );
+  await banner.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'inline-diff.png')
+  });
   await banner.getByRole('button', { name: /^Why: show/ }).click();
   await expect(banner.locator('.jp-MagicPush-why')).toContainText(
     'keeps, drops or changes each row on its own'
@@ -378,6 +384,9 @@ test('inline banner: shown under the late filter after its cell runs; diff, why,
 
   await banner.getByRole('button', { name: /^Apply/ }).click();
   await expect(banner).toContainText('Applied: the filter now runs at a');
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'inline-applied.png')
+  });
   expect(await cellSource(page, 0)).toContain('.filter(');
   expect(await cellSource(page, 1)).not.toContain('.filter(');
 
@@ -461,6 +470,9 @@ test('settings: with inline suggestions off a run shows no banner; on again, it 
   await expect(inline).toBeChecked({ timeout: 30 * 1000 });
   await inline.uncheck();
   await expect(inline).not.toBeChecked();
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'settings.png')
+  });
 
   const sidebar = await runInlineNotebook(page, 'settings.ipynb');
   await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
