@@ -33,7 +33,8 @@ function readSettings(settings: ISettingRegistry.ISettings): ISettings {
     timeBudget: read('timeBudget'),
     allPipelines: read('allPipelines'),
     inlineSuggestions: read('inlineSuggestions'),
-    measureTimeLimit: read('measureTimeLimit')
+    measureTimeLimit: read('measureTimeLimit'),
+    measureSamplePercent: read('measureSamplePercent')
   };
 }
 

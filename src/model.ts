@@ -317,7 +317,11 @@ export class MagicPushModel {
           {
             kernel_id: kernel.id,
             suggestions: result.suggestions,
-            measure_time_limit: this._settings.measureTimeLimit
+            measure_time_limit: this._settings.measureTimeLimit,
+            sample_fraction: Math.min(
+              1,
+              Math.max(0.001, this._settings.measureSamplePercent / 100)
+            )
           },
           abort.signal
         );

@@ -153,6 +153,8 @@ export interface IMeasureRequest {
   suggestions: ISuggestion[];
   /** Seconds of exact counting before the counts are estimated on a sample. */
   measure_time_limit?: number;
+  /** The share of rows (0, 1] the estimate counts. */
+  sample_fraction?: number;
 }
 
 export interface IMeasureResult {
@@ -195,6 +197,8 @@ export interface ISettings {
   inlineSuggestions: boolean;
   /** Seconds of exact row counting before the figures are estimated on a sample. */
   measureTimeLimit: number;
+  /** The sample, in percent of a source's rows, that an estimate counts. */
+  measureSamplePercent: number;
 }
 
 export const DEFAULT_SETTINGS: ISettings = {
@@ -202,5 +206,6 @@ export const DEFAULT_SETTINGS: ISettings = {
   timeBudget: 10,
   allPipelines: false,
   inlineSuggestions: true,
-  measureTimeLimit: 60
+  measureTimeLimit: 60,
+  measureSamplePercent: 1
 };

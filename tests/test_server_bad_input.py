@@ -88,6 +88,9 @@ BAD_BODIES = [
     ("optimize", b"", 400, "malformed_json"),
     ("optimize", b"\xff\xfe not utf-8", 400, "malformed_json"),
     ("optimize", {"trace": {}, "measure_time_limit": 0}, 400, "invalid_field"),
+    ("measure", {"kernel_id": "k", "suggestions": [], "sample_fraction": 0}, 400, "invalid_field"),
+    ("measure", {"kernel_id": "k", "suggestions": [], "sample_fraction": 1.5}, 400, "invalid_field"),
+    ("measure", {"kernel_id": "k", "suggestions": [], "sample_fraction": "1%"}, 400, "invalid_field"),
     ("optimize", {"trace": {}, "measure_time_limit": "1s"}, 400, "invalid_field"),
     ("optimize", {"trace": {}, "time_budget": float("1e309")}, 400, "invalid_field"),
     ("optimize", {"trace": {"events": "none"}}, 400, "invalid_trace"),
@@ -387,6 +390,24 @@ async def test_a_count_past_its_time_limit_is_estimated_and_flagged(jp_fetch, me
     # scaled up from a 1% sample: the figures are estimates, not the exact counts
     assert isinstance(suggestion["rows_before"], int) and isinstance(suggestion["rows_after"], int)
     assert suggestion["rows_after"] <= suggestion["rows_before"]
+
+
+async def test_the_sample_share_of_an_estimate_is_the_requests_own(jp_fetch, measured_kernel):
+    """The sidebar's sample size setting: with a 50% sample the estimate is close to the exact
+    count; the default 1% sample of the same rows is what the neighbour above gets."""
+    kernel_id, _, trace = measured_kernel
+    shown = json.loads((await post(jp_fetch, "optimize", {
+        "trace": trace, "notebook": {"path": "scores.ipynb", "cells": NOTEBOOK_CELLS}, "kernel_id": kernel_id,
+        "measure": True})).body)
+    exact = assert_udf_pushdown(shown)
+    assert exact["estimated"] is False
+    sampled = json.loads((await post(jp_fetch, "measure", {
+        "kernel_id": kernel_id, "suggestions": shown["suggestions"], "measure_time_limit": 1e-6,
+        "sample_fraction": 0.5})).body)
+    assert sampled["measure_errors"] == []
+    [estimate] = [s for s in sampled["suggestions"] if s["source"] == exact["source"]]
+    assert estimate["estimated"] is True
+    assert 0.8 < estimate["rows_before"] / exact["rows_before"] < 1.2
 
 
 # -- replay: paths stay inside the root, failures name the cell, the file is never written ---

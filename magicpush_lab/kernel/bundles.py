@@ -88,7 +88,8 @@ def measure_requests(tracer: Tracer | None, requests: Sequence[Any], *,
                 scan = _scan_filters(frames, int(req["source_event"]), predicate)
                 before, after, estimated = measure(
                     frames, int(req["source_event"]), predicate,
-                    **_limits(req.get("time_limit"), DEFAULT_TIME_LIMIT if time_limit is None else time_limit))
+                    **_limits(req.get("time_limit"), DEFAULT_TIME_LIMIT if time_limit is None else time_limit),
+                    **_sample(req.get("sample_fraction")))
             out.append({"rows_before": int(before), "rows_after": int(after), "estimated": bool(estimated),
                         **scan, **ranking})
         except Exception as err:  # one bad request must not hide the others' results
@@ -106,6 +107,17 @@ def _limits(requested: Any, default: float) -> dict[str, float]:
     if isinstance(requested, (int, float)) and not isinstance(requested, bool) and 0 < requested < float("inf"):
         return {"time_limit": float(requested), "sample_time_limit": max(float(requested), default)}
     return {"time_limit": default}
+
+
+def _sample(requested: Any) -> dict[str, float]:
+    """measure()'s sample share: a request's own, when it is a share in (0, 1].
+
+    >>> _sample(0.1), _sample(None), _sample(2)
+    ({'sample_fraction': 0.1}, {}, {})
+    """
+    if isinstance(requested, (int, float)) and not isinstance(requested, bool) and 0 < requested <= 1:
+        return {"sample_fraction": float(requested)}
+    return {}
 
 
 def _ranked(frames: Any, source_event: int, predicate: Any, alternatives: list) -> tuple[Any, dict[str, Any]]:

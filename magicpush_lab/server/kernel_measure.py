@@ -40,12 +40,15 @@ class MeasureOutcome:
 
 
 def measure_requests(
-    suggestions: Sequence[Suggestion], time_limit: float | None = None
+    suggestions: Sequence[Suggestion], time_limit: float | None = None, sample_fraction: float | None = None
 ) -> list[dict[str, Any]]:
-    """The kernel's measure requests; `time_limit` bounds each exact count (then it is sampled)."""
+    """The kernel's measure requests; `time_limit` bounds each exact count (then a `sample_fraction`
+    share of the rows is counted instead)."""
     requests = [measure_request(s) for s in suggestions]
     if time_limit is not None:
         requests = [{**r, "time_limit": time_limit} for r in requests]
+    if sample_fraction is not None:
+        requests = [{**r, "sample_fraction": sample_fraction} for r in requests]
     return requests
 
 
@@ -197,6 +200,7 @@ async def measure_on_kernel(
     suggestions: Sequence[Suggestion],
     timeout: float = DEFAULT_TIMEOUT,
     time_limit: float | None = None,
+    sample_fraction: float | None = None,
 ) -> MeasureOutcome:
     """Measure every suggestion's rows before/after on the live kernel `kernel_id`.
 
@@ -209,7 +213,7 @@ async def measure_on_kernel(
     if kernel_id not in kernel_manager:
         # the kernel was shut down while the optimizer ran
         raise MeasureError(f"kernel {kernel_id} is no longer running")
-    requests = measure_requests(suggestions, time_limit)
+    requests = measure_requests(suggestions, time_limit, sample_fraction)
     kernel = kernel_manager.get_kernel(kernel_id)
     content = await _ask_kernel(kernel_id, kernel, measure_expression(requests), timeout)
     return apply_measurements(suggestions, _parse_reply(content, len(requests)))

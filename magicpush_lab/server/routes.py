@@ -114,11 +114,12 @@ def _optimize(request: OptimizeRequest, budget: Budget) -> dict[str, Any]:
 
 
 async def _measured(kernel_manager: Any, kernel_id: str, suggestions: Any,
-                    time_limit: float | None) -> tuple[Any, list[str]]:
+                    time_limit: float | None, sample_fraction: float | None = None) -> tuple[Any, list[str]]:
     """The suggestions with their rows counted on the kernel, and why some are not; a kernel
     that cannot measure at all leaves them as they are."""
     try:
-        outcome = await measure_on_kernel(kernel_manager, kernel_id, suggestions, time_limit=time_limit)
+        outcome = await measure_on_kernel(kernel_manager, kernel_id, suggestions, time_limit=time_limit,
+                                          sample_fraction=sample_fraction)
     except MeasureError as err:
         return suggestions, [str(err)]
     return outcome.suggestions, list(outcome.errors)
@@ -184,7 +185,8 @@ class MeasureHandler(BaseHandler):
             self.fail(err)
             return
         suggestions, errors = await _measured(
-            self.kernel_manager, request.kernel_id, request.suggestions, request.measure_time_limit)
+            self.kernel_manager, request.kernel_id, request.suggestions, request.measure_time_limit,
+            request.sample_fraction)
         self.finish(json.dumps({"suggestions": [s.to_json() for s in suggestions], "measure_errors": errors}))
 
 

@@ -262,6 +262,23 @@ class MeasureRequest:
     kernel_id: str
     suggestions: tuple[Any, ...]  # Suggestion
     measure_time_limit: float | None
+    #: the share of a source's rows counted when the exact count runs out of time (None: the default)
+    sample_fraction: float | None = None
+
+
+def _optional_fraction(data: dict[str, Any], key: str) -> float | None:
+    """A share in (0, 1], or None when absent.
+
+    >>> _optional_fraction({"f": 0.05}, "f"), _optional_fraction({}, "f")
+    (0.05, None)
+    """
+    value = data.get(key)
+    if value is None:
+        return None
+    _expect(value, (int, float), key, "a number")
+    if not math.isfinite(value) or not 0 < value <= 1:
+        raise RequestError(f"'{key}' must be above 0 and at most 1, got {value}", kind="invalid_field")
+    return float(value)
 
 
 def parse_measure_request(body: bytes) -> MeasureRequest:
@@ -289,7 +306,7 @@ def parse_measure_request(body: bytes) -> MeasureRequest:
         except ValueError as err:
             raise RequestError(f"'suggestions[{i}]': {err}", kind="invalid_field") from None
     limit = _optional_seconds(data, "measure_time_limit", MAX_MEASURE_TIME_LIMIT)
-    return MeasureRequest(kernel_id, tuple(suggestions), limit)
+    return MeasureRequest(kernel_id, tuple(suggestions), limit, _optional_fraction(data, "sample_fraction"))
 
 
 #: Upper bound for the runs of each side when timing a suggestion (runtime.MAX_RUNS).
