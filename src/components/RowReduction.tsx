@@ -3,7 +3,38 @@ import * as React from 'react';
 import { ISuggestion } from '../tokens';
 import { formatReduction, formatRows } from './format';
 
-/** "rows: 1,000,000 → 4,000 (−99.6%)" with a bar for the rows that remain. */
+/** One labelled bar: `rows` of the source's `total`, as its share of the width. */
+function RowsBar(props: {
+  label: string;
+  rows: number;
+  total: number;
+  estimated: boolean;
+}): JSX.Element {
+  const { label, rows, total, estimated } = props;
+  const width = total > 0 ? Math.min(100, (100 * rows) / total) : 100;
+  const figure = `${estimated ? '≈' : ''}${formatRows(rows)}`;
+  return (
+    <div
+      className="jp-MagicPush-rowsBar"
+      role="img"
+      aria-label={`${label}: ${figure} rows${estimated ? ', estimated' : ''}`}
+    >
+      <span className="jp-MagicPush-rowsLabel">{label}</span>
+      <div className="jp-MagicPush-bar">
+        <div
+          className={`jp-MagicPush-barKept jp-MagicPush-bar-${label}`}
+          style={{ width: `${width}%` }}
+        />
+      </div>
+      <span className="jp-MagicPush-rowsFigure">{figure}</span>
+    </div>
+  );
+}
+
+/**
+ * "rows: 1,000,000 → 4,000 (−99.6%)" and the rows read at the source before and after as
+ * bars; figures counted on a sample carry ≈ and say so.
+ */
 export function RowReduction(props: { suggestion: ISuggestion }): JSX.Element {
   const { rows_before, rows_after, row_reduction, estimated } =
     props.suggestion;
@@ -14,21 +45,35 @@ export function RowReduction(props: { suggestion: ISuggestion }): JSX.Element {
   }
   const reduction =
     row_reduction ?? (rows_before > 0 ? 1 - rows_after / rows_before : 0);
-  const kept =
-    rows_before > 0 ? Math.min(100, (100 * rows_after) / rows_before) : 100;
   const text =
     `rows: ${estimated ? '≈' : ''}${formatRows(rows_before)} → ` +
     `${estimated ? '≈' : ''}${formatRows(rows_after)} (${formatReduction(reduction)})`;
   return (
-    <div className="jp-MagicPush-rows">
-      <span>{text}</span>
-      <div
-        className="jp-MagicPush-bar"
-        role="img"
-        aria-label={`${kept.toFixed(1)}% of the source rows remain`}
-      >
-        <div className="jp-MagicPush-barKept" style={{ width: `${kept}%` }} />
-      </div>
+    <div className="jp-MagicPush-rowsFigures">
+      <p className="jp-MagicPush-rows">
+        {text}
+        {estimated && (
+          <span
+            className="jp-MagicPush-estimated"
+            title="Counting every row took longer than the time limit: these figures come from a sample, scaled up"
+          >
+            {' '}
+            estimated
+          </span>
+        )}
+      </p>
+      <RowsBar
+        label="before"
+        rows={rows_before}
+        total={rows_before}
+        estimated={estimated}
+      />
+      <RowsBar
+        label="after"
+        rows={rows_after}
+        total={rows_before}
+        estimated={estimated}
+      />
     </div>
   );
 }
