@@ -651,3 +651,35 @@ test('measure run time: the pipeline runs as written and rewritten on the live s
     path: path.resolve(__dirname, '..', 'screenshots', 'sidebar-run-time.png')
   });
 });
+
+test('dark theme: the banner and the panel take their colours from the theme', async ({
+  page
+}) => {
+  await page.theme.setDarkTheme();
+  const sidebar = await runInlineNotebook(page, 'dark.ipynb');
+  const banner = bannerOf(page, 1);
+  await expect(banner).toContainText('This filter can move to a', {
+    timeout: 3 * 60 * 1000
+  });
+  await expect(sidebar.locator('.jp-MagicPush-card')).toHaveCount(1);
+  // the banner's background is the theme's layout colour, not a fixed light one
+  const [background, themed] = await banner.evaluate(node => [
+    getComputedStyle(node).backgroundColor,
+    getComputedStyle(document.body)
+      .getPropertyValue('--jp-layout-color1')
+      .trim()
+  ]);
+  const probe = await page.evaluate(colour => {
+    const el = document.createElement('div');
+    el.style.backgroundColor = colour;
+    document.body.appendChild(el);
+    const resolved = getComputedStyle(el).backgroundColor;
+    el.remove();
+    return resolved;
+  }, themed);
+  expect(background).toEqual(probe);
+  expect(background).not.toEqual('rgb(255, 255, 255)');
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'dark-theme.png')
+  });
+});
