@@ -4,6 +4,7 @@ import {
   IJupyterLabPageFixture,
   test
 } from '@jupyterlab/galata';
+import type { Locator } from '@playwright/test';
 import * as path from 'path';
 
 const NOTEBOOK = 'udf_filter.ipynb';
@@ -26,6 +27,18 @@ async function openTracingSidebar(page: IJupyterLabPageFixture) {
     timeout: 60 * 1000
   });
   return sidebar;
+}
+
+/**
+ * Give a control keyboard focus and keep it: a click on a cell activates the notebook a
+ * frame later, and activation focuses the active cell, which would take the focus back.
+ */
+async function focusSteadily(page: IJupyterLabPageFixture, control: Locator) {
+  await expect(async () => {
+    await control.focus();
+    await page.waitForTimeout(250);
+    await expect(control).toBeFocused({ timeout: 100 });
+  }).toPass({ timeout: 15 * 1000 });
 }
 
 async function cellSource(
@@ -529,7 +542,10 @@ test('keyboard only: the shortcut optimizes, Tab and Enter apply and undo, Escap
 
   /** Press Tab until the focused element's accessible name starts with `prefix`. */
   const tabTo = async (prefix: string) => {
-    await sidebar.getByRole('button', { name: 'Optimize pipeline' }).focus();
+    await focusSteadily(
+      page,
+      sidebar.getByRole('button', { name: 'Optimize pipeline' })
+    );
     for (let i = 0; i < 40; i++) {
       await page.keyboard.press('Tab');
       const label = await page.evaluate(
@@ -551,8 +567,13 @@ test('keyboard only: the shortcut optimizes, Tab and Enter apply and undo, Escap
 
   // Escape stops a run that waits for a busy kernel
   await page.notebook.addCell('code', 'import time\ntime.sleep(90)');
-  await page.notebook.runCell(2, { wait: false });
-  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).focus();
+  // in place (Ctrl+Enter): Shift+Enter on the last cell adds a cell and puts it in edit
+  // mode a moment later, which takes the focus this test gives the panel
+  await page.notebook.runCell(2, { wait: false, inplace: true });
+  await focusSteadily(
+    page,
+    sidebar.getByRole('button', { name: 'Optimize pipeline' })
+  );
   await page.keyboard.press('Enter');
   // Optimize is disabled while the run goes on: focus moves to Cancel, then back
   await expect(
