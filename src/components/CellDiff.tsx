@@ -15,11 +15,24 @@ function DiffLine(props: {
   const { line, highlight } = props;
   const code = React.useRef<HTMLElement>(null);
   React.useEffect(() => {
-    const el = code.current;
-    if (el && highlight) {
-      // falls back to the plain text already rendered if highlighting fails
-      highlight(line.text, el).catch(() => undefined);
+    if (!highlight) {
+      return;
     }
+    // The highlighter appends to the element it is given: highlight into a detached one and
+    // swap its children in, so the plain text rendered first is replaced, not repeated. A
+    // failure keeps that plain text.
+    let current = true;
+    const target = document.createElement('code');
+    highlight(line.text, target)
+      .then(() => {
+        if (current && code.current) {
+          code.current.replaceChildren(...Array.from(target.childNodes));
+        }
+      })
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
   }, [line.text, highlight]);
   const kind = { ' ': 'same', '-': 'del', '+': 'add' }[line.kind];
   return (
@@ -30,7 +43,10 @@ function DiffLine(props: {
       <span className="jp-MagicPush-diffSign" aria-hidden="true">
         {line.kind}
       </span>
-      <code ref={code}>{line.text}</code>
+      {/* keyed by its text: new text gets a fresh element, not the old one's highlighting */}
+      <code key={line.text} ref={code}>
+        {line.text}
+      </code>
     </div>
   );
 }

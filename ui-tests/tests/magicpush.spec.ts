@@ -380,6 +380,10 @@ test('inline banner: shown under the late filter after its cell runs; diff, why,
   await expect(banner.locator('.jp-MagicPush-diff-add').first()).toContainText(
     '.filter('
   );
+  // the late filter's line, highlighted in the editor theme and shown once
+  const removed = banner.locator('.jp-MagicPush-diff-del code').last();
+  await expect(removed.locator('span').first()).toBeAttached();
+  await expect(removed).toHaveText(INLINE_CELLS[1]);
   await banner.screenshot({
     path: path.resolve(__dirname, '..', 'screenshots', 'inline-diff.png')
   });
