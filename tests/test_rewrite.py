@@ -166,6 +166,10 @@ def test_code_for_operators():
     assert to_pyspark(Cmp(">", Col("a.b"), one)) == 'F.col("`a.b`") > 1'
     assert to_pyspark(Cmp(">", Col("v", 1, "long"), Cast(Lit(995, "int"), "long"))) == 'F.col("v") > 995'
     assert to_pyspark(Cmp(">", Cast(one, "long"), Lit(0, "int"))) == 'F.lit(1).cast("long") > 0'
+    # in arithmetic, the literal's cast goes only where the other operand already has its type
+    three = Cast(Lit(3, "int"), "long")
+    assert to_pyspark(Arith("*", Col("v", 1, "long"), three, "long")) == 'F.col("v") * 3'
+    assert to_pyspark(Arith("*", a, three, "long")) == 'F.col("a") * F.lit(3).cast("long")'
     with pytest.raises(ValueError, match="Python UDF"):
         to_pyspark(PyUdf("f", (a,), "int"))
 
@@ -194,6 +198,9 @@ PREDICATES = [
     Cmp("=", Lit(1, "int"), Lit(1, "int")),
     Cmp(">", Col("a", 1, "long"), Cast(Lit(2, "int"), "long")),
     Cmp("<", Cast(Lit(2, "int"), "double"), X),
+    Cmp(">", Arith("*", Cast(A, "long"), Cast(Lit(3, "int"), "long"), "long"), Cast(Lit(5, "int"), "long")),
+    Cmp("<", Arith("+", X, Cast(Lit(2, "int"), "double"), "double"), Lit(4, "int")),
+    Cmp(">", Arith("*", A, Cast(Lit(3, "int"), "long"), "long"), Cast(Lit(5, "int"), "long")),
 ]
 
 

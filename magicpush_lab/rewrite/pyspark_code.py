@@ -110,7 +110,8 @@ class _Renderer:
             if e.op not in ARITHMETIC:
                 raise ValueError(f"unknown arithmetic operator {e.op!r}")
             p = _ARITH_PREC[e.op]
-            return f"{self.code(e.left, p, True)} {e.op} {self.code(e.right, p + 1, False)}", p
+            left, right = _implicit_in_arithmetic(e.left, e.right), _implicit_in_arithmetic(e.right, e.left)
+            return f"{self.code(left, p, True)} {e.op} {self.code(right, p + 1, False)}", p
         if isinstance(e, X.Neg):
             return f"-{self.code(e.arg, UNARY, True)}", UNARY
         if isinstance(e, X.Cmp):
@@ -171,6 +172,28 @@ def _implicit(e: X.Expr, other: X.Expr) -> X.Expr:
             and literal_cast(e.arg) is None and not isinstance(other, X.Lit)):
         return e.arg
     return e
+
+
+_SAME_TYPE = {"bigint": "long", "long": "long", "double": "double"}
+
+
+def _implicit_in_arithmetic(e: X.Expr, other: X.Expr) -> X.Expr:
+    """`e` without a widening cast of a numeric literal when the other operand already has the
+    cast's type: Spark widens the bare literal to that type again, so the arithmetic is the
+    same. Against a narrower operand the cast stays, since it decides the result's type (and
+    where it overflows).
+
+    >>> v = X.Col("v", 1, "long")
+    >>> _implicit_in_arithmetic(X.Cast(X.Lit(3, "int"), "bigint"), v)
+    Lit(value=3, dtype='int')
+    >>> _implicit_in_arithmetic(X.Cast(X.Lit(3, "int"), "bigint"), X.Col("a", 2, "int"))
+    Cast(arg=Lit(value=3, dtype='int'), dtype='bigint')
+    """
+    if not isinstance(e, X.Cast) or _SAME_TYPE.get(e.dtype) is None:
+        return e
+    if _SAME_TYPE.get(e.dtype) != _SAME_TYPE.get(X.dtype_of(other)):
+        return e
+    return _implicit(e, other)
 
 
 def _json_is_python(s: str) -> bool:
