@@ -3,8 +3,27 @@ import * as React from 'react';
 import { RunTime as RunTimeState } from '../model';
 import { IRuntimeResult } from '../tokens';
 
+/** Two significant digits below a second, so that 0.131 s and 0.118 s do not both read 0.12 s. */
 function seconds(s: number | null): string {
-  return s === null ? '–' : `${s.toFixed(2)} s`;
+  if (s === null) {
+    return '–';
+  }
+  return `${s < 1 ? s.toPrecision(2) : s.toFixed(2)} s`;
+}
+
+/** "(1.8× faster)"; within 5% either way, the machine's noise, "(about the same)". */
+function comparison(speedup: number): string {
+  if (Math.abs(speedup - 1) < 0.05) {
+    return ' (about the same)';
+  }
+  return speedup > 1
+    ? ` (${speedup.toFixed(1)}× faster)`
+    : ` (${(1 / speedup).toFixed(1)}× slower)`;
+}
+
+/** The server's note as a sentence: "outputs equal as bags (15 rows)" -> "Outputs equal as bags (15 rows)." */
+function sentence(note: string): string {
+  return note ? `${note[0].toUpperCase()}${note.slice(1)}.` : '';
 }
 
 /** "original 1.65 s → rewritten 0.91 s (1.8× faster)" with a bar each. */
@@ -20,8 +39,7 @@ function Times(props: { result: IRuntimeResult }): JSX.Element {
       <p>
         Run time, median of {runs} {runs === 1 ? 'run' : 'runs'}:{' '}
         {seconds(median_original)} → {seconds(median_rewritten)}
-        {speedup !== null &&
-          ` (${speedup >= 1 ? `${speedup.toFixed(1)}× faster` : `${(1 / speedup).toFixed(1)}× slower`})`}
+        {speedup !== null && comparison(speedup)}
       </p>
       {(['original', 'rewritten'] as const).map(side => {
         const value = side === 'original' ? median_original : median_rewritten;
@@ -43,12 +61,9 @@ function Times(props: { result: IRuntimeResult }): JSX.Element {
         );
       })}
       <p className="jp-MagicPush-muted">
-        {outputs_equal === true
-          ? 'Both gave the same rows. '
-          : outputs_equal === false
-            ? 'The outputs differ: please report this pipeline. '
-            : ''}
-        {props.result.note}
+        {/* how the outputs were compared and what that gave, or why they were not */}
+        {sentence(props.result.note)}
+        {outputs_equal === false && ' Please report this pipeline.'}
       </p>
     </div>
   );

@@ -665,7 +665,7 @@ test('measure run time: the pipeline runs as written and rewritten on the live s
       timeout: 2 * 60 * 1000
     }
   );
-  await expect(times).toContainText('Both gave the same rows');
+  await expect(times).toContainText('Outputs equal as bags');
   await expect(times.getByRole('img', { name: /^original: / })).toBeVisible();
   // timing re-runs the traced calls in the kernel; the notebook's cells are untouched
   expect([await cellSource(page, 0), await cellSource(page, 1)]).toEqual(
