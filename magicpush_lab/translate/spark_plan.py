@@ -261,7 +261,6 @@ def _type_of(e: X.Expr) -> str:
     return X.dtype_of(e)
 
 
-# Catalyst classes whose PySpark function is not their snake-case name
 # Catalyst classes whose PySpark function is not their name in snake case. Each takes its
 # arguments in the class's child order (tests/test_function_names.py runs them both ways);
 # a class missing here gets a name no function has, and a predicate using it is never
