@@ -21,7 +21,7 @@ from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
 from magicpush_lab.rewrite.conditional import runs_after, site_path, untraced_reads
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
 from magicpush_lab.suggestion import CellChange, ProofStep, Suggestion, Together
-from magicpush_lab.translate.dataflow import (ancestors, consumers, sink_paths, translate_event,
+from magicpush_lab.translate.dataflow import (consumers, sink_paths, translate_event,
                                               VIEW_READERS, with_view_inputs)
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
@@ -331,7 +331,7 @@ class _Region:
         self.users = consumers(trace)
         self.inspected = {i.event for i in trace.inspections}
         self.cells = {c.execution_count: c.source for c in trace.cells}
-        self.above = ancestors(trace, top) if top is not None else frozenset()
+        self.above = trace.ancestors(top) if top is not None else frozenset()
 
     def _between(self, start: int) -> set[int]:
         """`start` and the events made from it that the late filter's event is made from."""

@@ -248,6 +248,9 @@ def test_a_superset_suggestion_keeps_the_late_filter(traced):
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
 
+# a kernel managed by the server that ran tests/test_server.py's notebook with tracing
+from tests.test_server import pipeline_kernel  # noqa: E402, F401 - the fixture, shared
+
 RUNTIME_KEYS = {"original_seconds", "rewritten_seconds", "median_original", "median_rewritten", "speedup",
                 "outputs_equal", "note"}
 
@@ -329,21 +332,6 @@ async def test_runtime_route_on_a_dead_kernel_is_409(jp_fetch, jp_serverapp):
         if kernel_id in km:
             await km.shutdown_kernel(kernel_id, now=True)
     assert (code, answer["kind"]) == (409, "kernel_dead"), answer
-
-
-@pytest.fixture
-def pipeline_kernel(jp_serverapp, tmp_path):
-    """A kernel managed by the server that ran tests/test_server.py's notebook with tracing."""
-    from jupyter_core.utils import ensure_event_loop
-
-    from tests.test_server import start_pipeline_kernel
-
-    km = jp_serverapp.kernel_manager
-    loop = ensure_event_loop(prefer_selector_loop=True)
-    kernel_id, client, trace = loop.run_until_complete(start_pipeline_kernel(km, tmp_path / "scores.parquet"))
-    yield kernel_id, trace
-    client.stop_channels()
-    loop.run_until_complete(km.shutdown_kernel(kernel_id, now=True))
 
 
 async def test_runtime_route_times_a_proved_suggestion_on_the_notebook_kernel(jp_fetch, pipeline_kernel):

@@ -63,24 +63,6 @@ def describe_missing(event: int, op: str) -> str:
     return f"event {event} ({op}) has no recorded call to re-run"
 
 
-def ancestors(events: Mapping[int, Any], sink: int) -> set[int]:
-    """The sink and every event it is computed from, by the traced inputs.
-
-    >>> from types import SimpleNamespace as E
-    >>> sorted(ancestors({0: E(inputs=()), 1: E(inputs=(0,)), 2: E(inputs=()), 3: E(inputs=(1,))}, 3))
-    [0, 1, 3]
-    """
-    seen: set[int] = set()
-    stack = [sink]
-    while stack:
-        eid = stack.pop()
-        if eid in seen or eid not in events:
-            continue
-        seen.add(eid)
-        stack.extend(events[eid].inputs)
-    return seen
-
-
 def affected(events: Mapping[int, Any], among: set[int], replaced: set[int]) -> list[int]:
     """The events of `among` that are replaced or computed from a replaced one, in trace order
     (an event's inputs are recorded before it, so this order re-runs inputs first).
@@ -156,7 +138,7 @@ def rebuild(sink_event: int, replacements: Mapping[int, Any], tracer: Tracer | N
     frames = tracer.frames()
     if sink_event not in frames:
         return Rebuilt(None, f"the kernel no longer holds the DataFrame of event {sink_event}")
-    pipeline = ancestors(events, sink_event)
+    pipeline = trace.ancestors(sink_event)
     off = sorted(set(replacements) - pipeline)
     if off:  # replacing only some would time another rewrite than the one asked for
         return Rebuilt(None, f"the DataFrame of event {sink_event} is not computed from event(s) "

@@ -93,6 +93,24 @@ class Trace:
     variables: dict[str, int] = field(default_factory=dict)
     version: int = 1
 
+    def ancestors(self, eid: int) -> frozenset[int]:
+        """The event `eid` and every event it is computed from, by the traced inputs.
+
+        >>> ev = lambda i, *inputs: Event(id=i, op="x", inputs=inputs, plan="")
+        >>> sorted(Trace(events=(ev(0), ev(1, 0), ev(2), ev(3, 1))).ancestors(3))
+        [0, 1, 3]
+        """
+        by_id = {e.id: e for e in self.events}
+        seen: set[int] = set()
+        stack = [eid]
+        while stack:
+            cur = stack.pop()
+            if cur in seen or cur not in by_id:
+                continue
+            seen.add(cur)
+            stack.extend(by_id[cur].inputs)
+        return frozenset(seen)
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -100,18 +100,6 @@ def sink_paths(trace: Trace) -> list[tuple[Event, ...]]:
     return [tuple(by_id[i] for i in best(s)) for s in ordered]
 
 
-def ancestors(trace: Trace, eid: int) -> frozenset[int]:
-    by_id = {e.id: e for e in trace.events}
-    seen: set[int] = set()
-    stack = [eid]
-    while stack:
-        cur = stack.pop()
-        if cur in seen or cur not in by_id:
-            continue
-        seen.add(cur)
-        stack.extend(by_id[cur].inputs)
-    return frozenset(seen)
-
 
 def pipeline_plan(trace: Trace) -> P.Plan | None:
     """The IR of the longest pipeline: the sink's analyzed plan, annotated with events."""
@@ -126,7 +114,7 @@ def pipeline_plan(trace: Trace) -> P.Plan | None:
 def translate_event(trace: Trace, eid: int) -> P.Plan:
     """The IR of the DataFrame produced by event `eid`."""
     by_id = {e.id: e for e in trace.events}
-    upstream = ancestors(trace, eid)
+    upstream = trace.ancestors(eid)
     events_by_key: dict[str, int] = {}
     # later events win: re-running a cell gives an identical plan a newer event
     for e in sorted((by_id[i] for i in upstream), key=lambda e: e.id):
