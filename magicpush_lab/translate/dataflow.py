@@ -100,7 +100,6 @@ def sink_paths(trace: Trace) -> list[tuple[Event, ...]]:
     return [tuple(by_id[i] for i in best(s)) for s in ordered]
 
 
-
 def pipeline_plan(trace: Trace) -> P.Plan | None:
     """The IR of the longest pipeline: the sink's analyzed plan, annotated with events."""
     trace = with_view_inputs(trace)
