@@ -87,7 +87,7 @@ def test_apply_asks_the_notebook_to_rewrite_the_cells_that_ran_by_their_ids(spar
 
     from IPython.core.interactiveshell import InteractiveShell
 
-    from magicpush_lab.kernel.magic import APPLY_MIME
+    from magicpush_lab.protocol import APPLY_MIME
 
     ip = InteractiveShell.instance()
     load(ip)
@@ -120,7 +120,7 @@ def test_cell_magic_runs_the_cell_and_optimizes_only_its_pipeline(notebook):
     """`big` is the longest pipeline, but %%magicpush looks at the one its cell ends in; applying
     rewrites the magic's own cell, magic line kept."""
     from magicpush_lab.kernel.extension import _loaded
-    from magicpush_lab.kernel.magic import APPLY_MIME
+    from magicpush_lab.protocol import APPLY_MIME
 
     body = "cheap = orders.withColumn('twice', F.col('amount') * 2).filter(F.col('twice') < 10)"
     magic_cell = f"%%magicpush --no-measure\n{body}"

@@ -20,7 +20,7 @@ from tornado.httpclient import HTTPClientError
 import magicpush_lab
 from magicpush_lab.ir.expr import Cmp, Col, Lit
 from magicpush_lab.ir.serialize import expr_to_json
-from magicpush_lab.kernel import TRACE_EXPRESSION, TRACE_MIME
+from magicpush_lab.protocol import TRACE_EXPRESSION, TRACE_MIME
 from magicpush_lab.server.kernel_measure import measure_on_kernel
 from magicpush_lab.server.validation import MAX_BODY_BYTES
 from magicpush_lab.suggestion import Suggestion

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from magicpush_lab.capture.trace import Trace
-from magicpush_lab.kernel import MEASURE_MIME, TRACE_MIME, measure_bundle, trace_bundle
+from magicpush_lab.kernel import measure_bundle, trace_bundle
+from magicpush_lab.protocol import MEASURE_MIME, TRACE_MIME
 from magicpush_lab.kernel.extension import load, magicpush_result, unload
 
 

@@ -348,13 +348,13 @@ class Replay:
 
     def fetch_trace(self) -> Trace:
         """Ask the kernel for its trace, the way the frontend does."""
-        from magicpush_lab.kernel.bundles import TRACE_EXPRESSION, TRACE_MIME
+        from magicpush_lab.protocol import TRACE_EXPRESSION, TRACE_MIME
 
         return Trace.from_json(self._expression(TRACE_EXPRESSION, TRACE_MIME))
 
     def measure(self, requests: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Measure predicates on the replayed kernel's DataFrames (see kernel.measure_bundle)."""
-        from magicpush_lab.kernel.bundles import MEASURE_MIME, measure_expression
+        from magicpush_lab.protocol import MEASURE_MIME, measure_expression
 
         if not requests:
             return []

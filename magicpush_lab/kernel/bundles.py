@@ -1,8 +1,5 @@
-"""What the kernel hands out: the trace and measurements as mime bundles, and optimizing a live trace.
-
->>> measure_expression([{"source_event": 1, "predicate_ir": {"kind": "Lit", "value": True, "dtype": "boolean"}}])[:48]
-'__import__("magicpush_lab.kernel").kernel.measur'
-"""
+"""What the kernel hands out: the trace and measurements as mime bundles (magicpush_lab/protocol.py),
+and optimizing a live trace."""
 
 from __future__ import annotations
 
@@ -12,24 +9,9 @@ from typing import Any, Sequence
 
 from magicpush_lab.capture.trace import Trace
 from magicpush_lab.capture.tracer import Tracer, active_tracer
+from magicpush_lab.protocol import MEASURE_MIME, RUNTIME_MIME, TRACE_MIME
 from magicpush_lab.suggestion import measure_request, with_measurement
 
-TRACE_MIME = "application/vnd.magicpush.trace+json"
-MEASURE_MIME = "application/vnd.magicpush.measure+json"
-RUNTIME_MIME = "application/vnd.magicpush.runtime+json"
-
-# Evaluated in the user's namespace, so it must not depend on names the user defined.
-TRACE_EXPRESSION = '__import__("magicpush_lab.kernel").kernel.trace_bundle()'
-
-
-def measure_expression(requests: Sequence[dict[str, Any]]) -> str:
-    """The user expression that measures `requests` in the kernel."""
-    return f'__import__("magicpush_lab.kernel").kernel.measure_bundle({json.dumps(json.dumps(list(requests)))})'
-
-
-def runtime_expression(request: dict[str, Any]) -> str:
-    """The user expression that times one suggestion's pipeline in the kernel (runtime_bundle)."""
-    return f'__import__("magicpush_lab.kernel").kernel.runtime_bundle({json.dumps(json.dumps(request))})'
 
 
 class Bundle:

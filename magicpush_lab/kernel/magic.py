@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from magicpush_lab.kernel.report import render, render_error
+from magicpush_lab.protocol import APPLY_MIME
 
-APPLY_MIME = "application/vnd.magicpush.apply+json"
 
 HELP = """%magicpush: proved filters that can move to the pipeline's sources.
 
@@ -150,4 +150,4 @@ def show(result: Any) -> dict[str, str]:
     return shown
 
 
-__all__ = ["APPLY_MIME", "Command", "apply_bundle", "help_bundle", "parse", "render_error", "show"]
+__all__ = ["Command", "apply_bundle", "help_bundle", "parse", "render_error", "show"]

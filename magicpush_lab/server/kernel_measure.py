@@ -3,7 +3,7 @@
 The counts must come from the SparkSession the notebook uses, which lives in
 the kernel process. The server sends one silent execute request whose only
 work is a user expression calling `magicpush_lab.kernel.measure_bundle` (built
-by `magicpush_lab.kernel.measure_expression`, which passes the requests as a
+by `magicpush_lab.protocol.measure_expression`, which passes the requests as a
 string literal made by `json.dumps`); no notebook code runs in the server
 process.
 """
@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from magicpush_lab.kernel import MEASURE_MIME, RUNTIME_MIME, measure_expression, runtime_expression
+from magicpush_lab.protocol import MEASURE_MIME, RUNTIME_MIME, measure_expression, runtime_expression
 from magicpush_lab.suggestion import Suggestion, measure_request, with_measurement
 
 #: Counting rows runs Spark jobs and may wait behind a cell that is still running.
