@@ -3,17 +3,9 @@ import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { Trace, TRACE_MIME } from './tokens';
+import { Trace, TRACE_EXPRESSION, TRACE_MIME } from './tokens';
 
 const LOAD_CODE = '%load_ext magicpush_lab';
-
-/**
- * The trace accessor as a user expression. `__import__` returns the top-level
- * package with `kernel` imported, so it works whether or not the user
- * namespace has a `magicpush_lab` name.
- */
-const TRACE_EXPRESSION =
-  "__import__('magicpush_lab.kernel').kernel.trace_bundle()";
 
 export const NOT_INSTALLED_IN_KERNEL =
   "magicpush_lab is not installed in this kernel's environment";

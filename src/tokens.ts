@@ -11,8 +11,21 @@ export namespace CommandIDs {
   export const openSidebar = 'magicpush-lab:open-sidebar';
 }
 
+/*
+ * The kernel protocol's constants, copies of magicpush_lab/protocol.py's
+ * (tests/test_contract.py keeps them equal).
+ */
+
 /** MIME type of the trace returned by `magicpush_lab.kernel.trace_bundle()`. */
 export const TRACE_MIME = 'application/vnd.magicpush.trace+json';
+
+/**
+ * The trace accessor as a user expression. `__import__` returns the top-level
+ * package with `kernel` imported, so it works whether or not the user
+ * namespace has a `magicpush_lab` name.
+ */
+export const TRACE_EXPRESSION =
+  '__import__("magicpush_lab.kernel").kernel.trace_bundle()';
 
 /** MIME type of `%magicpush apply N`: cells for the notebook to rewrite (src/applyRenderer.ts). */
 export const APPLY_MIME = 'application/vnd.magicpush.apply+json';

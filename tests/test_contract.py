@@ -1,0 +1,58 @@
+"""The front end's copies of the kernel protocol and of the JSON contract (src/tokens.ts) match
+the Python side. TypeScript is read as text: no Node, Spark or JVM needed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from magicpush_lab import protocol
+from magicpush_lab.pipeline import OptimizeResult
+from magicpush_lab.suggestion import CellChange, ProofStep, Suggestion, Together
+
+TOKENS = (Path(__file__).resolve().parents[1] / "src" / "tokens.ts").read_text(encoding="utf-8")
+
+
+def ts_string(name: str) -> str:
+    """The value of `export const NAME = '...'` (a single-quoted literal without escapes)."""
+    match = re.search(rf"^export const {name} =\s*'([^'\\]*)';", TOKENS, re.M)
+    assert match, f"src/tokens.ts has no string constant {name}"
+    return match.group(1)
+
+
+def ts_fields(interface: str) -> set[str]:
+    """The top-level field names of `export interface NAME { ... }`; `name?:` counts as `name`.
+    Prettier puts the interface's closing brace, and nothing nested, at the start of a line."""
+    match = re.search(rf"^export interface {interface} \{{\n(.*?)^\}}", TOKENS, re.M | re.S)
+    assert match, f"src/tokens.ts has no interface {interface}"
+    return set(re.findall(r"^  (\w+)\??:", match.group(1), re.M))
+
+
+@pytest.mark.parametrize("name", ["TRACE_MIME", "APPLY_MIME", "TRACE_EXPRESSION"])
+def test_kernel_protocol_constants_match(name):
+    assert ts_string(name) == getattr(protocol, name)
+
+
+def test_every_mime_type_the_front_end_names_is_the_protocol_s():
+    names = re.findall(r"^export const (\w+_MIME) =", TOKENS, re.M)
+    assert {name: ts_string(name) for name in names} == {name: getattr(protocol, name) for name in names}
+
+
+STEP = ProofStep("Filter", "ROW-TO-ROW", 1, "equivalent")
+CELL = CellChange(0, "df.filter(f(x))", "df")
+SUGGESTION = Suggestion("df", "x > 1", "equivalent", (STEP,), (CELL,), 0, {})
+
+
+@pytest.mark.parametrize("interface, python_json, added_by_server", [
+    ("ISuggestion", SUGGESTION.to_json(), set()),
+    ("IProofStep", asdict(STEP), set()),
+    ("ICellChange", asdict(CELL), set()),
+    ("ITogether", Together("df", "equivalent", (CELL,), 2).to_json(), set()),
+    # the routes add the errors of measuring to the optimizer's result (server/routes.py)
+    ("IOptimizeResult", OptimizeResult((SUGGESTION,), 0.5).to_json(notebook="n.ipynb"), {"measure_errors"}),
+])
+def test_interface_fields_are_the_json_keys(interface, python_json, added_by_server):
+    assert ts_fields(interface) == set(python_json) | added_by_server
