@@ -18,25 +18,8 @@ import { MagicPushSidebar } from './components/Sidebar';
 import { magicpushIcon } from './icons';
 import { InlineSuggestions } from './inline';
 import { MagicPushModel } from './model';
-import { CommandIDs, DEFAULT_SETTINGS, ISettings, PLUGIN_ID } from './tokens';
-
-function readSettings(settings: ISettingRegistry.ISettings): ISettings {
-  // each value falls back to its default when the stored one has the wrong type
-  const read = <K extends keyof ISettings>(key: K): ISettings[K] => {
-    const value = settings.get(key).composite;
-    return typeof value === typeof DEFAULT_SETTINGS[key]
-      ? (value as ISettings[K])
-      : DEFAULT_SETTINGS[key];
-  };
-  return {
-    measure: read('measure'),
-    timeBudget: read('timeBudget'),
-    allPipelines: read('allPipelines'),
-    inlineSuggestions: read('inlineSuggestions'),
-    measureTimeLimit: read('measureTimeLimit'),
-    measureSamplePercent: read('measureSamplePercent')
-  };
-}
+import { readSettings } from './settings';
+import { CommandIDs, PLUGIN_ID } from './tokens';
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
@@ -130,9 +113,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
       settingRegistry
         .load(PLUGIN_ID)
         .then(settings => {
-          model.settings = readSettings(settings);
+          model.settings = readSettings(settings.composite);
           settings.changed.connect(() => {
-            model.settings = readSettings(settings);
+            model.settings = readSettings(settings.composite);
           });
         })
         .catch(reason => {

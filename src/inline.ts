@@ -5,92 +5,32 @@ import { IDisposable } from '@lumino/disposable';
 import { PanelLayout, Widget } from '@lumino/widgets';
 import * as React from 'react';
 
-import { BannerEntry, InlineBanner } from './components/InlineBanner';
+import {
+  BannerEntry,
+  bannerEntries,
+  dismissedKeys,
+  entryKeys,
+  looksLikeFilter,
+  METADATA_KEY,
+  withDismissed
+} from './banners';
+import { InlineBanner } from './components/InlineBanner';
 import { Highlighter } from './components/CellDiff';
 import { MagicPushModel, ModelState } from './model';
-import { ISuggestion } from './tokens';
-
-/** Cell metadata key of what MagicPush keeps in a notebook: the dismissed suggestions. */
-export const METADATA_KEY = 'magicpush';
 
 type Done = Extract<ModelState, { status: 'done' }>;
 
-/** What a dismissal remembers: the source and the predicate, which outlive a run's numbering. */
-export function dismissalKey(s: ISuggestion): string {
-  return `${s.source}: ${s.predicate}`;
+/** The keys dismissed in a cell's metadata. */
+function dismissedIn(cell: ICellModel): string[] {
+  return dismissedKeys(cell.getMetadata(METADATA_KEY));
 }
 
-/** The keys dismissed in a cell's metadata (anything malformed counts as none). */
-export function dismissedIn(cell: ICellModel): string[] {
-  const stored = cell.getMetadata(METADATA_KEY) as
-    { dismissed?: unknown } | undefined;
-  const dismissed = stored?.dismissed;
-  return Array.isArray(dismissed)
-    ? dismissed.filter((k): k is string => typeof k === 'string')
-    : [];
-}
-
+/** Remember in a cell's metadata that `keys` were dismissed there. */
 function dismiss(cell: ICellModel, keys: string[]): void {
-  const stored = cell.getMetadata(METADATA_KEY);
-  const base =
-    stored && typeof stored === 'object' && !Array.isArray(stored)
-      ? (stored as { [key: string]: unknown })
-      : {};
-  const dismissed = [...new Set([...dismissedIn(cell), ...keys])];
-  cell.setMetadata(METADATA_KEY, { ...base, dismissed });
-}
-
-/**
- * A code cell whose code looks like it filters rows: only its runs start an
- * optimization on their own (a run of any other cell cannot add a late filter).
- */
-export function looksLikeFilter(code: string): boolean {
-  return /\.(filter|where)\s*\(|\[[^\]]*(<|>|==|!=)[^\]]*\]/.test(code);
-}
-
-/**
- * Banner entries per notebook position of the late filter's cell: a pipeline with a joint
- * rewrite gets one entry for all its suggestions, others one each. Dismissed ones are left out.
- */
-export function bannerEntries(
-  done: Done,
-  dismissedAt: (position: number) => string[]
-): Map<number, BannerEntry[]> {
-  const byCell = new Map<number, BannerEntry[]>();
-  const add = (position: number, entry: BannerEntry): void => {
-    byCell.set(position, [...(byCell.get(position) ?? []), entry]);
-  };
-  const { suggestions, together } = done.result;
-  const jointly = new Set((together ?? []).map(t => t.pipeline));
-  const placed = new Set<string>();
-  suggestions.forEach((s, index) => {
-    const position = s.late_filter_cell;
-    if (position === null || position === undefined) {
-      return;
-    }
-    const dismissed = dismissedAt(position);
-    if (s.pipeline && jointly.has(s.pipeline)) {
-      if (placed.has(s.pipeline)) {
-        return;
-      }
-      placed.add(s.pipeline);
-      const indices = suggestions
-        .map((t, i) => (t.pipeline === s.pipeline ? i : -1))
-        .filter(i => i >= 0);
-      const keys = indices.map(i => dismissalKey(suggestions[i]));
-      if (!keys.every(k => dismissed.includes(k))) {
-        add(position, { kind: 'together', pipeline: s.pipeline, indices });
-      }
-    } else if (!dismissed.includes(dismissalKey(s))) {
-      add(position, { kind: 'one', index });
-    }
-  });
-  return byCell;
-}
-
-function keysOf(done: Done, entry: BannerEntry): string[] {
-  const indices = entry.kind === 'one' ? [entry.index] : entry.indices;
-  return indices.map(i => dismissalKey(done.result.suggestions[i]));
+  cell.setMetadata(
+    METADATA_KEY,
+    withDismissed(cell.getMetadata(METADATA_KEY), keys)
+  );
 }
 
 /**
@@ -171,7 +111,7 @@ export class InlineSuggestions implements IDisposable {
         (id ? widgets.find(w => w.model.id === id) : widgets[position]) ?? null
       );
     };
-    const entries = bannerEntries(done, position => {
+    const entries = bannerEntries(done.result, position => {
       const cell = cellAt(position);
       return cell ? dismissedIn(cell.model) : [];
     });
@@ -198,7 +138,7 @@ export class InlineSuggestions implements IDisposable {
         entries: list,
         highlight: this._highlight,
         onDismiss: entry => {
-          dismiss(cell.model, keysOf(done, entry));
+          dismiss(cell.model, entryKeys(done.result, entry));
           this._banners = this._banners.filter(b => b !== banner);
           banner.dispose();
           const rest = list.filter(e => e !== entry);

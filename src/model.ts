@@ -10,6 +10,7 @@ import {
   TracingStatus
 } from './kernel';
 import { rewriteCells } from './rewrite';
+import { sampleFraction } from './settings';
 import {
   DEFAULT_SETTINGS,
   ICellChange,
@@ -318,10 +319,7 @@ export class MagicPushModel {
             kernel_id: kernel.id,
             suggestions: result.suggestions,
             measure_time_limit: this._settings.measureTimeLimit,
-            sample_fraction: Math.min(
-              1,
-              Math.max(0.001, this._settings.measureSamplePercent / 100)
-            )
+            sample_fraction: sampleFraction(this._settings)
           },
           abort.signal
         );

@@ -1,36 +1,14 @@
 import * as React from 'react';
 
+import { BannerEntry, entryCells, entrySuggestions } from '../banners';
 import { MagicPushModel, ModelState } from '../model';
-import { ICellChange, ISuggestion } from '../tokens';
+import { ISuggestion } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
 import { formatReduction } from './format';
 import { useAction } from './useAction';
 import { WhySteps } from './Why';
 
-/**
- * What one banner line offers: a single suggestion, or all of a pipeline's
- * suggestions as its joint rewrite (the only way they were proved together).
- */
-export type BannerEntry =
-  | { kind: 'one'; index: number }
-  | { kind: 'together'; pipeline: string; indices: number[] };
-
 type Done = Extract<ModelState, { status: 'done' }>;
-
-function sourcesOf(done: Done, entry: BannerEntry): ISuggestion[] {
-  const indices = entry.kind === 'one' ? [entry.index] : entry.indices;
-  return indices.map(i => done.result.suggestions[i]);
-}
-
-function cellsOf(done: Done, entry: BannerEntry): ICellChange[] {
-  if (entry.kind === 'one') {
-    return done.result.suggestions[entry.index].cells;
-  }
-  const joint = (done.result.together ?? []).find(
-    t => t.pipeline === entry.pipeline
-  );
-  return joint ? joint.cells : [];
-}
 
 function isApplied(done: Done, entry: BannerEntry): boolean {
   return entry.kind === 'one'
@@ -75,11 +53,11 @@ function BannerLine(props: {
   const { model, done, entry, highlight, onDismiss } = props;
   const [open, setOpen] = React.useState<'diff' | 'why' | null>(null);
   const [error, act] = useAction();
-  const suggestions = sourcesOf(done, entry);
+  const suggestions = entrySuggestions(done.result, entry);
   const sources = suggestions.map(s => s.source);
   const equivalent = suggestions.every(s => s.kind === 'equivalent');
   const applied = isApplied(done, entry);
-  const cells = cellsOf(done, entry);
+  const cells = entryCells(done.result, entry);
   const what = sources.join(' and ');
   const apply = (): void =>
     act(() =>

@@ -1,30 +1,7 @@
 import * as React from 'react';
 
+import { graphLayout, NODE_H, NODE_W } from '../graphLayout';
 import { IPipelineGraph, IPipelineNode } from '../tokens';
-
-const NODE_W = 92;
-const NODE_H = 22;
-const GAP_X = 12;
-const GAP_Y = 18;
-
-/** Each node's layer: 0 for sources, else one more than its deepest input. */
-export function layers(nodes: IPipelineNode[]): Map<number, number> {
-  const byId = new Map(nodes.map(n => [n.id, n]));
-  const depth = new Map<number, number>();
-  const of = (id: number): number => {
-    const known = depth.get(id);
-    if (known !== undefined) {
-      return known;
-    }
-    const node = byId.get(id);
-    const d =
-      node && node.inputs.length > 0 ? 1 + Math.max(...node.inputs.map(of)) : 0;
-    depth.set(id, d);
-    return d;
-  };
-  nodes.forEach(n => of(n.id));
-  return depth;
-}
 
 function short(text: string): string {
   return text.length > 13 ? `${text.slice(0, 12)}…` : text;
@@ -41,22 +18,7 @@ export function PipelineGraph(props: {
   targets: ReadonlySet<number>;
 }): JSX.Element {
   const { graph, lateFilters, targets } = props;
-  const depth = layers(graph.nodes);
-  const top = Math.max(0, ...graph.nodes.map(n => depth.get(n.id) ?? 0));
-  const column = new Map<number, number>();
-  const perLayer = new Map<number, number>();
-  for (const n of graph.nodes) {
-    const d = depth.get(n.id) ?? 0;
-    column.set(n.id, perLayer.get(d) ?? 0);
-    perLayer.set(d, (perLayer.get(d) ?? 0) + 1);
-  }
-  const widest = Math.max(1, ...perLayer.values());
-  const x = (id: number): number =>
-    4 + (column.get(id) ?? 0) * (NODE_W + GAP_X);
-  const y = (id: number): number =>
-    4 + (top - (depth.get(id) ?? 0)) * (NODE_H + GAP_Y);
-  const width = 8 + widest * NODE_W + (widest - 1) * GAP_X;
-  const height = 8 + (top + 1) * NODE_H + top * GAP_Y;
+  const { x, y, width, height } = graphLayout(graph.nodes);
   const role = (n: IPipelineNode): string =>
     lateFilters.has(n.id)
       ? 'late'
