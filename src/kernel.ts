@@ -3,60 +3,14 @@ import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 
+import { kernelError, NOT_A_TRACE, NOT_TRACING, TracingError } from './fixes';
 import { Trace, TRACE_EXPRESSION, TRACE_MIME } from './tokens';
 
 const LOAD_CODE = '%load_ext magicpush_lab';
 
-export const NOT_INSTALLED_IN_KERNEL =
-  "magicpush_lab is not installed in this kernel's environment";
-
-export const NO_PYSPARK_IN_KERNEL =
-  "PySpark is not installed in this kernel's environment";
-
-export const NOT_TRACING =
-  'Tracing is off in this kernel (the extension was unloaded, or never loaded)';
-
-/** Turn an `ename`/`evalue` pair from the kernel into a message for the user. */
-export function kernelErrorMessage(ename: string, evalue: string): string {
-  if (ename === 'ModuleNotFoundError' || ename === 'ImportError') {
-    if (evalue.includes('magicpush_lab')) {
-      return NOT_INSTALLED_IN_KERNEL;
-    }
-    if (evalue.includes("'pyspark")) {
-      return NO_PYSPARK_IN_KERNEL;
-    }
-  }
-  return evalue ? `${ename}: ${evalue}` : ename;
-}
-
-/**
- * What one click can do about a problem: run the notebook, start Spark in it,
- * install PySpark into the kernel, switch to the server's own Python kernel, or
- * load the kernel extension again.
- */
-export type Fix =
-  | 'run-all'
-  | 'start-spark'
-  | 'install-pyspark'
-  | 'switch-kernel'
-  | 'load-extension';
-
-/** The fixes for a tracing failure's message (see kernelErrorMessage). */
-export function fixesFor(message: string): Fix[] {
-  if (message === NOT_INSTALLED_IN_KERNEL) {
-    return ['switch-kernel'];
-  }
-  if (message === NO_PYSPARK_IN_KERNEL) {
-    return ['install-pyspark'];
-  }
-  if (message === NOT_TRACING) {
-    return ['load-extension'];
-  }
-  return [];
-}
-
 /**
  * Read the trace recorded by the kernel extension, without output or history.
+ * Throws a TracingError whose kind says what went wrong.
  */
 export async function pullTrace(
   kernel: Kernel.IKernelConnection
@@ -71,9 +25,12 @@ export async function pullTrace(
   const content = reply.content;
   if (content.status !== 'ok') {
     if (content.status === 'error') {
-      throw new Error(kernelErrorMessage(content.ename, content.evalue));
+      throw kernelError(content.ename, content.evalue);
     }
-    throw new Error('The kernel aborted the trace request');
+    throw new TracingError(
+      'kernel-error',
+      'The kernel aborted the trace request'
+    );
   }
   const result = content.user_expressions['trace'] as
     | {
@@ -84,29 +41,25 @@ export async function pullTrace(
       }
     | undefined;
   if (!result) {
-    throw new Error('The kernel sent no trace');
+    throw new TracingError('not-a-trace', 'The kernel sent no trace');
   }
   if (result.status !== 'ok') {
-    throw new Error(
-      kernelErrorMessage(result.ename ?? 'Error', result.evalue ?? '')
-    );
+    throw kernelError(result.ename ?? 'Error', result.evalue ?? '');
   }
   const trace = result.data?.[TRACE_MIME];
   if (trace === null || typeof trace !== 'object' || Array.isArray(trace)) {
-    throw new Error(
-      'The kernel did not return a MagicPush trace: is the kernel extension loaded (%load_ext magicpush_lab)?'
-    );
+    throw new TracingError('not-a-trace', NOT_A_TRACE);
   }
   if ((trace as Trace)['tracing'] === false) {
-    throw new Error(NOT_TRACING);
+    throw new TracingError('tracing-off', NOT_TRACING);
   }
   return trace as Trace;
 }
 
-/** Load the kernel extension silently; resolves with an error message or null. */
+/** Load the kernel extension silently; resolves with why it failed, or null. */
 export async function loadKernelExtension(
   kernel: Kernel.IKernelConnection
-): Promise<string | null> {
+): Promise<TracingError | null> {
   const future = kernel.requestExecute({
     code: LOAD_CODE,
     silent: true,
@@ -115,11 +68,14 @@ export async function loadKernelExtension(
   const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
   const content = reply.content;
   if (content.status === 'error') {
-    return kernelErrorMessage(content.ename, content.evalue);
+    return kernelError(content.ename, content.evalue);
   }
   return content.status === 'ok'
     ? null
-    : 'loading the kernel extension was aborted';
+    : new TracingError(
+        'kernel-error',
+        'loading the kernel extension was aborted'
+      );
 }
 
 const RESET_STATUSES: ReadonlySet<Kernel.Status> = new Set<Kernel.Status>([
@@ -137,7 +93,7 @@ export type TracingStatus =
   | { status: 'waiting' }
   | { status: 'loading' }
   | { status: 'on' }
-  | { status: 'failed'; message: string };
+  | { status: 'failed'; error: TracingError };
 
 function withTimeout<T>(
   promise: Promise<T>,
@@ -190,19 +146,19 @@ export class KernelExtensionLoader implements IDisposable {
    * Load the extension into the current kernel if that has not happened yet;
    * resolves with null once it is loaded, or with the reason it is not.
    */
-  async ensureLoaded(): Promise<string | null> {
+  async ensureLoaded(): Promise<TracingError | null> {
     await this._maybeLoad();
     const status = this._status;
     if (status.status === 'on') {
       return null;
     }
     return status.status === 'failed'
-      ? status.message
-      : 'the kernel is not ready';
+      ? status.error
+      : new TracingError('kernel-error', 'the kernel is not ready');
   }
 
   /** Load the extension again (after `%unload_ext`, or once the kernel can import it). */
-  async reload(): Promise<string | null> {
+  async reload(): Promise<TracingError | null> {
     this._reset();
     return this.ensureLoaded();
   }
@@ -244,11 +200,14 @@ export class KernelExtensionLoader implements IDisposable {
 
   private async _load(kernel: Kernel.IKernelConnection): Promise<void> {
     this._setStatus({ status: 'loading' });
-    let error: string | null;
+    let error: TracingError | null;
     try {
       const info = await kernel.info;
       if (info.language_info.name !== 'python') {
-        error = `the ${info.language_info.name} kernel is not a Python kernel`;
+        error = new TracingError(
+          'not-python',
+          `the ${info.language_info.name} kernel is not a Python kernel`
+        );
       } else {
         error = await withTimeout(
           loadKernelExtension(kernel),
@@ -257,7 +216,13 @@ export class KernelExtensionLoader implements IDisposable {
         );
       }
     } catch (reason) {
-      error = reason instanceof Error ? reason.message : String(reason);
+      error =
+        reason instanceof TracingError
+          ? reason
+          : new TracingError(
+              'kernel-error',
+              reason instanceof Error ? reason.message : String(reason)
+            );
       // let the next idle status try again
       this._loadedKernel = null;
       this._loading = null;
@@ -266,8 +231,8 @@ export class KernelExtensionLoader implements IDisposable {
       return;
     }
     if (error !== null) {
-      console.warn(`MagicPush Lab: ${error}`);
-      this._setStatus({ status: 'failed', message: error });
+      console.warn(`MagicPush Lab: ${error.message}`);
+      this._setStatus({ status: 'failed', error });
     } else {
       this._setStatus({ status: 'on' });
     }

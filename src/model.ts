@@ -2,13 +2,8 @@ import { NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { CancelledError, health, measure, optimize, runtime } from './api';
-import {
-  Fix,
-  fixesFor,
-  KernelExtensionLoader,
-  pullTrace,
-  TracingStatus
-} from './kernel';
+import { Fix, fixesFor, NOTHING_TRACED, TracingError } from './fixes';
+import { KernelExtensionLoader, pullTrace, TracingStatus } from './kernel';
 import { rewriteCells } from './rewrite';
 import { sampleFraction } from './settings';
 import {
@@ -58,10 +53,6 @@ export type ModelState =
 const NOT_A_NOTEBOOK =
   'The active tab is not a notebook. Open a notebook to optimize its PySpark pipeline.';
 
-const NOTHING_TRACED =
-  'No PySpark DataFrame has been recorded in this kernel since tracing started. ' +
-  "Run the notebook's cells, then optimize again.";
-
 function messageOf(reason: unknown): string {
   return reason instanceof Error ? reason.message : String(reason);
 }
@@ -91,14 +82,6 @@ export const START_SPARK =
 
 /** Installs PySpark (and the pandas it works with) into the kernel's environment. */
 export const INSTALL_PYSPARK = '%pip install "pyspark>=4.0" "pandas>=2.2,<3"';
-
-/** Nothing traced: run the notebook; if no cell mentions Spark, start it first. */
-function nothingTracedFixes(panel: NotebookPanel): Fix[] {
-  const mentionsSpark = notebookCells(panel).some(
-    c => c.cell_type === 'code' && /SparkSession|\bspark\./.test(c.source)
-  );
-  return mentionsSpark ? ['run-all'] : ['start-spark', 'run-all'];
-}
 
 /** The change that takes a rewritten cell back to its original code. */
 function reversed(change: ICellChange): ICellChange {
@@ -278,11 +261,11 @@ export class MagicPushModel {
         abort.signal
       );
       if (loadError !== null) {
-        throw new Error(loadError);
+        throw loadError;
       }
       const trace = await untilAborted(pullTrace(kernel), abort.signal);
       if (Array.isArray(trace.events) && trace.events.length === 0) {
-        throw new Error(NOTHING_TRACED);
+        throw new TracingError('nothing-traced', NOTHING_TRACED);
       }
       this._setStage(run, 'Searching and verifying…');
       const cells = notebookCells(panel);
@@ -340,14 +323,13 @@ export class MagicPushModel {
         // the suggestions stand; only their row counts are missing
         this._measured(run, state.result.suggestions, [messageOf(reason)]);
       } else {
-        const message = messageOf(reason);
         this._setState({
           status: 'error',
-          message,
+          message: messageOf(reason),
           fixes:
-            message === NOTHING_TRACED
-              ? nothingTracedFixes(panel)
-              : fixesFor(message)
+            reason instanceof TracingError
+              ? fixesFor(reason.kind, notebookCells(panel))
+              : []
         });
       }
     } finally {
@@ -399,7 +381,7 @@ export class MagicPushModel {
       case 'load-extension': {
         const error = await this.track(panel).reload();
         if (error !== null) {
-          throw new Error(error);
+          throw error;
         }
         break;
       }

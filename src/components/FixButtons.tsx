@@ -1,6 +1,6 @@
 import * as React from 'react';
 
-import { Fix } from '../kernel';
+import { Fix } from '../fixes';
 import { useAction } from './useAction';
 
 /** What each fix's button says, and its accessible name (what it will do). */

@@ -1,7 +1,8 @@
 import { ReactWidget } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
-import { Fix, fixesFor, TracingStatus } from '../kernel';
+import { Fix, fixesFor } from '../fixes';
+import { TracingStatus } from '../kernel';
 import { FixButtons } from './FixButtons';
 import { MagicPushModel, Measuring, ModelState, RunTime } from '../model';
 import { IOptimizeResult, ITogether } from '../tokens';
@@ -87,8 +88,11 @@ function Tracing(props: {
           className="jp-MagicPush-tracing jp-MagicPush-error"
           data-tracing="failed"
         >
-          Tracing is off: {tracing.message}
-          <FixButtons fixes={fixesFor(tracing.message)} onFix={props.onFix} />
+          Tracing is off: {tracing.error.message}
+          <FixButtons
+            fixes={fixesFor(tracing.error.kind)}
+            onFix={props.onFix}
+          />
         </div>
       );
   }
