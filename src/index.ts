@@ -94,12 +94,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
         await model.optimize();
       }
     });
-    model.stateChanged.connect(() =>
-      app.commands.notifyCommandChanged(CommandIDs.optimize)
-    );
-    model.notebookChanged.connect(() =>
-      app.commands.notifyCommandChanged(CommandIDs.optimize)
-    );
+    model.changed.connect((_, part) => {
+      if (part === 'state' || part === 'notebook') {
+        app.commands.notifyCommandChanged(CommandIDs.optimize);
+      }
+    });
 
     if (palette) {
       palette.addItem({ command: CommandIDs.optimize, category: 'MagicPush' });

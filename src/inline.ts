@@ -16,7 +16,7 @@ import {
 } from './banners';
 import { InlineBanner } from './components/InlineBanner';
 import { Highlighter } from './components/CellDiff';
-import { MagicPushModel, ModelState } from './model';
+import { MagicPushModel, ModelPart, ModelState } from './model';
 
 type Done = Extract<ModelState, { status: 'done' }>;
 
@@ -44,8 +44,7 @@ export class InlineSuggestions implements IDisposable {
     private readonly _model: MagicPushModel,
     private readonly _highlight: Highlighter | null
   ) {
-    _model.stateChanged.connect(this._onState, this);
-    _model.settingsChanged.connect(this._onState, this);
+    _model.changed.connect(this._onChanged, this);
   }
 
   get isDisposed(): boolean {
@@ -82,12 +81,17 @@ export class InlineSuggestions implements IDisposable {
     }
     this._isDisposed = true;
     window.clearTimeout(this._timer);
-    this._model.stateChanged.disconnect(this._onState, this);
-    this._model.settingsChanged.disconnect(this._onState, this);
+    this._model.changed.disconnect(this._onChanged, this);
     this._clear();
   }
 
-  private _onState(): void {
+  private _onChanged(_: MagicPushModel, part: ModelPart): void {
+    if (part === 'state' || part === 'settings') {
+      this._update();
+    }
+  }
+
+  private _update(): void {
     const state = this._model.state;
     if (!this._model.settings.inlineSuggestions) {
       this._clear();

@@ -109,17 +109,22 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** The parts of the model a `changed` signal can be about. */
+export type ModelPart =
+  'state' | 'notebook' | 'tracing' | 'serverProblem' | 'settings';
+
 /**
  * Optimizer state for the sidebar: which notebook is active, the current run
- * and its result. Views listen to `stateChanged` and `notebookChanged`.
+ * and its result. Views listen to `changed`, which says which part changed.
  */
 export class MagicPushModel {
-  get state(): ModelState {
-    return this._state;
+  /** Emitted after any part of the model changes, with the part. */
+  get changed(): ISignal<this, ModelPart> {
+    return this._changed;
   }
 
-  get stateChanged(): ISignal<this, ModelState> {
-    return this._stateChanged;
+  get state(): ModelState {
+    return this._state;
   }
 
   /** The active notebook, or null when the active tab is something else. */
@@ -142,17 +147,13 @@ export class MagicPushModel {
         .get(panel)
         ?.statusChanged.connect(this._onTracingChanged, this);
     }
-    this._notebookChanged.emit(panel);
-    this._tracingChanged.emit(this.tracing);
+    this._changed.emit('notebook');
+    this._changed.emit('tracing');
   }
 
   /** Why the server cannot optimize (extension missing, z3 or pyspark not importable), or null. */
   get serverProblem(): string | null {
     return this._serverProblem;
-  }
-
-  get serverProblemChanged(): ISignal<this, string | null> {
-    return this._serverProblemChanged;
   }
 
   /** Ask the server extension whether it is installed and has its engine dependencies. */
@@ -171,7 +172,7 @@ export class MagicPushModel {
       problem = messageOf(reason);
     }
     this._serverProblem = problem;
-    this._serverProblemChanged.emit(problem);
+    this._changed.emit('serverProblem');
   }
 
   /** Whether the active notebook's kernel is traced; null without an active notebook. */
@@ -182,25 +183,13 @@ export class MagicPushModel {
     return loader ? loader.status : null;
   }
 
-  get tracingChanged(): ISignal<this, TracingStatus | null> {
-    return this._tracingChanged;
-  }
-
-  get notebookChanged(): ISignal<this, NotebookPanel | null> {
-    return this._notebookChanged;
-  }
-
   get settings(): ISettings {
     return this._settings;
   }
 
   set settings(settings: ISettings) {
     this._settings = { ...settings };
-    this._settingsChanged.emit(this._settings);
-  }
-
-  get settingsChanged(): ISignal<this, ISettings> {
-    return this._settingsChanged;
+    this._changed.emit('settings');
   }
 
   /** Whether Optimize looks at every pipeline of the notebook, not only the longest. */
@@ -589,7 +578,7 @@ export class MagicPushModel {
   }
 
   private _onTracingChanged(): void {
-    this._tracingChanged.emit(this.tracing);
+    this._changed.emit('tracing');
   }
 
   private _setStage(run: number, stage: Stage): void {
@@ -600,7 +589,7 @@ export class MagicPushModel {
 
   private _setState(state: ModelState): void {
     this._state = state;
-    this._stateChanged.emit(state);
+    this._changed.emit('state');
   }
 
   private _state: ModelState = { status: 'idle' };
@@ -609,10 +598,6 @@ export class MagicPushModel {
   private _run = 0;
   private _abort: AbortController | null = null;
   private _loaders = new Map<NotebookPanel, KernelExtensionLoader>();
-  private _stateChanged = new Signal<this, ModelState>(this);
-  private _settingsChanged = new Signal<this, ISettings>(this);
-  private _notebookChanged = new Signal<this, NotebookPanel | null>(this);
-  private _tracingChanged = new Signal<this, TracingStatus | null>(this);
   private _serverProblem: string | null = null;
-  private _serverProblemChanged = new Signal<this, string | null>(this);
+  private _changed = new Signal<this, ModelPart>(this);
 }

@@ -6,6 +6,7 @@ import { ISuggestion } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
 import { formatReduction } from './format';
 import { useAction } from './useAction';
+import { useModel } from './useModel';
 import { WhySteps } from './Why';
 
 type Done = Extract<ModelState, { status: 'done' }>;
@@ -166,6 +167,8 @@ function BannerLine(props: {
   );
 }
 
+const stateOf = (model: MagicPushModel): ModelState => model.state;
+
 /**
  * The banner under a cell whose late filter can move: one line per suggestion
  * (or per pipeline, when its filters apply together). Re-renders on every model change.
@@ -179,14 +182,7 @@ export function InlineBanner(props: {
   onDismiss: (entry: BannerEntry) => void;
 }): JSX.Element | null {
   const { model, entries, highlight, onDismiss } = props;
-  const [state, setState] = React.useState<ModelState>(model.state);
-  React.useEffect(() => {
-    const update = (): void => setState(model.state);
-    model.stateChanged.connect(update);
-    return () => {
-      model.stateChanged.disconnect(update);
-    };
-  }, [model]);
+  const state = useModel(model, stateOf);
   if (state.status !== 'done' || state.run !== props.run) {
     return null;
   }

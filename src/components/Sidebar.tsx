@@ -9,6 +9,7 @@ import { IOptimizeResult, ITogether } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
 import { DiffButton, SuggestionCard, UndoButton } from './SuggestionCard';
 import { useAction } from './useAction';
+import { useModel } from './useModel';
 import { PipelineGraph } from './PipelineGraph';
 import { WhyNot } from './Why';
 
@@ -28,28 +29,6 @@ function viewOf(model: MagicPushModel): IView {
     serverProblem: model.serverProblem,
     allPipelines: model.allPipelines
   };
-}
-
-/** Re-render on every model signal. */
-function useModel(model: MagicPushModel): IView {
-  const [view, setView] = React.useState(() => viewOf(model));
-  React.useEffect(() => {
-    const update = (): void => setView(viewOf(model));
-    model.stateChanged.connect(update);
-    model.notebookChanged.connect(update);
-    model.tracingChanged.connect(update);
-    model.serverProblemChanged.connect(update);
-    model.settingsChanged.connect(update);
-    update();
-    return () => {
-      model.stateChanged.disconnect(update);
-      model.notebookChanged.disconnect(update);
-      model.tracingChanged.disconnect(update);
-      model.serverProblemChanged.disconnect(update);
-      model.settingsChanged.disconnect(update);
-    };
-  }, [model]);
-  return view;
 }
 
 function Tracing(props: {
@@ -322,8 +301,10 @@ export function SidebarView(props: {
   highlight: Highlighter | null;
 }): JSX.Element {
   const { model } = props;
-  const { state, hasNotebook, tracing, serverProblem, allPipelines } =
-    useModel(model);
+  const { state, hasNotebook, tracing, serverProblem, allPipelines } = useModel(
+    model,
+    viewOf
+  );
   const running = state.status === 'running';
   const root = React.useRef<HTMLDivElement>(null);
   const optimizeButton = React.useRef<HTMLButtonElement>(null);
