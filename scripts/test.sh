@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install everything the tests need, then run the Python tests and the browser (Galata) tests.
+# Install everything the tests need, then run the Python tests, the frontend unit tests (jest)
+# and the browser (Galata) tests.
 # Needs Python 3.10+, Node 20 and Java 17; Chromium comes from Debian's packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +9,11 @@ python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 
 echo "== Python tests"
 python3 -m pytest
+
+echo "== Frontend unit tests"
+# the editable install runs jlpm install only when it builds the extension: make sure jest is there
+jlpm install
+jlpm test
 
 echo "== Browser tests"
 if [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium >/dev/null 2>&1; then
