@@ -362,7 +362,7 @@ def _prove_invertible(udf: X.PyUdf, timeout_ms: int) -> bool:
     from magicpush_lab.symbolic.encode import Evaluator
     from magicpush_lab.symbolic.table import SymbolicRow, domain
     from magicpush_lab.symbolic.values import Unsupported
-    from magicpush_lab.verify.solver import prove
+    from magicpush_lab.symbolic.solver import prove
 
     if len(udf.args) != 1 or not isinstance(udf.args[0], X.Col) or not udf.deterministic or udf.batch_dependent:
         return False

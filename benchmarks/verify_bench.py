@@ -17,7 +17,8 @@ from typing import Callable
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.pushdown import Budget, check, push_down
+from magicpush_lab.budget import Budget
+from magicpush_lab.pushdown import check, push_down
 from magicpush_lab.search.combine import combined_candidates, op_components
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
@@ -283,7 +284,7 @@ def algorithm_1_alone(build: Callable[[], P.Filter], repeat: int) -> tuple[list[
         late = build()
         start = time.perf_counter()
         tried = 0
-        for comb in combined_candidates(late.child, late.condition, op_components(late.child)):
+        for comb in combined_candidates(late.child, late.condition, op_components(late.child, Budget()), Budget()):
             tried += 1
             verdict = check(late.child, late.condition, (comb.predicate,),
                             EQUIVALENT if comb.may_be_equivalent else SUPERSET)
@@ -350,7 +351,7 @@ def main() -> None:
         for _ in range(args.repeat):
             late = case.build()
             start = time.perf_counter()
-            walk = push_down(late, Budget(10.0))
+            walk = push_down(late, Budget())
             times.append((time.perf_counter() - start) * 1000)
             result = "; ".join(f"{p.predicate} [{p.kind}]" for p in walk.pushed) or "nothing pushed"
         per_category.setdefault(case.category, []).extend(times)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence, TextIO
+
+from magicpush_lab.budget import DEFAULT_SECONDS
 
 EXIT_OK, EXIT_UNMEASURED, EXIT_FAILED = 0, 1, 2
 
@@ -22,8 +23,8 @@ find predicates that can be pushed down to its sources (proved with Z3), count t
 they remove, and print the suggestions."""
 
 EPILOG = """output: a table per notebook; with --json one JSON object per notebook per line on stdout
-({"notebook", "suggestions", "optimizer_seconds", "notes"}, or {"notebook", "error"} when the
-notebook failed). Progress goes to stderr.
+({"notebook", "suggestions", "optimizer_seconds", "notes", "measure_errors", ...}, or
+{"notebook", "error"} when the notebook failed). Progress goes to stderr.
 
 exit codes: 0 all notebooks processed and all suggestions measured; 1 all notebooks processed,
 some suggestion could not be measured; 2 some notebook could not be processed (missing or
@@ -47,8 +48,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="with --apply: output file (one PATH) or directory (required for several PATHs)")
     o.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
                    help="per-cell time limit while replaying (default 600)")
-    o.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
-                   help="optimizer time budget per notebook (default 10)")
+    o.add_argument("--budget", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
+                   help=f"optimizer time budget per notebook (default {DEFAULT_SECONDS:g})")
     o.add_argument("--all-pipelines", action="store_true",
                    help="optimize every pipeline of the notebook (every sink), not only the longest")
     o.add_argument("--kernel", default="python3", help="Jupyter kernel to replay in (default python3)")
@@ -86,48 +87,35 @@ def cell_changes(result: Any) -> tuple[dict[int, str], list[str]]:
 
 
 def optimize_one(path: Path, args: argparse.Namespace) -> Any:
-    """Replay, optimize and measure one notebook; returns the OptimizeResult."""
-    from magicpush_lab.capture.replay import Replay, ReplayError, read_document
-    from magicpush_lab.kernel.bundles import apply_measurements
-    from magicpush_lab.pipeline import optimize_trace
+    """Replay, optimize and measure one notebook (assist.replay_and_optimize); returns the
+    OptimizeResult, and writes the rewritten notebook with --apply."""
+    from magicpush_lab.assist import replay_and_optimize
+    from magicpush_lab.budget import Budget
+    from magicpush_lab.capture.replay import ReplayError, write_document
 
     if not path.exists():
         raise _Failure(f"{path}: no such file")
     try:
-        read_document(path)
-    except (ValueError, OSError) as err:
+        replayed = replay_and_optimize(path, Budget(args.budget), timeout=args.timeout, measure=not args.no_measure,
+                                       all_pipelines=args.all_pipelines, kernel_name=args.kernel,
+                                       progress=_progress)
+    except (ValueError, OSError) as err:  # not a notebook
         raise _Failure(str(err)) from None
-    try:
-        with Replay(path, timeout=args.timeout, kernel_name=args.kernel, progress=_progress) as r:
-            _progress(f"{path.name}: optimizing ({len(r.trace.events)} traced calls)")
-            try:
-                result = optimize_trace(r.trace, r.notebook_cells, time_budget=args.budget,
-                                        all_pipelines=args.all_pipelines, cell_ids=r.notebook_cell_ids)
-            except NotImplementedError as err:
-                raise _Failure(f"{path}: the optimizer is not available: {err}") from None
-            except Exception as err:
-                raise _Failure(f"{path}: the optimizer failed: {type(err).__name__}: {err}") from None
-            if not args.no_measure and result.suggestions:
-                _progress(f"{path.name}: measuring {len(result.suggestions)} suggestion(s)")
-                requests = [{"source_event": s.source_event, "predicate_ir": s.predicate_ir}
-                            for s in result.suggestions]
-                result = apply_measurements(result, r.measure(requests))
-            if r.notes:  # the replay order is part of what the suggestions were computed on
-                result = replace(result, notes=tuple(r.notes) + tuple(result.notes))
-            if args.apply:
-                doc = r.document
     except ReplayError as err:
         raise _Failure(str(err)) from None
+    except NotImplementedError as err:
+        raise _Failure(f"{path}: the optimizer is not available: {err}") from None
     except RuntimeError as err:  # kernel start-up problems surface as RuntimeError
         raise _Failure(f"{path}: {err}") from None
+    except Exception as err:
+        raise _Failure(f"{path}: the optimizer failed: {type(err).__name__}: {err}") from None
+    result = replayed.result
     if args.apply:
-        from magicpush_lab.capture.replay import write_document
-
         changes, skipped = cell_changes(result)
         for msg in skipped:
             _progress(f"{path.name}: {msg}")
         target = _output_path(path, args.output, len(args.paths) > 1)
-        write_document(doc, changes, target)
+        write_document(replayed.document, changes, target)
         _progress(f"{path.name}: wrote {target} ({len(changes)} cell(s) rewritten)")
     return result
 

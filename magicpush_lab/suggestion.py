@@ -1,13 +1,17 @@
-"""Suggestions: what the engine hands to the server, the CLI, `%magicpush` and the UI.
+"""The JSON contract: what the engine hands to the server, the CLI, `%magicpush` and the UI.
 
-`Suggestion.to_json()` is the JSON contract documented in docs/architecture.md;
-keep the two in step.
+`OptimizeResult.to_json()` (with each `Suggestion.to_json()` and the walk's refusals as
+`refusal_json` writes them) is the contract documented in docs/architecture.md; keep the two
+in step. `src/tokens.ts` mirrors it for the front end (tests/test_contract.py checks).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
+
+from magicpush_lab.pushdown.records import Refusal
 
 
 @dataclass(frozen=True)
@@ -119,23 +123,6 @@ def best_index(rows_kept: list[int | None]) -> int:
     return min((n, i) for i, n in enumerate(rows_kept) if n is not None)[1]
 
 
-def measure_request(s: Suggestion) -> dict[str, Any]:
-    """What the kernel is asked to measure for `s` (kernel/bundles.measure_requests)."""
-    request: dict[str, Any] = {"source_event": s.source_event, "predicate_ir": s.predicate_ir}
-    if s.alternatives:
-        request["alternatives"] = [a.predicate_ir for a in s.alternatives]
-    return request
-
-
-def with_measurement(s: Suggestion, m: dict[str, Any]) -> Suggestion:
-    """`s` ranked among its alternatives when the kernel ranked them (the counts are the chosen
-    one's), with its scan filters; row counts are attached by the caller."""
-    ranking = m.get("ranking")
-    if isinstance(ranking, dict) and isinstance(ranking.get("rows_kept"), list):
-        s = rank_by_rows_kept(s, ranking["rows_kept"], f"the first {ranking.get('sample_rows', 0):,} rows")
-    return s.with_scan_filters(m.get("scan_filters"))
-
-
 def rank_by_rows_kept(s: Suggestion, rows_after: list[int | None], basis: str) -> Suggestion:
     """`s` with the alternative that keeps the fewest rows as its predicate. `rows_after` holds
     the rows each of `s` and its alternatives keeps (None: not measured), in that order;
@@ -159,3 +146,74 @@ def rank_by_rows_kept(s: Suggestion, rows_after: list[int | None], basis: str) -
     alts = "the alternative keeps" if len(others) == 1 else f"the {len(others)} alternatives keep"
     ranked = f"keeps {best_rows:,} rows of {basis}; {alts} {', '.join(f'{n:,}' for n in others)}"
     return replace(chosen, alternatives=tuple(o for i, o in enumerate(options) if i != best), ranked=ranked)
+
+
+@dataclass(frozen=True)
+class OptimizeResult:
+    suggestions: tuple[Suggestion, ...]
+    optimizer_seconds: float
+    notes: tuple[str, ...] = ()  # why something was not pushed, for display
+    # per pipeline with several suggestions: all of them as the one rewrite proved jointly
+    together: tuple[Together, ...] = ()
+    # what was not pushed, structured: {pipeline, operator, reason, candidate, counterexample}
+    refusals: tuple[dict[str, Any], ...] = ()
+    # each optimized pipeline as a graph of its calls (pipeline_graph.graph)
+    pipelines: tuple[dict[str, Any], ...] = ()
+    # why a suggestion has no row counts (assist.optimize_and_measure); never measurements
+    measure_errors: tuple[str, ...] = ()
+
+    def to_json(self, notebook: str | None = None) -> dict[str, Any]:
+        return {
+            "notebook": notebook,
+            "suggestions": [s.to_json() for s in self.suggestions],
+            "together": [t.to_json() for t in self.together],
+            "refusals": list(self.refusals),
+            "pipelines": list(self.pipelines),
+            "optimizer_seconds": round(self.optimizer_seconds, 4),
+            "notes": list(self.notes),
+            "measure_errors": list(self.measure_errors),
+        }
+
+
+def refusal_json(r: Refusal, pipeline: str) -> dict[str, Any]:
+    """A refusal for the JSON result: counterexample rows with plain JSON values.
+
+    >>> refusal_json(Refusal("GroupBy", "no candidate", "x > 1", {"input 1": [{"x": 1.5, "d": object}]}), "out")
+    {'pipeline': 'out', 'operator': 'GroupBy', 'reason': 'no candidate', 'candidate': 'x > 1', 'counterexample': {'input 1': [{'x': 1.5, 'd': "<class 'object'>"}]}}
+    """
+    def plain(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return str(v)  # JSON has no NaN or infinity
+        return v if v is None or isinstance(v, (bool, int, float, str)) else str(v)
+
+    tables = {str(name): [{str(k): plain(v) for k, v in row.items()} for row in rows]
+              for name, rows in (r.counterexample or {}).items()}
+    return {"pipeline": pipeline, "operator": r.operator, "reason": r.reason, "candidate": r.candidate,
+            "counterexample": tables}
+
+
+def describe_refusal(r: Refusal) -> str:
+    """A refusal as one line of the notes."""
+    text = f"{r.operator}: {r.reason}"
+    if r.candidate:
+        text += f" (e.g. `{r.candidate}` at the source fails on {_tables(r.counterexample)})"
+    return text
+
+
+def _tables(tables: dict[str, list[dict]]) -> str:
+    """Counterexample tables in one line; runs of equal rows (a limit's k copies) counted once.
+
+    >>> _tables({"input 1": [{"x": 1}] * 3 + [{"x": None}]})
+    "input 1: 3 x {'x': 1}, {'x': None}"
+    """
+    parts = []
+    for name, rows in tables.items():
+        runs: list[list] = []
+        for row in rows:
+            if runs and runs[-1][1] == row:
+                runs[-1][0] += 1
+            else:
+                runs.append([1, row])
+        shown = ", ".join(f"{n} x {row}" if n > 1 else str(row) for n, row in runs)
+        parts.append(f"{name}: {shown or 'empty'}")
+    return "; ".join(parts)

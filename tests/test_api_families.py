@@ -15,7 +15,7 @@ import pytest
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.kernel.extension import load, unload
-from magicpush_lab.translate.dataflow import pipeline_plan
+from magicpush_lab.pipeline import pipeline_plan
 
 SETUP = (
     'from pyspark.sql import functions as F, Window\n'

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from magicpush_lab.capture.replay import parse_percent
 from magicpush_lab.cli import EXIT_FAILED, cell_changes, main
-from magicpush_lab.pipeline import OptimizeResult
-from magicpush_lab.suggestion import CellChange, Suggestion
+from magicpush_lab.suggestion import CellChange, OptimizeResult, Suggestion
 
 NOTEBOOKS = Path(__file__).parent / "notebooks"
 
@@ -28,7 +27,8 @@ def test_optimize_json_and_apply(tmp_path):
     result = json.loads(lines[0])
     assert "error" not in result, result.get("error")
     assert code == 0
-    assert set(result) == {"notebook", "suggestions", "together", "refusals", "pipelines", "optimizer_seconds", "notes"}
+    assert set(result) == {"notebook", "suggestions", "together", "refusals", "pipelines", "optimizer_seconds", "notes",
+                           "measure_errors"}
     assert result["notebook"] == str(nb)
     sales = [s for s in result["suggestions"] if s["source"] == "sales"]
     assert sales, result

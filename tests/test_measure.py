@@ -102,7 +102,7 @@ def test_rows_kept_on_sample_counts_each_predicate_in_one_job(frames):
 
 
 class _Tracer:
-    """What measure_requests needs of the kernel's tracer: its DataFrames."""
+    """What measure_in_kernel needs of the kernel's tracer: its DataFrames."""
 
     def __init__(self, frames):
         self._frames = frames
@@ -124,16 +124,17 @@ class _Tracer:
 ])
 def test_alternatives_are_ranked_by_rows_kept_and_the_chosen_one_is_measured(frames, first, second, chosen):
     from magicpush_lab.ir.serialize import expr_to_json
-    from magicpush_lab.kernel.bundles import measure_requests
-    from magicpush_lab.suggestion import Suggestion, measure_request, with_measurement
+    from magicpush_lab.assist import apply_measurements, measure_requests
+    from magicpush_lab.kernel.bundles import measure_in_kernel
+    from magicpush_lab.suggestion import Suggestion
 
     base = Suggestion("nums", str(first), "superset", (), (), 0, expr_to_json(first))
     alt = Suggestion("nums", str(second), "superset", (), (), 0, expr_to_json(second))
     s = Suggestion("nums", str(first), "superset", (), (), 0, expr_to_json(first), alternatives=(alt,))
-    [m] = measure_requests(_Tracer(frames), [measure_request(s)])
+    [m] = measure_in_kernel(_Tracer(frames), measure_requests([s]))
     assert m["ranking"] == {"rows_kept": [500, 9], "sample_rows": 1000} if chosen else \
         m["ranking"] == {"rows_kept": [9, 500], "sample_rows": 1000}
-    ranked = with_measurement(s, m).measured(m["rows_before"], m["rows_after"])
+    [ranked] = apply_measurements([s], [m]).suggestions
     assert ranked.predicate == (alt if chosen else base).predicate
     assert ranked.rows_after == 9  # the counts are the chosen predicate's
     assert [a.predicate for a in ranked.alternatives] == [(base if chosen else alt).predicate]

@@ -102,7 +102,7 @@ def test_every_pipeline_is_optimized_on_request_the_longest_only_by_default(shel
 
 
 def test_a_cancelled_budget_proves_nothing_and_an_untouched_one_does(shell):
-    from magicpush_lab.pushdown import Budget
+    from magicpush_lab.budget import Budget
 
     trace = traced(shell, REASSIGNED)
     cancelled = Budget(60.0)

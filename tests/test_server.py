@@ -18,6 +18,7 @@ from jupyter_core.utils import ensure_event_loop
 from tornado.httpclient import HTTPClientError
 
 import magicpush_lab
+from magicpush_lab.assist import apply_measurements, measure_requests
 from magicpush_lab.ir.expr import Cmp, Col, Lit
 from magicpush_lab.ir.serialize import expr_to_json
 from magicpush_lab.protocol import TRACE_EXPRESSION, TRACE_MIME
@@ -287,12 +288,14 @@ async def test_measure_on_kernel_counts_rows_at_the_source(jp_serverapp, pipelin
         source="gone", predicate="F.col('v') > 995", kind="superset", proof=(), cells=(),
         source_event=10_000, predicate_ir=expr_to_json(predicate),
     )
-    outcome = await measure_on_kernel(jp_serverapp.kernel_manager, kernel_id, [suggestion, missing], timeout=120)
+    requests = measure_requests([suggestion, missing])
+    measurements = await measure_on_kernel(jp_serverapp.kernel_manager, kernel_id, requests, timeout=120)
+    outcome = apply_measurements([suggestion, missing], measurements)
     measured, unmeasured = outcome.suggestions
     assert (measured.rows_before, measured.rows_after, measured.estimated) == (ROWS, ROWS_AFTER, False)
     assert measured.row_reduction == pytest.approx(1 - ROWS_AFTER / ROWS)
     assert unmeasured.rows_before is None
-    assert len(outcome.errors) == 1 and outcome.errors[0].startswith("gone: ")
+    assert len(outcome.errors) == 1 and outcome.errors[0].startswith("could not measure the filter on gone ")
 
 
 async def test_optimize_measures_on_the_notebook_kernel(jp_fetch, pipeline_kernel):
@@ -348,8 +351,9 @@ async def test_measure_reports_a_kernel_without_tracing_instead_of_failing(jp_se
             source="df", predicate="F.col('v') > 995", kind="superset", proof=(), cells=(),
             source_event=1, predicate_ir=expr_to_json(Cmp(">", Col("v", dtype="int"), Lit(995, "int"))),
         )
-        outcome = await measure_on_kernel(km, kernel_id, [suggestion], timeout=60)
+        measurements = await measure_on_kernel(km, kernel_id, measure_requests([suggestion]), timeout=60)
     finally:
         await km.shutdown_kernel(kernel_id, now=True)
+    outcome = apply_measurements([suggestion], measurements)
     assert outcome.suggestions[0].rows_before is None
     assert len(outcome.errors) == 1 and "tracing is not on" in outcome.errors[0]

@@ -22,7 +22,7 @@ none arrived) must imply each of Spark's conjuncts. Both sides are put in the sa
 form first: the engine's predicate is applied to a fresh read of the table and read
 back from Spark's optimized plan, so Spark's own rewrites (LIKE 'x%' to startswith,
 constant folding, unwrapped casts) apply to both. The implication is proved with the
-engine's Z3 encoding (`symbolic.encode.Evaluator`, `verify.solver.prove`, 2 s limit).
+engine's Z3 encoding (`symbolic.encode.Evaluator`, `symbolic.solver.prove`, 2 s limit).
 A function the encoding does not know is a black box shared by both sides (the same
 call on the same values agrees), so a proof never rests on what it computes; a
 time-out, or an expression the encoding refuses, counts as not implied. Spark's
@@ -60,14 +60,15 @@ from benchmarks import rule_baseline
 from benchmarks.tpch import data, queries
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.pushdown import Budget, filters_to_push, join_conjuncts, late_filter, push_down_all
+from magicpush_lab.budget import Budget
+from magicpush_lab.pushdown import filters_to_push, join_conjuncts, late_filter, push_down_all
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.translate.plan_json import Node, decode_text, expression, expressions
-from magicpush_lab.translate.dataflow import pipeline_plan
+from magicpush_lab.pipeline import pipeline_plan
 from magicpush_lab.translate.spark_plan import Context, TranslateError, to_expr
-from magicpush_lab.verify.solver import prove
+from magicpush_lab.symbolic.solver import prove
 
 PROOF_MS = 2000
 
@@ -140,7 +141,7 @@ def trace_query(spark, paths: dict, number: int):
 def run_engine(trace):
     """The IR plan and the walk of all its filters (None when no filter has anywhere to go)."""
     plan = pipeline_plan(trace)
-    budget = Budget(10.0)
+    budget = Budget()
     walk = push_down_all(plan, budget) if plan is not None and (filters_to_push(plan) or join_conjuncts(plan)) \
         else None
     return plan, walk, budget.candidates_tried

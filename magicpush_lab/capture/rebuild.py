@@ -111,7 +111,7 @@ def view_reason(events: Mapping[int, Any], pipeline: set[int], changed: set[int]
     >>> view_reason(evs, {0, 2}, set()) is None
     True
     """
-    from magicpush_lab.translate.dataflow import VIEW_READERS
+    from magicpush_lab.capture.trace import VIEW_READERS
 
     first = min(changed, default=None)
     for eid in sorted(pipeline):

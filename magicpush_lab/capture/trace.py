@@ -18,6 +18,21 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
+# ops that make a DataFrame from outside the notebook's DataFrames (the op's first part)
+SOURCE_OPS = frozenset({"read", "table", "createDataFrame", "range", "sql", "unknown"})
+# spark.sql(...) and spark.table(name) read temp views: DataFrames of the notebook
+VIEW_READERS = frozenset({"sql", "table"})
+
+
+def is_source_op(op: str) -> bool:
+    """Whether an event's op makes a DataFrame from outside the notebook's DataFrames.
+
+    >>> is_source_op("read.parquet"), is_source_op("filter")
+    (True, False)
+    """
+    return op.split(".", 1)[0] in SOURCE_OPS
+
+
 @dataclass(frozen=True)
 class Cell:
     """One execution of a cell: `execution_count` orders executions."""
@@ -110,6 +125,43 @@ class Trace:
             seen.add(cur)
             stack.extend(by_id[cur].inputs)
         return frozenset(seen)
+
+    def event(self, eid: int | None) -> Event | None:
+        """The event with id `eid`, if the trace has it."""
+        if eid is None:
+            return None
+        by_id = self.__dict__.get("_by_id")
+        if by_id is None:  # frozen: the index is cached beside the fields, not one of them
+            by_id = {e.id: e for e in self.events}
+            object.__setattr__(self, "_by_id", by_id)
+        return by_id.get(eid)
+
+    def consumers(self) -> dict[int, tuple[int, ...]]:
+        """Event id -> the events made from its DataFrame, in trace order.
+
+        >>> ev = lambda i, *inputs: Event(id=i, op="x", inputs=inputs, plan="")
+        >>> Trace(events=(ev(0), ev(1, 0), ev(2, 0, 1))).consumers()
+        {0: (1, 2), 1: (2,)}
+        """
+        out: dict[int, list[int]] = {}
+        for e in self.events:
+            for i in e.inputs:
+                out.setdefault(i, []).append(e.id)
+        return {k: tuple(v) for k, v in out.items()}
+
+    def variable_of(self, eid: int) -> str | None:
+        """The notebook variable holding event `eid`'s DataFrame at the end of the last cell."""
+        names = [n for n, e in self.variables.items() if e == eid]
+        return names[0] if names else None
+
+    def runs_of(self, site: Site | None) -> list[int]:
+        """Events and inspections (as -1 - index) made by the code at `site`: more than one when
+        it sits in a loop or a function called several times, and an edit there changes every
+        one of them."""
+        if site is None:
+            return []
+        return [e.id for e in self.events if e.site == site] + \
+            [-1 - k for k, i in enumerate(self.inspections) if i.site == site]
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

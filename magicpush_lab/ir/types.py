@@ -1,7 +1,10 @@
-"""Data type names used in the IR, and how Spark's JSON type names map to them.
+"""Data type names used in the IR, how Spark's JSON type names map to them, and the facts about
+Spark's numeric types that every layer reads (integer widths, decimal shapes).
 
 >>> spark_type("integer"), spark_type("decimal(10,2)"), spark_type({"type": "array"})
 ('int', 'decimal(10,2)', 'other')
+>>> integer_range("byte"), decimal_shape("decimal(10,2)"), decimal_shape("int"), operand_decimal("int")
+((-128, 128), (10, 2), None, (10, 0))
 """
 
 from __future__ import annotations
@@ -10,6 +13,15 @@ from typing import Any
 
 INTEGRAL = frozenset({"byte", "short", "int", "long"})
 FRACTIONAL = frozenset({"float", "double"})
+
+#: two's-complement width of each integral type
+INTEGER_BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
+#: integral types from narrowest to widest: a cast up this order keeps every value
+INTEGER_RANK = {"byte": 0, "short": 1, "int": 2, "long": 3}
+#: the decimal type Spark gives an integer operand of decimal arithmetic
+INTEGER_AS_DECIMAL = {"byte": (3, 0), "short": (5, 0), "int": (10, 0), "long": (20, 0)}
+#: Spark's largest decimal precision; a result needing more digits is rounded
+MAX_DECIMAL_PRECISION = 38
 
 _SPARK_NAMES = {
     "byte": "byte", "short": "short", "integer": "int", "long": "long",
@@ -36,3 +48,34 @@ def is_numeric(dtype: str) -> bool:
 
 def is_integral(dtype: str) -> bool:
     return dtype in INTEGRAL
+
+
+def integer_range(dtype: str) -> tuple[int, int]:
+    """[low, high) of an integral type's values."""
+    bits = INTEGER_BITS[dtype]
+    return -(2 ** (bits - 1)), 2 ** (bits - 1)
+
+
+def is_decimal(dtype: str | None) -> bool:
+    return dtype is not None and dtype.startswith("decimal(")
+
+
+def decimal_shape(dtype: str) -> tuple[int, int] | None:
+    """(precision, scale) of a decimal type; None for any other type or a malformed name."""
+    if not dtype.startswith("decimal(") or not dtype.endswith(")"):
+        return None
+    try:
+        precision, scale = (int(x) for x in dtype[len("decimal("):-1].split(","))
+    except ValueError:
+        return None
+    return precision, scale
+
+
+def operand_decimal(dtype: str) -> tuple[int, int]:
+    """(precision, scale) an integral or decimal operand has in decimal arithmetic."""
+    if dtype in INTEGER_AS_DECIMAL:
+        return INTEGER_AS_DECIMAL[dtype]
+    shape = decimal_shape(dtype)
+    if shape is None:
+        raise ValueError(f"not a decimal or integral type: {dtype}")
+    return shape

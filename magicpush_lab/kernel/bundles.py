@@ -1,16 +1,14 @@
-"""What the kernel hands out: the trace and measurements as mime bundles (magicpush_lab/protocol.py),
-and optimizing a live trace."""
+"""What the kernel hands out: the trace, row counts and run times as mime bundles
+(magicpush_lab/protocol.py), and the kernel's own measurer for `%magicpush` (assist.py)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any, Sequence
 
 from magicpush_lab.capture.trace import Trace
 from magicpush_lab.capture.tracer import Tracer, active_tracer
 from magicpush_lab.protocol import MEASURE_MIME, RUNTIME_MIME, TRACE_MIME
-from magicpush_lab.suggestion import measure_request, with_measurement
 
 
 
@@ -47,9 +45,10 @@ def trace_bundle() -> Bundle:
     return Bundle({TRACE_MIME: data, "text/plain": _summary(trace)})
 
 
-def measure_requests(tracer: Tracer | None, requests: Sequence[Any], *,
-                     time_limit: float | None = None) -> list[dict[str, Any]]:
-    """Measure each {"source_event", "predicate_ir"}; one result or {"error": ...} per request."""
+def measure_in_kernel(tracer: Tracer | None, requests: Sequence[Any], *,
+                      time_limit: float | None = None) -> list[dict[str, Any]]:
+    """Count the rows of each request (assist.measure_requests) on the DataFrames the tracer
+    holds: one measurement or {"error": ...} per request."""
     from magicpush_lab.ir.serialize import expr_from_json
     from magicpush_lab.measure import DEFAULT_TIME_LIMIT, measure
 
@@ -139,7 +138,7 @@ def measure_bundle(requests_json: str) -> Bundle:
         requests = json.loads(requests_json)
         if not isinstance(requests, list):
             raise ValueError("expected a JSON list")
-        results = measure_requests(active_tracer(), requests)
+        results = measure_in_kernel(active_tracer(), requests)
     except ValueError as err:
         results = [{"error": f"bad measure request: {err}"}]
     return Bundle({MEASURE_MIME: results, "text/plain": json.dumps(results)})
@@ -185,19 +184,6 @@ def runtime_bundle(request_json: str) -> Bundle:
     return Bundle({RUNTIME_MIME: result, "text/plain": json.dumps(result)})
 
 
-def apply_measurements(result: Any, measurements: Sequence[dict[str, Any]]) -> Any:
-    """An OptimizeResult whose suggestions carry the measurements; failures become notes."""
-    suggestions, notes = [], list(result.notes)
-    for s, m in zip(result.suggestions, measurements):
-        s = with_measurement(s, m)
-        if "error" in m:
-            suggestions.append(s)
-            notes.append(f"could not measure the filter on {s.source}: {m['error']}")
-        else:
-            suggestions.append(s.measured(m["rows_before"], m["rows_after"], m["estimated"]))
-    return dataclasses.replace(result, suggestions=tuple(suggestions), notes=tuple(notes))
-
-
 def kernel_cells(trace: Trace) -> tuple[list[str], list[str | None]]:
     """The notebook as the kernel knows it: each cell id's latest code, in the order the cells
     first ran, and the id of each; code run without an id counts once per distinct text.
@@ -218,17 +204,3 @@ def kernel_cells(trace: Trace) -> tuple[list[str], list[str | None]]:
             sources.append(c.source)
             ids.append(c.cell_id)
     return sources, ids
-
-
-def optimize_live(tracer: Tracer, notebook_cells: Sequence[str] | None = None, *, measure: bool = True,
-                  time_budget: float = 10.0, time_limit: float | None = None, all_pipelines: bool = False,
-                  cell_ids: Sequence[str | None] | None = None, only_sinks: Any = None) -> Any:
-    """optimize_trace on the tracer's trace, then measure every suggestion on the live DataFrames."""
-    from magicpush_lab.pipeline import optimize_trace
-
-    result = optimize_trace(tracer.trace(), notebook_cells, time_budget=time_budget, all_pipelines=all_pipelines,
-                            cell_ids=cell_ids, only_sinks=only_sinks)
-    if not measure or not result.suggestions:
-        return result
-    requests = [measure_request(s) for s in result.suggestions]
-    return apply_measurements(result, measure_requests(tracer, requests, time_limit=time_limit))

@@ -79,7 +79,9 @@ def tracer_of(ip: Any) -> Tracer | None:
 def magicpush_result(ip: Any, line: str = "", body: str | None = None) -> dict[str, Any]:
     """The display data of `%magicpush line` (or of `%%magicpush line` over `body`): see
     magicpush_lab.kernel.magic for the options."""
-    from magicpush_lab.kernel.bundles import kernel_cells, optimize_live
+    from magicpush_lab.assist import optimize_and_measure
+    from magicpush_lab.budget import Budget
+    from magicpush_lab.kernel.bundles import kernel_cells, measure_in_kernel
     from magicpush_lab.kernel.magic import apply_bundle, help_bundle, parse, render_error, show
 
     command = parse(line)
@@ -117,9 +119,11 @@ def magicpush_result(ip: Any, line: str = "", body: str | None = None) -> dict[s
             k = cells.index(body)
             ids[k] = outer.cell_id
             prefixes[k] = (outer.source[: len(outer.source) - len(code)], outer.source)
+    tracer = hooks.tracer
+    measurer = (lambda requests: measure_in_kernel(tracer, requests)) if command.measure else None
     try:
-        result = optimize_live(hooks.tracer, cells, cell_ids=ids, measure=command.measure,
-                               time_budget=command.budget, all_pipelines=command.every, only_sinks=sinks)
+        result = optimize_and_measure(trace, cells, Budget(command.budget), measurer, cell_ids=ids,
+                                      all_pipelines=command.every, only_sinks=sinks)
     except NotImplementedError as err:
         return render_error(f"the optimizer is not available: {err}")
     except Exception as err:

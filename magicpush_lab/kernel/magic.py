@@ -25,6 +25,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from magicpush_lab.budget import DEFAULT_SECONDS
 from magicpush_lab.kernel.report import render, render_error
 from magicpush_lab.protocol import APPLY_MIME
 
@@ -33,20 +34,21 @@ HELP = """%magicpush: proved filters that can move to the pipeline's sources.
 
   %magicpush                    the suggestions for the longest pipeline run so far, measured
   %magicpush --no-measure       without counting rows on the session
-  %magicpush --budget SECONDS   the optimizer's time budget (default 10)
+  %magicpush --budget SECONDS   the optimizer's time budget (default {budget:g})
   %magicpush --all              every pipeline, not only the longest
   %magicpush apply N            rewrite the cells of suggestion N of the last table
   %magicpush apply N --together rewrite with all filters of suggestion N's pipeline, as proved together
   %%magicpush [options]         run the cell, then optimize the pipeline it ends in
   %magicpush --help             this text
 
-Applying needs the MagicPush JupyterLab extension; elsewhere the rewritten cells are shown to copy."""
+Applying needs the MagicPush JupyterLab extension; elsewhere the rewritten cells are shown to copy.""".format(
+    budget=DEFAULT_SECONDS)
 
 
 @dataclass(frozen=True)
 class Command:
     measure: bool = True
-    budget: float = 10.0
+    budget: float = DEFAULT_SECONDS
     every: bool = False
     apply: int | None = None  # 1-based suggestion number
     together: bool = False

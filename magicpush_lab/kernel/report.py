@@ -85,9 +85,10 @@ def render(result: Any) -> dict[str, str]:
     if choices:
         text += "\n" + "\n".join(f"ranked: {c}" for c in choices)
         markup += "<ul>" + "".join(f"<li>{html.escape(c)}</li>" for c in choices) + "</ul>"
-    if result.notes:
-        text += "\n" + "\n".join(f"note: {n}" for n in result.notes)
-        markup += "<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in result.notes) + "</ul>"
+    notes = [*result.notes, *result.measure_errors]
+    if notes:
+        text += "\n" + "\n".join(f"note: {n}" for n in notes)
+        markup += "<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>"
     text += f"\n(optimizer: {result.optimizer_seconds:.2f}s)"
     return {"text/html": markup, "text/plain": text}
 

@@ -1,4 +1,6 @@
-"""Candidate input predicates G for a late filter F above one operator, most selective first.
+"""Candidate input predicates G for a late filter F above one operator, most selective first:
+one generator per operator family, which the walk's operator table (pushdown/operators.py)
+dispatches to.
 
 Components come from F rewritten through the operator (paper, Section 4.4.1):
 output columns replaced by the expressions that compute them, UDF bodies
@@ -9,68 +11,39 @@ pushdown). Every candidate still goes through the verifier.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterator
 
 import z3
 
 from magicpush_lab.ir import expr as X
+from magicpush_lab.budget import Budget
 from magicpush_lab.ir import plan as P
-from magicpush_lab.search.formula import predicate_from_formula
+from magicpush_lab.search.candidate import Candidate
+from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula
 from magicpush_lab.search.padded import padded_predicate
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.symbolic.values import Unsupported
-from magicpush_lab.verify import nan
+from magicpush_lab.symbolic import nan
 
 
-@dataclass(frozen=True)
-class Candidate:
-    predicates: tuple[X.Expr | None, ...]  # one per operator input; None = nothing pushed there
-    how: str  # how it was built, for explanations
+def through_row_selection(op: P.Plan, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
+    """Filter, Reorder, TopK, Window, RowExpand: operators that keep the input's columns."""
+    # a filter commutes with another filter (which stays where it is) and with reordering
+    yield Candidate((f,), f"late filter moved below the {P.operator_name(op)}")
+    if isinstance(op, P.RowExpand):
+        yield from _through_explode(op, f)
 
 
-def candidates(op: P.Plan, f: X.Expr) -> Iterator[Candidate]:
-    """Candidates for pushing `f` through `op`, in the order they should be tried."""
-    if isinstance(op, (P.Filter, P.Reorder, P.TopK, P.Window, P.RowExpand)):
-        # a filter commutes with another filter (which stays where it is) and with reordering
-        yield Candidate((f,), f"late filter moved below the {P.operator_name(op)}")
-        if isinstance(op, P.RowExpand):
-            yield from _through_explode(op, f)
-    elif isinstance(op, P.Union):
-        # every input gets the late filter, its columns renamed to that input's
-        yield Candidate(tuple(X.substitute(f, dict(m)) for m in op.column_maps()),
-                        "late filter pushed into every union input")
-    elif isinstance(op, P.Project):
-        yield from _through_project(op, f)
-    elif isinstance(op, P.InnerJoin):
-        yield from _through_join(op, f)
-    elif isinstance(op, P.OuterJoin) and op.preserved == "both":
-        yield from _through_full_outer_join(op, f)
-    elif isinstance(op, P.OuterJoin):
-        yield from _through_outer_join(op, f)
-    elif isinstance(op, P.Aggregate):
-        yield from _through_aggregate(op, f)
-    elif isinstance(op, P.Expand):
-        yield from _through_unpivot(op, f)
-    elif isinstance(op, P.SemiJoin):
-        yield Candidate((f, None), "the late filter on the left input, whose columns are the output")
-    elif isinstance(op, P.RowIterPipeline):
-        from magicpush_lab.search import row_iter  # it builds on this module's Candidate
-
-        yield from row_iter.candidates(op, f)
-    elif isinstance(op, P.GroupedMap):
-        yield from _through_grouped_map(op, f)
+def through_union(op: P.Union, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
+    # every input gets the late filter, its columns renamed to that input's
+    yield Candidate(tuple(X.substitute(f, dict(m)) for m in op.column_maps()),
+                    "late filter pushed into every union input")
 
 
-def _through_grouped_map(op: P.GroupedMap, f: X.Expr) -> Iterator[Candidate]:
-    """applyInPandas: F on the columns the body keeps constant per group, then F pushed through
-    a row-by-row body (verify/grouped_map.py, which proves each)."""
-    from magicpush_lab.verify import grouped_map  # it searches through the body with this module
-
-    for g, how in grouped_map.candidates(op, f):
-        yield Candidate((g,), how)
+def through_semi_join(op: P.SemiJoin, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
+    yield Candidate((f, None), "the late filter on the left input, whose columns are the output")
 
 
 def _through_explode(op: P.RowExpand, f: X.Expr) -> Iterator[Candidate]:
@@ -87,7 +60,7 @@ def _through_explode(op: P.RowExpand, f: X.Expr) -> Iterator[Candidate]:
     yield Candidate((X.and_(*on_row, exists),), "rows with an element that passes the late filter")
 
 
-def _through_project(op: P.Project, f: X.Expr) -> Iterator[Candidate]:
+def through_project(op: P.Project, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
     mapping = {col: e for col, e in op.outputs}
     unchanged = _same_names_below(op, f)
     if unchanged is not None:
@@ -97,7 +70,7 @@ def _through_project(op: P.Project, f: X.Expr) -> Iterator[Candidate]:
     parts = []  # per conjunct of F: its expression over the input, or None
     whole = X.substitute(f, mapping)
     for conjunct in X.conjuncts(f):
-        parts.append(_rewrite_conjunct(op, conjunct, mapping, whole))
+        parts.append(_rewrite_conjunct(op, conjunct, mapping, whole, budget))
     usable = [p for p in parts if p is not None]
     if not usable:
         return
@@ -120,10 +93,10 @@ def _same_names_below(op: P.Project, f: X.Expr) -> X.Expr | None:
 
 
 def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Expr],
-                      whole: X.Expr) -> X.Expr | None:
+                      whole: X.Expr, budget: Budget) -> X.Expr | None:
     substituted = X.substitute(conjunct, mapping)
     if not X.has_python_udf(substituted) and X.is_deterministic(substituted):
-        return _readable(substituted)  # when(...).otherwise(...) = 1 reads back as the when's test
+        return _readable(substituted, budget)  # when(...).otherwise(...) = 1 reads back as the when's test
     # a Python UDF in the way: interpret it and read the condition back as SQL
     try:
         row = SymbolicRow("in0")
@@ -132,18 +105,18 @@ def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Ex
         phi = truth(ev.eval(conjunct, out))
     except (Unsupported, z3.Z3Exception):
         return None
-    derived = predicate_from_formula(phi, [row])
+    derived = predicate_from_formula(phi, [row], budget.slice_ms(FORMULA_MS))
     exposed = nan.exposed_arguments([substituted], derived) if derived is not None else ()
     if len(exposed) == 1 and nan.pandas_only([whole], exposed[0]):
-        # a pandas UDF sees NaN as NULL: NaN rows get what the NULL row gets (verify/nan.py)
+        # a pandas UDF sees NaN as NULL: NaN rows get what the NULL row gets (symbolic/nan.py)
         on_null = _readable(X.substitute(derived, {exposed[0]: X.Lit(None, X.dtype_of(exposed[0]))}),
-                            simplify=True)
+                            budget, simplify=True)
         return nan.nan_as_null(derived, exposed[0], on_null)
-    # read from a UDF body over a double: rows where it is NaN stay (verify/nan.py)
+    # read from a UDF body over a double: rows where it is NaN stay (symbolic/nan.py)
     return nan.keep_nan_rows(derived, exposed) if exposed else derived
 
 
-def _through_join(op: P.InnerJoin, f: X.Expr) -> Iterator[Candidate]:
+def through_join(op: P.InnerJoin, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
     left_cols, right_cols = set(op.left.output), set(op.right.output)
     left, right, mixed = [], [], []
     for c in X.conjuncts(f):
@@ -189,7 +162,7 @@ def implied_on(e: X.Expr, cols: set[X.Col]) -> X.Expr | None:
     return None
 
 
-def _through_aggregate(op: P.Aggregate, f: X.Expr) -> Iterator[Candidate]:
+def through_aggregate(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
     """Key conjuncts rewritten onto the keys; aggregate conjuncts with each aggregate replaced
     by its argument (`max(x) > 3` gives `x > 3`), which only the verifier can accept or refuse."""
     mapping = {col: e for col, e in op.outputs}
@@ -201,7 +174,7 @@ def _through_aggregate(op: P.Aggregate, f: X.Expr) -> Iterator[Candidate]:
             on_keys.append(substituted)
         elif all(a.arg is not None for a in aggs):
             per_row = X.transform(substituted, lambda n: n.arg if isinstance(n, X.Agg) else None)
-            on_rows.append(_readable(per_row))
+            on_rows.append(_readable(per_row, budget))
     if on_keys and on_rows:
         yield Candidate((X.and_(*on_keys, *on_rows),), "group-key conjuncts and aggregate arguments")
     if on_rows and not on_keys:
@@ -210,7 +183,7 @@ def _through_aggregate(op: P.Aggregate, f: X.Expr) -> Iterator[Candidate]:
         yield Candidate((X.and_(*on_keys),), "the late filter's conjuncts on group keys")
 
 
-def _through_unpivot(op: P.Expand, f: X.Expr) -> Iterator[Candidate]:
+def through_unpivot(op: P.Expand, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
     """F rewritten once per made row (paper, Section 4.4.1: a column that maps to several input
     columns gives one component per column): the same predicate for every row is the late
     filter itself below the unpivot; otherwise "any made row passes", a superset candidate."""
@@ -222,7 +195,7 @@ def _through_unpivot(op: P.Expand, f: X.Expr) -> Iterator[Candidate]:
     # the name column becomes a literal per row: fold `'v2005' = 'v2006'` and the like
     per_row = []
     for e in substituted:
-        folded = _readable(e, simplify=True) if _has_constant_part(e) else e
+        folded = _readable(e, budget, simplify=True) if _has_constant_part(e) else e
         if folded not in per_row:
             per_row.append(folded)
     if len(per_row) == 1:
@@ -238,7 +211,7 @@ def _has_constant_part(e: X.Expr) -> bool:
     return any(not isinstance(n, X.Lit) and not X.columns(n) for n in X.walk(e))
 
 
-def _readable(e: X.Expr, simplify: bool = False) -> X.Expr:
+def _readable(e: X.Expr, budget: Budget, simplify: bool = False) -> X.Expr:
     """A CASE inside a comparison (conditional aggregates) read back as plain conditions."""
     if not simplify and not any(isinstance(n, X.Case) for n in X.walk(e)):
         return e
@@ -247,12 +220,12 @@ def _readable(e: X.Expr, simplify: bool = False) -> X.Expr:
         phi = truth(Evaluator().eval(e, row))
     except (Unsupported, z3.Z3Exception):
         return e
-    return predicate_from_formula(phi, [row]) or e
+    return predicate_from_formula(phi, [row], budget.slice_ms(FORMULA_MS)) or e
 
 
-def _through_outer_join(op: P.OuterJoin, f: X.Expr) -> Iterator[Candidate]:
+def through_outer_join(op: P.OuterJoin, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
     """Each input's conjuncts, both inputs first; the verifier decides which side may take them."""
-    split = next(_through_join(P.InnerJoin(op.left, op.right, op.condition), f), None)
+    split = next(through_join(P.InnerJoin(op.left, op.right, op.condition), f, budget), None)
     if split is None:
         return
     gl, gr = split.predicates
@@ -264,7 +237,7 @@ def _through_outer_join(op: P.OuterJoin, f: X.Expr) -> Iterator[Candidate]:
         yield Candidate((None, gr), "the late filter's conjuncts on the right input")
 
 
-def _through_full_outer_join(op: P.OuterJoin, f: X.Expr) -> Iterator[Candidate]:
+def through_full_outer_join(op: P.OuterJoin, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
     """F on each input's NULL-padded row (the other input's columns NULL), then each input's
     conjuncts. A row F keeps is either matched or padded; the padded form is what reads a
     filter on the coalesced key (`coalesce(a.k, b.k) > 3`) as `a.k > 3` and `b.k > 3`."""
@@ -272,7 +245,7 @@ def _through_full_outer_join(op: P.OuterJoin, f: X.Expr) -> Iterator[Candidate]:
     gr = _padded_conjuncts(f, op.left.output, op.right.output)
     seen = []
     found = [((gl, gr), "the late filter on each input's NULL-padded row"),
-             *((c.predicates, c.how) for c in _through_outer_join(op, f)),
+             *((c.predicates, c.how) for c in through_outer_join(op, f, budget)),
              ((gl, None), "the late filter on the left input's NULL-padded row"),
              ((None, gr), "the late filter on the right input's NULL-padded row")]
     for pair, how in found:
@@ -290,3 +263,11 @@ def _padded_conjuncts(f: X.Expr, nulled: tuple[X.Col, ...], kept: tuple[X.Col, .
         if padded not in (X.TRUE, X.FALSE) and X.columns(padded) and X.columns(padded) <= set(kept):
             parts.append(padded)
     return X.and_(*parts) if parts else None
+
+
+def through_row_to_row(op: P.Plan, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
+    """Filter, Reorder or Project: the operators a row-by-row pandas body is made of."""
+    if isinstance(op, P.Project):
+        yield from through_project(op, f, budget)
+    else:
+        yield from through_row_selection(op, f, budget)

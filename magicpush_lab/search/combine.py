@@ -32,9 +32,10 @@ from typing import Iterator
 
 import z3
 
+from magicpush_lab.budget import Budget
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.search.formula import _first_term_ite, predicate_from_formula
+from magicpush_lab.search.formula import FORMULA_MS, first_term_ite, predicate_from_formula
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op, op_expressions
 from magicpush_lab.symbolic.table import SymbolicRow, domain
@@ -49,6 +50,7 @@ class Limits:
     max_disjuncts: int = 3  # conjunctions per candidate
     max_checks: int = 3000  # solver checks spent on ordering and pruning
     check_ms: int = 200  # per check; a time-out counts as "not shown", never as a proof
+    seconds: float = 2.0  # per operator, of the user's budget, when the shortcut candidates fail
 
 
 @dataclass(frozen=True)
@@ -58,14 +60,14 @@ class Combined:
     may_be_equivalent: bool  # every disjunct implies the one-row keep condition
 
 
-def op_components(op: P.Plan) -> list[X.Expr]:
+def op_components(op: P.Plan, budget: Budget) -> list[X.Expr]:
     """Branch conditions of the Python UDFs `op` evaluates, each followed by its negation, over
     `op`'s input columns; for a Filter, its own condition's conjuncts.
 
     >>> v = X.Col("v", 1, "int")
     >>> src = "def f(v):\\n    if v is None:\\n        return 0\\n    return 1 if v > 5 else 2\\n"
     >>> op = P.Project(P.Source("t", (v,)), ((X.Col("w", 2, "int"), X.PyUdf("f", (v,), "int", src)),))
-    >>> [str(c) for c in op_components(op)]
+    >>> [str(c) for c in op_components(op, Budget())]
     ['v IS NULL', 'v IS NOT NULL', 'v > 5', 'v <= 5']
     """
     from magicpush_lab.symbolic.python_udf import branch_tests
@@ -87,7 +89,7 @@ def op_components(op: P.Plan) -> list[X.Expr]:
                 continue
             for test in tests:
                 for phi in (test, z3.Not(test)):
-                    g = predicate_from_formula(phi, [row])
+                    g = predicate_from_formula(phi, [row], budget.slice_ms(FORMULA_MS))
                     if g is not None and g not in (X.TRUE, X.FALSE):
                         found.append(g)
     return _unique(found)
@@ -109,16 +111,17 @@ def conjunctions(components: list[X.Expr], max_literals: int) -> list[tuple[X.Ex
     return found
 
 
-def combined_candidates(op: P.Plan, f: X.Expr, components: list[X.Expr], limits: Limits = Limits(),
-                        deadline: float | None = None) -> Iterator[Combined]:
+def combined_candidates(op: P.Plan, f: X.Expr, components: list[X.Expr], budget: Budget,
+                        limits: Limits = Limits()) -> Iterator[Combined]:
     """Disjunctions of conjunctions of `components` that may be a correct G for `f` above `op`:
     first those whose every disjunct implies the keep condition (possible equivalences), then
     the other covers, each group with fewer disjuncts first. Nothing for operators other than
-    row-to-row ones, whose one-row semantics the pruning needs."""
+    row-to-row ones, whose one-row semantics the pruning needs. The enumeration stops when the
+    budget is spent or after `limits.seconds` of it, counted from the first candidate asked for."""
     if not isinstance(op, ROW_OPS) or not components:
         return
     try:
-        search = _CoverSearch(op, f, components, limits, deadline)
+        search = _CoverSearch(op, f, components, limits, budget)
     except (Unsupported, z3.Z3Exception):
         return
     seen: set[frozenset[int]] = set()
@@ -138,8 +141,9 @@ class _CoverSearch:
     candidate disjunctions checked against it incrementally."""
 
     def __init__(self, op: P.Plan, f: X.Expr, components: list[X.Expr], limits: Limits,
-                 deadline: float | None) -> None:
-        self.limits, self.deadline, self.checks = limits, deadline, 0
+                 budget: Budget) -> None:
+        self.limits, self.budget, self.checks = limits, budget, 0
+        self.deadline = budget.deadline(limits.seconds)
         row, ev = SymbolicRow("in0"), Evaluator()
         out = apply_op(op, [row], ev)
         keep = z3.And(out.exists, truth(ev.eval(f, out)), z3.Not(ev.error()))  # f's own errors included
@@ -162,10 +166,10 @@ class _CoverSearch:
         self.conjs = [tuple(index[c] for c in combo) for combo in conjunctions(components, limits.max_literals)]
         self.truth = [z3.And(*(truths[i] for i in c)) for c in self.conjs]
         self.kept = z3.Solver()  # rows the original keeps
-        self.kept.set("timeout", limits.check_ms)
+        self.kept.set("timeout", budget.slice_ms(limits.check_ms))
         self.kept.add(facts, keep)
         self.dropped = z3.Solver()  # rows the original drops
-        self.dropped.set("timeout", limits.check_ms)
+        self.dropped.set("timeout", budget.slice_ms(limits.check_ms))
         # rows the operator passes on and the late filter drops, without raising: a candidate
         # must drop some of them to be worth anything. Dropping rows the operator drops itself
         # (a Filter's own condition) gains nothing; dropping rows the original fails on only
@@ -176,8 +180,7 @@ class _CoverSearch:
         self._inside: dict[int, bool] = {}
 
     def spent(self) -> bool:
-        return self.checks >= self.limits.max_checks or \
-            (self.deadline is not None and time.monotonic() > self.deadline)
+        return self.checks >= self.limits.max_checks or self.budget.spent or time.monotonic() > self.deadline
 
     def implies_keep(self, i: int) -> bool:
         """Conjunction i holds on no row the operator passes and the late filter drops. Dropped
@@ -275,7 +278,7 @@ class _Skeleton:
             return z3.If(self.of(f.arg(0)), self.of(f.arg(1)), self.of(f.arg(2)))
         if z3.is_eq(f) and z3.is_bool(f.arg(0)):
             return self.of(f.arg(0)) == self.of(f.arg(1))
-        ite = _first_term_ite(f)
+        ite = first_term_ite(f)
         if ite is not None:
             c, a, b = ite.children()
             return z3.If(self.of(c), self.of(z3.substitute(f, (ite, a))), self.of(z3.substitute(f, (ite, b))))

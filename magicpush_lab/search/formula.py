@@ -21,9 +21,11 @@ import z3
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.symbolic.table import SymbolicRow
-from magicpush_lab.verify.solver import satisfiable
+from magicpush_lab.symbolic.solver import satisfiable
 
 MAX_DISJUNCTS = 64
+#: reading a formula back as SQL: its simplification is for readability only, so it stays short
+FORMULA_MS = 500
 Literal = z3.BoolRef
 Conj = tuple[Literal, ...]
 
@@ -33,7 +35,7 @@ class NotExpressible(Exception):
 
 
 def predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow],
-                           timeout_ms: int = 500) -> X.Expr | None:
+                           timeout_ms: int = FORMULA_MS) -> X.Expr | None:
     """A SQL predicate whose truth on an input row is `phi`, or None if none is found."""
     symbols = _symbol_table(rows)
     pre = z3.Then(z3.With("simplify", arith_lhs=True), "ctx-simplify")
@@ -95,7 +97,7 @@ def _dnf(f: z3.BoolRef, positive: bool) -> list[Conj] | None:
     if z3.is_implies(f):
         a, b = f.children()
         return _dnf(z3.Or(z3.Not(a), b), positive)
-    ite = _first_term_ite(f)
+    ite = first_term_ite(f)
     if ite is not None:
         c, a, b = ite.children()
         lifted = z3.If(c, z3.substitute(f, (ite, a)), z3.substitute(f, (ite, b)))
@@ -118,11 +120,11 @@ def _union(parts: list[list[Conj]]) -> list[Conj] | None:
     return out if len(out) <= MAX_DISJUNCTS else None
 
 
-def _first_term_ite(f: z3.ExprRef) -> z3.ExprRef | None:
+def first_term_ite(f: z3.ExprRef) -> z3.ExprRef | None:
     for child in f.children():
         if z3.is_app_of(child, z3.Z3_OP_ITE) and not z3.is_bool(child):
             return child
-        found = _first_term_ite(child)
+        found = first_term_ite(child)
         if found is not None:
             return found
     return None

@@ -16,20 +16,21 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from magicpush_lab.budget import Budget
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL
-from magicpush_lab.search.candidates import Candidate
+from magicpush_lab.search.candidate import Candidate
 from magicpush_lab.symbolic.python_udf import parse_udf
 from magicpush_lab.symbolic.values import Unsupported
-from magicpush_lab.verify import nan
+from magicpush_lab.symbolic import nan
 
 _CMP = {ast.Eq: "=", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 
 
-def candidates(op: P.RowIterPipeline, f: X.Expr) -> Iterator[Candidate]:
+def candidates(op: P.RowIterPipeline, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
     """Most selective first: both inputs, then the left input alone, then the collected table alone."""
     try:
         fn = parse_udf(op.udf.source or "")

@@ -29,19 +29,16 @@ from typing import Iterator
 import z3
 
 from magicpush_lab.ir import expr as X
-from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
+from magicpush_lab.ir.types import (FRACTIONAL, INTEGER_BITS, INTEGER_RANK, INTEGRAL, MAX_DECIMAL_PRECISION,
+                                    is_decimal, operand_decimal)
 from magicpush_lab.symbolic.encode import Evaluator, truth
+from magicpush_lab.symbolic.numeric import common_decimal, integer_arithmetic, numeric_type, stays_in_type
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
-from magicpush_lab.verify.solver import prove
+from magicpush_lab.symbolic.solver import prove
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "!=": "!="}
 _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}
-_BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
-_RANK = {"byte": 0, "short": 1, "int": 2, "long": 3}
-# the decimal type Spark gives an integer operand of decimal arithmetic
-_INT_AS_DECIMAL = {"byte": (3, 0), "short": (5, 0), "int": (10, 0), "long": (20, 0)}
-_MAX_PRECISION = 38
 # a when-chain's form grows with the square of its branches: long chains are left alone
 _MAX_BRANCHES = 8
 
@@ -100,7 +97,7 @@ def keeps_rows(original: X.Expr, form: X.Expr, timeout_ms: int = 500) -> bool:
     try:
         row, ev = SymbolicRow("s"), Evaluator()
         same = truth(ev.eval(original, row)) == truth(ev.eval(form, row))
-        in_range = [_fits(ev, node, row) for e in (original, form) for node in _integer_arithmetic(e)]
+        in_range = [stays_in_type(ev, node, row) for e in (original, form) for node in integer_arithmetic(e)]
         never_fails = z3.Not(z3.Or(ev.error(), ev.cast_failure()))
     except (Unsupported, z3.Z3Exception):
         return False
@@ -124,80 +121,15 @@ def _inexact(e: X.Expr) -> str:
         if isinstance(node, X.Arith):
             if node.op not in ("+", "-", "*"):
                 return f"{node.op} by zero raises under ANSI mode"
-            kind = _numeric_type(node)
+            kind = numeric_type(node)
             if kind is None or kind in FRACTIONAL:
                 return "double arithmetic rounds" if kind in FRACTIONAL else f"cannot type {node}"
-        elif isinstance(node, X.Neg) and _numeric_type(node) is None:
+        elif isinstance(node, X.Neg) and numeric_type(node) is None:
             return f"cannot type {node}"
-        elif isinstance(node, X.Cmp) and any(_is_decimal(_numeric_type(x)) for x in (node.left, node.right)):
-            if _common_decimal(_numeric_type(node.left), _numeric_type(node.right)) is None:
-                return f"{node} compares past {_MAX_PRECISION} digits"
+        elif isinstance(node, X.Cmp) and any(is_decimal(numeric_type(x)) for x in (node.left, node.right)):
+            if common_decimal(numeric_type(node.left), numeric_type(node.right)) is None:
+                return f"{node} compares past {MAX_DECIMAL_PRECISION} digits"
     return ""
-
-
-def _numeric_type(e: X.Expr) -> str | None:
-    """Spark's result type of a numeric expression, computed from its operands (the plan's
-    own type of a decimal sum is not always recorded), or None when it cannot be told
-    or a decimal result needs more than 38 digits (Spark would round it).
-
-    >>> m = X.Col("m", 1, "decimal(10,2)")
-    >>> _numeric_type(X.Arith("+", m, X.Cast(X.Lit(1, "int"), "decimal(1,0)")))
-    'decimal(11,2)'
-    >>> _numeric_type(X.Arith("*", X.Col("s", 2, "short"), X.Lit(2, "int")))
-    'int'
-    """
-    if isinstance(e, X.Neg):
-        return _numeric_type(e.arg)
-    if not isinstance(e, X.Arith):
-        t = X.dtype_of(e)
-        return t if t in INTEGRAL or t in FRACTIONAL or _is_decimal(t) else None
-    left, right = _numeric_type(e.left), _numeric_type(e.right)
-    if left is None or right is None:
-        return None
-    if left in FRACTIONAL or right in FRACTIONAL:
-        return "double"
-    if left in INTEGRAL and right in INTEGRAL:
-        return max(left, right, key=_RANK.__getitem__)
-    (p1, s1), (p2, s2) = _decimal_shape(left), _decimal_shape(right)
-    if e.op == "*":
-        p, s = p1 + p2 + 1, s1 + s2
-    else:
-        s = max(s1, s2)
-        p = s + max(p1 - s1, p2 - s2) + 1
-    return f"decimal({p},{s})" if p <= _MAX_PRECISION else None
-
-
-def _is_decimal(t: str | None) -> bool:
-    return t is not None and t.startswith("decimal(")
-
-
-def _decimal_shape(t: str) -> tuple[int, int]:
-    if t in _INT_AS_DECIMAL:
-        return _INT_AS_DECIMAL[t]
-    p, s = t[len("decimal("):-1].split(",")
-    return int(p), int(s)
-
-
-def _common_decimal(a: str | None, b: str | None) -> str | None:
-    """The decimal type two sides of a comparison are widened to, if it has at most 38 digits
-    (a literal of an integer type counts as the digits it has)."""
-    if a is None or b is None or a in FRACTIONAL or b in FRACTIONAL:
-        return None
-    (p1, s1), (p2, s2) = _decimal_shape(a), _decimal_shape(b)
-    s = max(s1, s2)
-    p = s + max(p1 - s1, p2 - s2)
-    return f"decimal({p},{s})" if p <= _MAX_PRECISION else None
-
-
-def _integer_arithmetic(e: X.Expr) -> list[X.Expr]:
-    return [n for n in X.walk(e) if isinstance(n, (X.Arith, X.Neg)) and _numeric_type(n) in INTEGRAL]
-
-
-def _fits(ev: Evaluator, node: X.Expr, row: SymbolicRow) -> z3.BoolRef:
-    """The (mathematical) value of an integer node stays inside its Spark type."""
-    bits = _BITS[_numeric_type(node)]  # type: ignore[index]
-    cell = ev.eval(node, row)
-    return z3.Implies(cell.notnull, z3.And(cell.value >= -(2 ** (bits - 1)), cell.value < 2 ** (bits - 1)))
 
 
 # -- year(d) <op> Y as a date range
@@ -271,7 +203,7 @@ def _solved(c: X.Expr) -> X.Expr | None:
     bound = (k - b) / a
     if col.dtype in INTEGRAL:
         return _integer_bound(col, op, bound)
-    if _is_decimal(col.dtype):
+    if is_decimal(col.dtype):
         lit = _decimal_literal(bound)
         return None if lit is None else X.Cmp(op, col, lit)
     return None  # a double column: the model's reals are not its rounding arithmetic
@@ -283,7 +215,7 @@ def _linear(e: X.Expr) -> tuple[X.Col | None, Fraction, Fraction] | None:
     if k is not None:
         return None, Fraction(0), k
     if isinstance(e, X.Col):
-        ok = e.dtype in INTEGRAL or _is_decimal(e.dtype)
+        ok = e.dtype in INTEGRAL or is_decimal(e.dtype)
         return (e, Fraction(1), Fraction(0)) if ok else None
     if isinstance(e, X.Cast) and isinstance(e.arg, X.Col) and _widens(e.arg.dtype, e.dtype):
         return _linear(e.arg)
@@ -308,9 +240,9 @@ def _widens(src: str, target: str) -> bool:
     """A cast that keeps every value: a wider integer type, or a decimal with room on both
     sides of the point."""
     if src in INTEGRAL and target in INTEGRAL:
-        return _RANK[src] <= _RANK[target]
-    if (src in INTEGRAL or _is_decimal(src)) and _is_decimal(target):
-        (p1, s1), (p2, s2) = _decimal_shape(src), _decimal_shape(target)
+        return INTEGER_RANK[src] <= INTEGER_RANK[target]
+    if (src in INTEGRAL or is_decimal(src)) and is_decimal(target):
+        (p1, s1), (p2, s2) = operand_decimal(src), operand_decimal(target)
         return p2 - s2 >= p1 - s1 and s2 >= s1
     return False
 
@@ -329,7 +261,7 @@ def _constant(e: X.Expr) -> Fraction | None:
             return None
         if isinstance(v, int) and e.dtype in INTEGRAL:
             return Fraction(v)
-        if isinstance(v, (int, float, str)) and _is_decimal(e.dtype):
+        if isinstance(v, (int, float, str)) and is_decimal(e.dtype):
             try:
                 return Fraction(repr(v) if isinstance(v, float) else str(v))
             except ValueError:
@@ -340,10 +272,10 @@ def _constant(e: X.Expr) -> Fraction | None:
         if inner is None:
             return None
         if e.dtype in INTEGRAL:
-            bits = _BITS[e.dtype]
+            bits = INTEGER_BITS[e.dtype]
             return inner if inner.denominator == 1 and -(2 ** (bits - 1)) <= inner < 2 ** (bits - 1) else None
-        if _is_decimal(e.dtype):
-            p, s = _decimal_shape(e.dtype)
+        if is_decimal(e.dtype):
+            p, s = operand_decimal(e.dtype)
             return inner if (inner * 10 ** s).denominator == 1 and abs(inner) < 10 ** (p - s) else None
     return None
 
@@ -356,7 +288,7 @@ def _fold_constants(e: X.Expr) -> X.Expr:
     "'201.5'"
     """
     def fold(node: X.Expr) -> X.Expr | None:
-        if isinstance(node, X.Cast) and _is_decimal(node.dtype):
+        if isinstance(node, X.Cast) and is_decimal(node.dtype):
             value = _constant(node)
             lit = None if value is None else _decimal_literal(value)
             return lit
@@ -388,12 +320,12 @@ def _decimal_literal(v: Fraction) -> X.Lit | None:
     """
     if v.denominator == 1 and -(2 ** 31) <= v < 2 ** 31:
         return X.Lit(int(v), "int")
-    scale = next((s for s in range(_MAX_PRECISION + 1) if (v * 10 ** s).denominator == 1), None)
+    scale = next((s for s in range(MAX_DECIMAL_PRECISION + 1) if (v * 10 ** s).denominator == 1), None)
     if scale is None:
         return None
     digits = abs(int(v * 10 ** scale))
     precision = max(len(str(digits)), scale + 1)
-    if precision > _MAX_PRECISION:
+    if precision > MAX_DECIMAL_PRECISION:
         return None
     sign = "-" if v < 0 else ""
     text = str(digits).rjust(scale + 1, "0")

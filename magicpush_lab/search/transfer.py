@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import z3
 
+from magicpush_lab.budget import Budget
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.search.formula import predicate_from_formula
+from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.symbolic.values import Unsupported
 
-TIMEOUT_MS = 150
+#: quantifier elimination, per transfer: it either answers fast or not usefully
+QE_MS = 150
 
 
-def transferred(op: P.InnerJoin, side: int, on_other: X.Expr) -> X.Expr | None:
+def transferred(op: P.InnerJoin, side: int, on_other: X.Expr, budget: Budget) -> X.Expr | None:
     """The predicate on input `side` implied by `on_other` (a filter on the other input) and the
     join condition, or None when quantifier elimination does not give one it can read back."""
     rows = [SymbolicRow("tl"), SymbolicRow("tr")]
@@ -43,7 +45,7 @@ def transferred(op: P.InnerJoin, side: int, on_other: X.Expr) -> X.Expr | None:
     try:
         goal = z3.Goal()
         goal.add(z3.Exists(bound, phi))
-        result = z3.TryFor(z3.Then("qe", "simplify"), TIMEOUT_MS)(goal)
+        result = z3.TryFor(z3.Then("qe", "simplify"), budget.slice_ms(QE_MS))(goal)
     except z3.Z3Exception:
         return None
     if len(result) != 1:
@@ -52,7 +54,7 @@ def transferred(op: P.InnerJoin, side: int, on_other: X.Expr) -> X.Expr | None:
     if _mentions(formula, bound) or z3.is_true(z3.simplify(formula)):
         return None
     try:
-        g = predicate_from_formula(formula, [rows[side]])
+        g = predicate_from_formula(formula, [rows[side]], budget.slice_ms(FORMULA_MS))
     except z3.Z3Exception:
         return None  # a formula the reader cannot take apart: no candidate, nothing lost
     if g is None or all(isinstance(c, X.IsNotNull) for c in X.conjuncts(g)):
@@ -84,9 +86,10 @@ def _subterms(f: z3.ExprRef):
         todo.extend(e.children())
 
 
-def extra_predicates(op: P.InnerJoin, chosen: tuple[X.Expr | None, ...]) -> tuple[X.Expr | None, ...]:
+def extra_predicates(op: P.InnerJoin, chosen: tuple[X.Expr | None, ...],
+                     budget: Budget) -> tuple[X.Expr | None, ...]:
     """For each input the chosen candidate leaves without a predicate, what the other input's
     predicate transfers to it through the join condition (None where nothing is found)."""
     left, right = chosen
-    return (transferred(op, 0, right) if left is None and right is not None else None,
-            transferred(op, 1, left) if right is None and left is not None else None)
+    return (transferred(op, 0, right, budget) if left is None and right is not None else None,
+            transferred(op, 1, left, budget) if right is None and left is not None else None)

@@ -1,11 +1,11 @@
-"""Row counts measured on the notebook's live kernel.
+"""The server's client of the notebook's live kernel: row counts and run times measured there.
 
 The counts must come from the SparkSession the notebook uses, which lives in
 the kernel process. The server sends one silent execute request whose only
 work is a user expression calling `magicpush_lab.kernel.measure_bundle` (built
 by `magicpush_lab.protocol.measure_expression`, which passes the requests as a
 string literal made by `json.dumps`); no notebook code runs in the server
-process.
+process. What to ask and how to read the answer into suggestions is assist.py's.
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ import inspect
 import json
 import time
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 from magicpush_lab.protocol import MEASURE_MIME, RUNTIME_MIME, measure_expression, runtime_expression
-from magicpush_lab.suggestion import Suggestion, measure_request, with_measurement
+from magicpush_lab.suggestion import Suggestion
 
 #: Counting rows runs Spark jobs and may wait behind a cell that is still running.
 DEFAULT_TIMEOUT = 300.0
@@ -31,25 +30,6 @@ class MeasureError(Exception):
 
 class KernelDied(MeasureError):
     """The kernel is dead, or died (or was restarted) while measuring."""
-
-
-@dataclass(frozen=True)
-class MeasureOutcome:
-    suggestions: tuple[Suggestion, ...]
-    errors: tuple[str, ...]
-
-
-def measure_requests(
-    suggestions: Sequence[Suggestion], time_limit: float | None = None, sample_fraction: float | None = None
-) -> list[dict[str, Any]]:
-    """The kernel's measure requests; `time_limit` bounds each exact count (then a `sample_fraction`
-    share of the rows is counted instead)."""
-    requests = [measure_request(s) for s in suggestions]
-    if time_limit is not None:
-        requests = [{**r, "time_limit": time_limit} for r in requests]
-    if sample_fraction is not None:
-        requests = [{**r, "sample_fraction": sample_fraction} for r in requests]
-    return requests
 
 
 def _expression_error(result: dict[str, Any]) -> str:
@@ -156,67 +136,19 @@ def _parse_reply(content: dict[str, Any], expected: int) -> list[dict[str, Any]]
     return payload
 
 
-def apply_measurements(
-    suggestions: Sequence[Suggestion], measurements: Sequence[dict[str, Any]]
-) -> MeasureOutcome:
-    """Attach row counts to suggestions; a failed measurement leaves its suggestion unmeasured.
-
-    >>> from magicpush_lab.suggestion import Suggestion
-    >>> s = Suggestion("df", "F.col('v') > 1", "equivalent", (), (), 0, {})
-    >>> out = apply_measurements([s, s], [{"rows_before": 1000, "rows_after": 4, "estimated": False},
-    ...                                  {"error": "no session"}])
-    >>> out.suggestions[0].row_reduction, out.suggestions[1].rows_before, out.errors
-    (0.996, None, ("df: F.col('v') > 1: no session",))
-    """
-    measured: list[Suggestion] = []
-    errors: list[str] = []
-    for suggestion, m in zip(suggestions, measurements):
-        label = f"{suggestion.source}: {suggestion.predicate}"
-        if not isinstance(m, dict):
-            errors.append(f"{label}: malformed measurement {m!r:.100}")
-            measured.append(suggestion)
-            continue
-        if not isinstance(m.get("scan_filters"), dict):
-            m = {k: v for k, v in m.items() if k != "scan_filters"}
-        suggestion = with_measurement(suggestion, m)
-        if "error" in m:
-            errors.append(f"{label}: {m['error']}")
-            measured.append(suggestion)
-        else:
-            try:
-                before, after = m["rows_before"], m["rows_after"]
-                if not all(isinstance(n, int) and not isinstance(n, bool) for n in (before, after)):
-                    raise TypeError("row counts must be integers")
-                measured.append(suggestion.measured(before, after, bool(m.get("estimated", False))))
-            except (KeyError, TypeError) as err:
-                errors.append(f"{label}: malformed measurement ({err})")
-                measured.append(suggestion)
-    return MeasureOutcome(tuple(measured), tuple(errors))
-
-
-async def measure_on_kernel(
-    kernel_manager: Any,
-    kernel_id: str,
-    suggestions: Sequence[Suggestion],
-    timeout: float = DEFAULT_TIMEOUT,
-    time_limit: float | None = None,
-    sample_fraction: float | None = None,
-) -> MeasureOutcome:
-    """Measure every suggestion's rows before/after on the live kernel `kernel_id`.
-
-    Raises MeasureError when the kernel cannot measure at all; per-suggestion
-    failures are reported in the outcome's errors instead. `time_limit` (seconds) bounds
-    the exact counts; past it the kernel estimates them on a sample.
-    """
-    if not suggestions:
-        return MeasureOutcome((), ())
+async def measure_on_kernel(kernel_manager: Any, kernel_id: str, requests: Sequence[dict[str, Any]],
+                            timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
+    """The live kernel `kernel_id`'s measurement of each request (assist.measure_requests): one
+    measurement or {"error": ...} per request. Raises MeasureError when the kernel cannot
+    measure at all (KernelDied when it is dead or died meanwhile)."""
+    if not requests:
+        return []
     if kernel_id not in kernel_manager:
         # the kernel was shut down while the optimizer ran
         raise MeasureError(f"kernel {kernel_id} is no longer running")
-    requests = measure_requests(suggestions, time_limit, sample_fraction)
     kernel = kernel_manager.get_kernel(kernel_id)
-    content = await _ask_kernel(kernel_id, kernel, measure_expression(requests), timeout)
-    return apply_measurements(suggestions, _parse_reply(content, len(requests)))
+    content = await _ask_kernel(kernel_id, kernel, measure_expression(list(requests)), timeout)
+    return _parse_reply(content, len(requests))
 
 
 #: What the kernel's runtime answer carries (kernel/bundles.runtime_result).

@@ -16,15 +16,17 @@ import functools
 import importlib
 import json
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 import tornado.web
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
 from magicpush_lab import __version__
+from magicpush_lab.assist import (Measurer, apply_measurements, measure_requests, optimize_and_measure,
+                                  replay_and_optimize)
+from magicpush_lab.budget import DEFAULT_SECONDS, Budget
 from magicpush_lab.capture.trace import Trace
-from magicpush_lab.pushdown import Budget
 from magicpush_lab.server.kernel_measure import (
     DEFAULT_TIMEOUT,
     KernelDied,
@@ -45,11 +47,14 @@ from magicpush_lab.server.validation import (
 )
 
 ROUTE_PREFIX = "magicpush-lab"
-DEFAULT_BUDGET = 10.0  # seconds of search and proof when the request names none
 
 # Search and Z3 are CPU-bound: run them off the tornado event loop, one
 # optimization at a time so that concurrent requests do not starve the server.
 _OPTIMIZER_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="magicpush-optimize")
+
+# An optimize request's thread waits for the optimizer pool, then for its kernel's row counts:
+# waiting threads of their own, so that measuring never holds up the next optimization.
+_REQUEST_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="magicpush-request")
 
 # Replays wait on a kernel for minutes: their own threads, so that they never hold up the
 # optimizer pool (their optimization step still goes through it).
@@ -100,29 +105,30 @@ class HealthHandler(BaseHandler):
         )
 
 
-def _optimize(request: OptimizeRequest, budget: Budget) -> dict[str, Any]:
-    """Run the engine (in a worker thread) and return its result object."""
-    from magicpush_lab.pipeline import optimize_trace
+def _on_optimizer_thread(optimize: Callable[[], Any]) -> Any:
+    """Run the optimizer in the one optimizer thread, queued behind the other requests."""
+    return _OPTIMIZER_POOL.submit(optimize).result()
 
+
+def _optimize(request: OptimizeRequest, budget: Budget, measurer: Measurer | None) -> Any:
+    """Optimize and measure (assist.optimize_and_measure), from a request thread."""
     try:
         trace = Trace.from_json(request.trace)
     except ValueError as err:
         raise RequestError(f"invalid trace: {err}", kind="invalid_trace") from err
     cells = [cell.source for cell in request.cells] if request.cells else None
     ids = [cell.id for cell in request.cells] if request.cells else None
-    return optimize_trace(trace, cells, cell_ids=ids, all_pipelines=request.all_pipelines, budget=budget)
+    return optimize_and_measure(trace, cells, budget, measurer, cell_ids=ids, all_pipelines=request.all_pipelines,
+                                time_limit=request.measure_time_limit, run=_on_optimizer_thread)
 
 
-async def _measured(kernel_manager: Any, kernel_id: str, suggestions: Any,
-                    time_limit: float | None, sample_fraction: float | None = None) -> tuple[Any, list[str]]:
-    """The suggestions with their rows counted on the kernel, and why some are not; a kernel
-    that cannot measure at all leaves them as they are."""
-    try:
-        outcome = await measure_on_kernel(kernel_manager, kernel_id, suggestions, time_limit=time_limit,
-                                          sample_fraction=sample_fraction)
-    except MeasureError as err:
-        return suggestions, [str(err)]
-    return outcome.suggestions, list(outcome.errors)
+def _kernel_measurer(kernel_manager: Any, kernel_id: str, loop: asyncio.AbstractEventLoop) -> Measurer:
+    """The notebook's kernel as a measurer for a request thread: the kernel client runs on the
+    server's event loop; the thread waits for its answer."""
+    def measure(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return asyncio.run_coroutine_threadsafe(measure_on_kernel(kernel_manager, kernel_id, requests), loop).result()
+
+    return measure
 
 
 def _client_gone(handler: tornado.web.RequestHandler) -> bool:
@@ -146,28 +152,21 @@ class OptimizeHandler(BaseHandler):
                 raise RequestError(
                     f"no running kernel with id {request.kernel_id!r}", status=404, kind="unknown_kernel"
                 )
-            self._budget = Budget(request.time_budget if request.time_budget is not None else DEFAULT_BUDGET)
+            self._budget = Budget(request.time_budget if request.time_budget is not None else DEFAULT_SECONDS)
             loop = asyncio.get_running_loop()
-            result = await loop.run_in_executor(_OPTIMIZER_POOL, _optimize, request, self._budget)
+            measurer = None
+            if request.measure and request.kernel_id is not None:
+                measurer = _kernel_measurer(self.kernel_manager, request.kernel_id, loop)
+            result = await loop.run_in_executor(_REQUEST_POOL, _optimize, request, self._budget, measurer)
         except RequestError as err:
             self.fail(err)
             return
         if _client_gone(self):
             return  # cancelled: nobody to answer
-
-        suggestions = result.suggestions
-        measure_errors: list[str] = []
-        if request.measure and suggestions:
-            if request.kernel_id is None:
-                measure_errors = ["not measured: the request names no kernel to count rows on"]
-            else:
-                suggestions, measure_errors = await _measured(
-                    self.kernel_manager, request.kernel_id, suggestions, request.measure_time_limit)
-
-        result = dataclasses.replace(result, suggestions=tuple(suggestions))
-        body = result.to_json(notebook=request.notebook_path)
-        body["measure_errors"] = measure_errors
-        self.finish(json.dumps(body))
+        if request.measure and request.kernel_id is None and result.suggestions:
+            result = dataclasses.replace(
+                result, measure_errors=("not measured: the request names no kernel to count rows on",))
+        self.finish(json.dumps(result.to_json(notebook=request.notebook_path)))
 
 
 class MeasureHandler(BaseHandler):
@@ -184,9 +183,13 @@ class MeasureHandler(BaseHandler):
         except RequestError as err:
             self.fail(err)
             return
-        suggestions, errors = await _measured(
-            self.kernel_manager, request.kernel_id, request.suggestions, request.measure_time_limit,
-            request.sample_fraction)
+        requests = measure_requests(request.suggestions, request.measure_time_limit, request.sample_fraction)
+        try:
+            measured = apply_measurements(request.suggestions,
+                                          await measure_on_kernel(self.kernel_manager, request.kernel_id, requests))
+            suggestions, errors = measured.suggestions, list(measured.errors)
+        except MeasureError as err:
+            suggestions, errors = tuple(request.suggestions), [str(err)]
         self.finish(json.dumps({"suggestions": [s.to_json() for s in suggestions], "measure_errors": errors}))
 
 
@@ -246,46 +249,26 @@ def _replay_error(err: Any, path: Any, relative: str) -> RequestError:
 
 def _replay(path: Any, request: ReplayRequest) -> dict[str, Any]:
     """Replay the notebook at `path` (in a worker thread), optimize its trace and measure on the
-    replayed kernel; the result object of optimize, with `measure_errors`. The notebook file is
-    only read: Replay runs a copy of it."""
-    from magicpush_lab.capture.replay import Replay, ReplayError, read_document
-    from magicpush_lab.pipeline import optimize_trace
-    from magicpush_lab.server.kernel_measure import apply_measurements, measure_requests
+    replayed kernel (assist.replay_and_optimize); the result object of optimize. The notebook
+    file is only read: Replay runs a copy of it. No answer names a path of the server."""
+    from magicpush_lab.capture.replay import ReplayError
 
+    budget = Budget(request.time_budget if request.time_budget is not None else DEFAULT_SECONDS)
     try:
-        read_document(path)
+        # Z3 runs one optimization at a time: queue behind the optimize requests
+        result = replay_and_optimize(path, budget, timeout=request.timeout, measure=request.measure,
+                                     run=_on_optimizer_thread).result
+    except ReplayError as err:
+        raise _replay_error(err, path, request.path) from None
     except (ValueError, OSError) as err:  # not notebook JSON, unreadable
         raise RequestError(f"cannot read {request.path!r} as a notebook: {_relative(str(err), path, request.path)}",
                            kind="not_a_notebook") from None
-    replay = Replay(path, timeout=request.timeout)
-    try:
-        replay.__enter__()
-    except ReplayError as err:
-        raise _replay_error(err, path, request.path) from None
     except RuntimeError as err:  # the kernel would not start
         raise RequestError(f"cannot start a kernel to replay in: {_relative(str(err), path, request.path)}",
                            status=500, kind="kernel_error") from None
-    try:
-        options: dict[str, Any] = {"cell_ids": replay.notebook_cell_ids}
-        if request.time_budget is not None:
-            options["time_budget"] = request.time_budget
-        # Z3 runs one optimization at a time: queue behind the optimize requests
-        result = _OPTIMIZER_POOL.submit(optimize_trace, replay.trace, replay.notebook_cells, **options).result()
-        measure_errors: list[str] = []
-        if request.measure and result.suggestions:
-            try:
-                outcome = apply_measurements(result.suggestions, replay.measure(measure_requests(result.suggestions)))
-                result = dataclasses.replace(result, suggestions=outcome.suggestions)
-                measure_errors = list(outcome.errors)
-            except Exception as err:  # the kernel died or would not answer: the suggestions stand
-                measure_errors = [f"not measured: {_relative(str(err), path, request.path)}"]
-        if replay.notes:  # the replay order is part of what the suggestions were computed on
-            result = dataclasses.replace(result, notes=tuple(replay.notes) + tuple(result.notes))
-    finally:
-        replay.close()
-    body = result.to_json(notebook=request.path)
-    body["measure_errors"] = measure_errors
-    return body
+    result = dataclasses.replace(result, measure_errors=tuple(_relative(e, path, request.path)
+                                                              for e in result.measure_errors))
+    return result.to_json(notebook=request.path)
 
 
 class ReplayHandler(BaseHandler):

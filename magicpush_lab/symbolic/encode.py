@@ -24,6 +24,7 @@ from fractions import Fraction
 import z3
 
 from magicpush_lab.ir import expr as X
+from magicpush_lab.ir.types import INTEGER_BITS, INTEGER_RANK, decimal_shape
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, fresh, literal, sort_of
 
@@ -164,14 +165,14 @@ class Evaluator:
         folded = _cast_literal(e.arg, e.dtype)
         if folded is not None:
             return folded
-        if src in _RANK and target == z3.RealSort() and not e.dtype.startswith("decimal"):
+        if src in INTEGER_RANK and target == z3.RealSort() and not e.dtype.startswith("decimal"):
             return Cell(z3.ToReal(a.value), a.notnull)
         unknown = self._uninterpreted(f"cast_{e.dtype}", (a,), target, may_be_null=True)
         if not _cast_can_fail(src, e.dtype):
             return unknown
-        if src in _RANK and e.dtype in _RANK:
+        if src in INTEGER_RANK and e.dtype in INTEGER_RANK:
             # integer narrowing: exact where the value fits, unknown (raise, NULL or wrap) where not
-            bits = _BITS[e.dtype]
+            bits = INTEGER_BITS[e.dtype]
             fits = z3.And(a.value >= -(2 ** (bits - 1)), a.value < 2 ** (bits - 1))
             self.cast_failures.append(z3.And(a.notnull, z3.Not(fits)))
             return Cell(z3.If(fits, a.value, unknown.value), z3.If(fits, a.notnull, unknown.notnull))
@@ -338,7 +339,7 @@ def _cast_literal(arg: X.Expr, dtype: str) -> Cell | None:
     value = _constant_number(arg)
     if value is None:
         return None
-    if dtype in _RANK and float(value).is_integer():
+    if dtype in INTEGER_RANK and float(value).is_integer():
         return literal(int(value), dtype)
     if dtype in ("double", "float"):
         return literal(float(value), dtype)
@@ -361,26 +362,16 @@ def _constant_number(e: X.Expr) -> int | float | None:
         inner = _constant_number(e.arg)
         if inner is None:
             return None
-        if e.dtype in _RANK and float(inner).is_integer():
+        if e.dtype in INTEGER_RANK and float(inner).is_integer():
             return int(inner)
         if e.dtype in ("double", "float") or _fits_decimal(inner, e.dtype):
             return inner
     return None
 
 
-def _decimal_shape(dtype: str) -> tuple[int, int] | None:
-    if not dtype.startswith("decimal(") or not dtype.endswith(")"):
-        return None
-    try:
-        precision, scale = (int(x) for x in dtype[len("decimal("):-1].split(","))
-    except ValueError:
-        return None
-    return precision, scale
-
-
 def _fits_decimal(value: int | float, dtype: str) -> bool:
     """Whether `value` is exactly a decimal(p, s): at most s digits after the point, p - s before."""
-    shape = _decimal_shape(dtype)
+    shape = decimal_shape(dtype)
     if shape is None:
         return False
     precision, scale = shape
@@ -415,10 +406,8 @@ def _trunc_div(a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
     return z3.If(z3.And(a < 0, b * q != a), z3.If(b > 0, q + 1, q - 1), q)
 
 
-_RANK = {"byte": 0, "short": 1, "int": 2, "long": 3}
 
 
-_BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
 
 
 def _cast_can_fail(src: str, target: str) -> bool:
@@ -426,12 +415,12 @@ def _cast_can_fail(src: str, target: str) -> bool:
     cast, or an integer to a floating type (decimal targets can overflow)."""
     if target in ("string", src) or _widening(src, target) or src == "boolean":
         return False
-    shape_src, shape_target = _decimal_shape(src), _decimal_shape(target)
+    shape_src, shape_target = decimal_shape(src), decimal_shape(target)
     if shape_src and shape_target:  # more digits on both sides of the point: never overflows
         return not (shape_target[0] - shape_target[1] >= shape_src[0] - shape_src[1] and shape_target[1] >= shape_src[1])
-    if src in _RANK and shape_target:
+    if src in INTEGER_RANK and shape_target:
         return shape_target[0] - shape_target[1] < _DIGITS[src]
-    return not (src in _RANK and target in ("float", "double"))
+    return not (src in INTEGER_RANK and target in ("float", "double"))
 
 
 _DIGITS = {"byte": 3, "short": 5, "int": 10, "long": 19}  # decimal digits of the largest value
@@ -442,4 +431,4 @@ def _safe_name(dtype: str) -> str:
 
 
 def _widening(src: str, target: str) -> bool:
-    return src in _RANK and target in _RANK and _RANK[src] <= _RANK[target]
+    return src in INTEGER_RANK and target in INTEGER_RANK and INTEGER_RANK[src] <= INTEGER_RANK[target]

@@ -58,13 +58,12 @@ from dataclasses import dataclass, field, replace
 
 import z3
 
-from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
+from magicpush_lab.ir.types import FRACTIONAL, INTEGER_BITS, INTEGRAL
 from magicpush_lab.symbolic.python_udf import parse_udf, udf_constants
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, string_value
 
 T = z3.BoolVal(True)
 F = z3.BoolVal(False)
-_BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
 # float64 holds every integer up to this magnitude exactly; beyond it, the float64 form of an
 # integer column (a batch with a NULL) and its integer form (a batch without) part ways
 _EXACT = 2 ** 53
@@ -118,7 +117,7 @@ def interpret_call(source: str, args: tuple[Cell, ...], dtype: str,
     if len(params) != len(args) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
         raise Unsupported("pandas UDF signature does not match its call")
     cell, error, unknown = _read(source, params, body, args, dtype, arg_types)
-    rounded = [_float64_form(a) if _BITS.get(t, 0) > 53 else (a, T) for a, t in zip(args, arg_types)]
+    rounded = [_float64_form(a) if INTEGER_BITS.get(t, 0) > 53 else (a, T) for a, t in zip(args, arg_types)]
     if any(a is not b for (a, _), b in zip(rounded, args)):
         # in a batch with a NULL a long column is float64, which rounds a long beyond 2**53
         # before the body sees it: the element is unknown where some rounding changes the result
@@ -160,7 +159,7 @@ def unreadable_reason(source: str | None, arg_types: tuple[str, ...], dtype: str
     unknown there (it depends on the batch) is refused. A solver time-out refuses too.
     """
     from magicpush_lab.symbolic.values import fresh_cell
-    from magicpush_lab.verify.solver import satisfiable
+    from magicpush_lab.symbolic.solver import satisfiable
 
     if source is None:
         return "the UDF's source was not captured"
@@ -169,8 +168,8 @@ def unreadable_reason(source: str | None, arg_types: tuple[str, ...], dtype: str
         _, _, unknown = interpret_call(source, cells, dtype, arg_types)
     except (Unsupported, SyntaxError, z3.Z3Exception) as err:
         return str(err)
-    ranges = [z3.Implies(c.notnull, z3.And(c.value >= -(2 ** (_BITS[t] - 1)), c.value < 2 ** (_BITS[t] - 1)))
-              for c, t in zip(cells, arg_types) if t in _BITS]
+    ranges = [z3.Implies(c.notnull, z3.And(c.value >= -(2 ** (INTEGER_BITS[t] - 1)), c.value < 2 ** (INTEGER_BITS[t] - 1)))
+              for c, t in zip(cells, arg_types) if t in INTEGER_BITS]
     possible = satisfiable(z3.And(unknown, *ranges), timeout_ms)
     if possible is False:
         return None
@@ -199,10 +198,10 @@ def _is_pandas_udf_decorator(node: ast.expr) -> bool:
 
 def _param(cell: Cell, dtype: str) -> Elem:
     missing = z3.Not(cell.notnull)
-    if dtype in _BITS:
-        return Elem("int", cell.value, missing, "series", _BITS[dtype])
+    if dtype in INTEGER_BITS:
+        return Elem("int", cell.value, missing, "series", INTEGER_BITS[dtype])
     if dtype in FRACTIONAL:
-        # NaN arrives as a missing element too; the model has no NaN, verify/nan.py keeps NaN rows
+        # NaN arrives as a missing element too; the model has no NaN, symbolic/nan.py keeps NaN rows
         return Elem("float", cell.value, missing, "series")
     if dtype == "string":
         return Elem("str", cell.value, missing, "series")
@@ -219,7 +218,7 @@ def _to_column(e: Elem, dtype: str, reading: Reading) -> Cell:
     if dtype in INTEGRAL:
         if e.kind != "int":
             raise Unsupported(f"pandas UDF returns {e.kind} elements for a {dtype} column")
-        bits = _BITS[dtype]
+        bits = INTEGER_BITS[dtype]
         # raises with Arrow's safe check (the default), wraps without it: either way not a value
         reading.unknown_when(z3.And(notnull, z3.Or(e.value < -(2 ** (bits - 1)), e.value >= 2 ** (bits - 1))))
         return Cell(e.value, notnull)

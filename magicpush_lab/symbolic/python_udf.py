@@ -28,13 +28,12 @@ from functools import lru_cache
 
 import z3
 
-from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
+from magicpush_lab.ir.types import FRACTIONAL, INTEGER_BITS, INTEGRAL
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, string_value
 
 T = z3.BoolVal(True)
 F = z3.BoolVal(False)
 _MAX_UNROLL = 64
-_INT_RANGE = {"byte": 8, "short": 16, "int": 32, "long": 64}
 
 
 @dataclass(frozen=True)
@@ -252,8 +251,8 @@ def _to_column(out: Outcome, dtype: str, arrow: bool = True) -> Cell:
         v_value = v.value if v.value is not None else default_value(sort)
         value = z3.If(cond, v_value, value)
         notnull = z3.If(cond, z3.Not(v.none), notnull)
-    if dtype in _INT_RANGE:
-        bits = _INT_RANGE[dtype]
+    if dtype in INTEGER_BITS:
+        bits = INTEGER_BITS[dtype]
         in_range = z3.And(value >= -(2 ** (bits - 1)), value < 2 ** (bits - 1))
         if arrow:
             # Spark raises when a UDF returns an int outside the declared type's range

@@ -15,6 +15,7 @@ from typing import Optional
 import z3
 
 from magicpush_lab.ir.expr import Col
+from magicpush_lab.ir.types import INTEGER_BITS
 from magicpush_lab.symbolic.values import Cell, fresh_cell
 
 Key = tuple[str, int]
@@ -50,7 +51,6 @@ def symbolic_table(tag: str, rows: int) -> list[SymbolicRow]:
     return [SymbolicRow(f"{tag}{i}", exists=z3.Bool(f"exists_{tag}{i}")) for i in range(rows)]
 
 
-_BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
 
 
 def domain(rows: list[SymbolicRow]) -> z3.BoolRef:
@@ -58,7 +58,7 @@ def domain(rows: list[SymbolicRow]) -> z3.BoolRef:
     facts = []
     for row in rows:
         for (name, _), cell in row.cells.items():
-            bits = _BITS.get(row.types.get(name, ""))
+            bits = INTEGER_BITS.get(row.types.get(name, ""))
             if bits:
                 facts.append(z3.Implies(cell.notnull, z3.And(cell.value >= -(2 ** (bits - 1)),
                                                              cell.value < 2 ** (bits - 1))))

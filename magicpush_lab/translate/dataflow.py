@@ -10,20 +10,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Mapping
 
-from magicpush_lab.capture.trace import Event, Trace, Udf
+from magicpush_lab.capture.trace import VIEW_READERS, Event, Trace, Udf, is_source_op
 from magicpush_lab.ir import plan as P
 from magicpush_lab.translate.plan_json import canonical, decode_text, shape
-from magicpush_lab.translate.spark_plan import Context, to_plan
-
-SOURCE_OPS = frozenset({"read", "table", "createDataFrame", "range", "sql", "unknown"})
-
-
-# spark.sql(...) and spark.table(name) read temp views: DataFrames of the notebook
-VIEW_READERS = frozenset({"sql", "table"})
-
-
-def is_source_op(op: str) -> bool:
-    return op.split(".", 1)[0] in SOURCE_OPS
+from magicpush_lab.translate.spark_plan import Context, PandasBodyReason, to_plan
 
 
 def with_view_inputs(trace: Trace) -> Trace:
@@ -100,18 +90,9 @@ def sink_paths(trace: Trace) -> list[tuple[Event, ...]]:
     return [tuple(by_id[i] for i in best(s)) for s in ordered]
 
 
-def pipeline_plan(trace: Trace) -> P.Plan | None:
-    """The IR of the longest pipeline: the sink's analyzed plan, annotated with events."""
-    trace = with_view_inputs(trace)
-    path = longest_path(trace)
-    if not path:
-        return None
-    sink = path[-1]
-    return translate_event(trace, sink.id)
-
-
-def translate_event(trace: Trace, eid: int) -> P.Plan:
-    """The IR of the DataFrame produced by event `eid`."""
+def translate_event(trace: Trace, eid: int, pandas_body_reason: PandasBodyReason | None = None) -> P.Plan:
+    """The IR of the DataFrame produced by event `eid`; `pandas_body_reason` reads pandas UDF
+    bodies (spark_plan.Context)."""
     by_id = {e.id: e for e in trace.events}
     upstream = trace.ancestors(eid)
     events_by_key: dict[str, int] = {}
@@ -128,6 +109,7 @@ def translate_event(trace: Trace, eid: int) -> P.Plan:
         udfs=udfs,
         collected=collected_sources(trace, udfs.values()),
         events_by_shape={k: next(iter(ids)) for k, ids in by_shape.items() if len(ids) == 1},
+        pandas_body_reason=pandas_body_reason,
     )
     return to_plan(decode_text(by_id[eid].plan), ctx)
 

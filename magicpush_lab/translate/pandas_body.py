@@ -37,12 +37,11 @@ from typing import Iterator
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
+from magicpush_lab.ir.types import FRACTIONAL, INTEGER_RANK, INTEGRAL
 
 _AGGREGATES = {"sum": "sum", "max": "max", "min": "min", "mean": "avg", "count": "count"}
 _CMP = {ast.Eq: "=", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
-_INT_RANK = {"byte": 0, "short": 1, "int": 2, "long": 3}
 
 
 class Unsupported(ValueError):
@@ -470,7 +469,7 @@ def _arith(op: str, a: _Series, b: _Series) -> X.Expr:
     if ta in FRACTIONAL or tb in FRACTIONAL:
         dtype = "double"
     else:
-        dtype = max((ta, tb), key=lambda t: _INT_RANK[t])
+        dtype = max((ta, tb), key=lambda t: INTEGER_RANK[t])
     return X.Arith(op, left, right, dtype)
 
 

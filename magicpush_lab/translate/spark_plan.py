@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from magicpush_lab.capture.trace import Udf
 from magicpush_lab.ir import expr as X
@@ -40,6 +40,10 @@ CreateNamedStruct CreateArray CreateMap
 """.split())
 
 
+# (UDF source, argument types, return type) -> why the body is not element-wise, or None
+PandasBodyReason = Callable[[str | None, tuple[str, ...], str], str | None]
+
+
 class TranslateError(ValueError):
     """The plan uses something translate cannot read (the caller turns it into a barrier)."""
 
@@ -56,6 +60,11 @@ class Context:
     # shape (plan.shape) -> event, for a subtree Spark re-read with fresh exprIds; a shape two
     # events share is left out, so no subtree is tied to the wrong one
     events_by_shape: Mapping[str, int] = field(default_factory=dict)
+    # (source, argument types, return type) -> why a scalar pandas UDF's body cannot be read
+    # element by element, None when it can (symbolic/pandas_udf.unreadable_reason, given by the
+    # caller: reading a body is the symbolic layer's job). Without it every pandas UDF counts
+    # as reading its whole batch, which only ever blocks a pushdown.
+    pandas_body_reason: PandasBodyReason | None = None
 
     def origin_of(self, n: Node) -> int | None:
         origin = self.events_by_key.get(n.key)
@@ -137,7 +146,7 @@ def to_expr(n: Node, ctx: Context) -> X.Expr:
             source=udf.source if udf else None,
             deterministic=bool(n.field("udfDeterministic", True)) and (udf.deterministic if udf else True),
             kind="pandas" if 200 <= eval_type < 300 else "python",
-            batch_dependent=_batch_dependent(eval_type, udf, kids, spark_type(n.field("dataType"))),
+            batch_dependent=_batch_dependent(eval_type, udf, kids, spark_type(n.field("dataType")), ctx),
             arrow=eval_type != _PICKLED_PYTHON_UDF,
         )
     if n.cls == "NaNvl":
@@ -159,20 +168,19 @@ _PICKLED_PYTHON_UDF = 100
 _SCALAR_PANDAS_UDF = 200
 
 
-def _batch_dependent(eval_type: int, udf: Udf | None, args: tuple[X.Expr, ...], dtype: str) -> bool:
+def _batch_dependent(eval_type: int, udf: Udf | None, args: tuple[X.Expr, ...], dtype: str,
+                     ctx: Context) -> bool:
     """A vectorised UDF sees a batch of rows; unless its body reads as element-wise, a row's
     value may depend on the other rows of the batch (symbolic/pandas_udf.py)."""
     if not 200 <= eval_type < 300:
         return False
-    if eval_type != _SCALAR_PANDAS_UDF or udf is None:
+    if eval_type != _SCALAR_PANDAS_UDF or udf is None or ctx.pandas_body_reason is None:
         return True
     arg_types = tuple(_type_of(a) for a in args)
     if udf.int_extension_dtype and any(t in INTEGRAL for t in arg_types):
         # nullable Int series: pd.NA compares as NA, not False; the reader models NaN/None only
         return True
-    from magicpush_lab.symbolic.pandas_udf import unreadable_reason
-
-    return unreadable_reason(udf.source, arg_types, dtype) is not None
+    return ctx.pandas_body_reason(udf.source, arg_types, dtype) is not None
 
 
 def _is_group_fold(n: Node) -> bool:

@@ -59,7 +59,7 @@ from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
-from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 CATEGORY = "FULLOUTERJ"

@@ -16,7 +16,9 @@ groups, fn sees the same rows for every group it keeps, and F(GM(T)) = GM(G(T)).
 Row by row (base case 1 row). A body made only of filters, projections and sorts
 (no head, no aggregate) maps each row on its own, so GroupedMap is that body run
 on the whole table. F is pushed through the body operator by operator with the
-ROW-TO-ROW verifier, as the paper's Section 5.2 does.
+ROW-TO-ROW verifier, as the paper's Section 5.2 does: that walk is the walk's own
+(pushdown/body_walk.py); this module checks the route's pre-conditions
+(`row_wise_refusal`) and proves the whole-groups route.
 
 pandas is not Spark (docs/semantics.md, "GroupedMap"); what the model cannot
 follow is refused:
@@ -40,20 +42,20 @@ fn is flagged `may_hide_errors`.
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import z3
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL
+from magicpush_lab.ir.types import FRACTIONAL, INTEGER_BITS, INTEGRAL
 from magicpush_lab.symbolic.aggregate_ops import same_group
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.counterexample import rows_from_model
-from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
+from magicpush_lab.symbolic.solver import prove
+from magicpush_lab.verify.verdict import SUPERSET, Verdict
 
 CATEGORY = "SUBPIPELINE"
 WHOLE_GROUPS_ROWS = 2
@@ -63,13 +65,12 @@ ROW_WISE_ROWS = 1
 # of the group beyond int -> float64 for a missing value, which is exact for these widths;
 # float (32-bit) is left out, numpy compares it with a literal rounded to 32 bits
 _ROW_WISE_TYPES = frozenset({"byte", "short", "int", "double", "string", "boolean", "date"})
-_BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
 # key types whose value comes back from pandas as it went in (a group's key is all missing or
 # none, so an integer key never rounds); a timestamp goes through the session's local time,
 # which is ambiguous in a daylight-saving change, and is left out with every other type
 _ROUND_TRIP = frozenset({"byte", "short", "int", "long", "string", "boolean", "date"})
 # how a refusal says F reads a column that differs between rows of a group (and so needs the row route)
-_NOT_CONSTANT = "which the body does not keep constant within a group"
+NOT_CONSTANT = "which the body does not keep constant within a group"
 
 
 # ----------------------------------------------------------------------------- the body's shape
@@ -149,70 +150,41 @@ def inlined_expressions(op: P.GroupedMap) -> tuple[X.Expr, ...]:
     return tuple(out)
 
 
-# ----------------------------------------------------------------------------- candidates
-
-
-def candidates(op: P.GroupedMap, f: X.Expr) -> Iterator[tuple[X.Expr, str]]:
-    """Candidate input predicates: F on the group-constant columns read on the keys, then F
-    pushed through a row-by-row body."""
-    try:
-        known = key_determined(op)
-        row_wise = not is_row_wise(op)
-    except Unsupported:
-        return  # a body that is not a chain: nothing to propose
-    parts = [X.substitute(c, known) for c in X.conjuncts(f) if X.columns(c) <= set(known)]
-    if parts:
-        whole = len(parts) == len(X.conjuncts(f))
-        yield X.and_(*parts), ("the late filter on group-constant columns, read on the group keys" if whole
-                               else "its conjuncts on group-constant columns")
-    if row_wise:
-        try:
-            walked = _through_body(op, f, DEFAULT_TIMEOUT_MS)
-        except (Unsupported, z3.Z3Exception):
-            return
-        if isinstance(walked, tuple):
-            yield walked[0], "the late filter pushed through the pandas body, operator by operator"
-
-
 # ----------------------------------------------------------------------------- verification
 
 
-def verify(op: P.GroupedMap, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
-           timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
-    def refuse(reason: str, rows: int = WHOLE_GROUPS_ROWS) -> Verdict:
-        return Verdict(False, kind, CATEGORY, rows, reason)
-
-    pred = g[0] if len(g) == 1 else None
-    if pred is None:
-        return refuse("no predicate for the input")
-    node = X.first_nondeterministic(f, pred, *op.keys)
+def predicate_refusal(op: P.GroupedMap, f: X.Expr, g: X.Expr) -> str:
+    """Why no route can take `g` whatever the body does, or "" when one may."""
+    node = X.first_nondeterministic(f, g, *op.keys)
     if node is not None:
-        return refuse(f"{node} is nondeterministic")
-    floats = sorted(c.name for c in X.columns(pred) if c.dtype in FRACTIONAL)
+        return f"{node} is nondeterministic"
+    floats = sorted(c.name for c in X.columns(g) if c.dtype in FRACTIONAL)
     if floats:
-        return refuse(f"the predicate reads {', '.join(floats)}: fn sees NaN as missing, like NULL, so a"
-                      f" predicate on a float column cannot stand for what fn does")
-    try:
-        whole = _whole_groups(op, f, pred, kind, timeout_ms)
-        if whole.proved:
-            return whole
-        row_reason = is_row_wise(op)
-        if row_reason:
-            return whole if _NOT_CONSTANT not in whole.reason else refuse(f"{whole.reason}; {row_reason}")
-        row = _row_wise(op, f, pred, kind, timeout_ms)
-    except Unsupported as err:
-        return refuse(f"cannot model: {err}")
-    return row if row.proved or _NOT_CONSTANT in whole.reason else whole
+        return (f"the predicate reads {', '.join(floats)}: fn sees NaN as missing, like NULL, so a"
+                f" predicate on a float column cannot stand for what fn does")
+    return ""
 
 
-def _whole_groups(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int) -> Verdict:
+def refused(kind: str, reason: str, rows: int = WHOLE_GROUPS_ROWS, example: dict | None = None) -> Verdict:
+    return Verdict(False, kind, CATEGORY, rows, reason, example or {})
+
+
+def row_wise_proved(kind: str) -> Verdict:
+    """The verdict of a row-by-row body that the walk took `f` through, every step proved."""
+    return Verdict(True, kind, CATEGORY, ROW_WISE_ROWS, "proved through the body, operator by operator", {},
+                   True)
+
+
+def whole_groups(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int) -> Verdict:
+    """The whole-groups route: G keeps or drops whole groups, and F on the group-constant
+    columns read on the keys agrees with it."""
     def refuse(reason: str, example: dict | None = None) -> Verdict:
         return Verdict(False, kind, CATEGORY, WHOLE_GROUPS_ROWS, reason, example or {})
 
     known = key_determined(op)
     per_row = sorted(c.name for c in X.columns(f) - set(known))
     if per_row and kind != SUPERSET:
-        return refuse(f"the late filter reads {', '.join(per_row)}, {_NOT_CONSTANT}")
+        return refuse(f"the late filter reads {', '.join(per_row)}, {NOT_CONSTANT}")
     # the other columns are left free on the output row (any value, NULL included), so a
     # superset proof holds whatever the body computes for them
     values = {c: known[c] for c in X.columns(f) if c in known}
@@ -238,65 +210,25 @@ def _whole_groups(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms:
         if not proof.proved:
             example = rows_from_model(proof.model, [r1, r2]) if proof.model is not None else {}
             rows = [r for table in example.values() for r in table]
-            why = f"; the late filter reads {', '.join(per_row)}, {_NOT_CONSTANT}" if per_row else ""
+            why = f"; the late filter reads {', '.join(per_row)}, {NOT_CONSTANT}" if per_row else ""
             return refuse(f"{name}: {proof.reason}{why}", {"input": rows} if rows else {})
     return Verdict(True, kind, CATEGORY, WHOLE_GROUPS_ROWS, "proved: G keeps or drops whole groups", {}, True)
 
 
-def _row_wise(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int) -> Verdict:
-    def refuse(reason: str) -> Verdict:
-        return Verdict(False, kind, CATEGORY, ROW_WISE_ROWS, reason)
-
+def row_wise_refusal(op: P.GroupedMap, timeout_ms: int) -> str:
+    """Why the row-by-row route cannot hold for this body whatever the predicate, or "" when
+    its pre-conditions hold: a row-by-row body (is_row_wise), inputs whose pandas form does not
+    depend on the other rows, integer arithmetic that cannot wrap."""
+    why = is_row_wise(op)
+    if why:
+        return why
     received = chain(op.body)[-1].output
     odd = sorted(f"{c.name} ({c.dtype})" for c in received if c.dtype not in _ROW_WISE_TYPES)
     if odd:
-        return refuse(f"fn receives {', '.join(odd)}, whose pandas form is not modelled row by row (a long"
-                      f" becomes float64 when its group has a missing value, a timestamp goes through local"
-                      f" time)")
-    reason = overflow(inlined_expressions(op), timeout_ms)
-    if reason:
-        return refuse(reason)
-    walked = _through_body(op, f, timeout_ms)
-    if isinstance(walked, str):
-        return refuse(walked)
-    found, found_kind = walked
-    if found != g:
-        return refuse(f"pushing through the body gives {found}, not this candidate")
-    if kind == EQUIVALENT and found_kind != EQUIVALENT:
-        return refuse("the body only allows a superset pushdown")
-    return Verdict(True, kind, CATEGORY, ROW_WISE_ROWS, "proved through the body, operator by operator", {},
-                   True)
-
-
-def _through_body(op: P.GroupedMap, f: X.Expr, timeout_ms: int) -> tuple[X.Expr, str] | str:
-    """F pushed through the body's operators, each step proved by the ROW-TO-ROW verifier
-    (equivalence first, then superset); the predicate on fn's input and the chain's kind,
-    or why a step failed."""
-    from magicpush_lab.search.candidates import candidates as step_candidates
-    from magicpush_lab.verify import row_to_row
-
-    names = output_map(op)
-    missing = sorted(c.name for c in X.columns(f) - set(names))
-    if missing:
-        return f"the late filter reads {', '.join(missing)}, which Spark casts from the body's type"
-    pred, kind = X.substitute(f, dict(names)), EQUIVALENT
-    for node in chain(op.body)[:-1]:
-        step = None
-        for wanted in (EQUIVALENT, SUPERSET):
-            for cand in step_candidates(node, pred):
-                gi = cand.predicates[0] if len(cand.predicates) == 1 else None
-                if gi is None or gi == X.TRUE:
-                    continue
-                if row_to_row.verify(node, pred, (gi,), wanted, timeout_ms).proved:
-                    step = (gi, wanted)
-                    break
-            if step is not None:
-                break
-        if step is None:
-            return f"{P.operator_name(node)} in the body: no candidate could be proved"
-        pred = step[0]
-        kind = EQUIVALENT if kind == EQUIVALENT and step[1] == EQUIVALENT else SUPERSET
-    return pred, kind
+        return (f"fn receives {', '.join(odd)}, whose pandas form is not modelled row by row (a long"
+                f" becomes float64 when its group has a missing value, a timestamp goes through local"
+                f" time)")
+    return overflow(inlined_expressions(op), timeout_ms)
 
 
 def overflow(exprs: Sequence[X.Expr], timeout_ms: int) -> str:
@@ -308,7 +240,7 @@ def overflow(exprs: Sequence[X.Expr], timeout_ms: int) -> str:
         for node in X.walk(e):
             if not isinstance(node, (X.Arith, X.Neg)) or X.dtype_of(node) not in INTEGRAL:
                 continue
-            widths = [_BITS[c.dtype] for c in X.columns(node) if c.dtype in _BITS]
+            widths = [INTEGER_BITS[c.dtype] for c in X.columns(node) if c.dtype in INTEGER_BITS]
             if not widths:
                 continue
             bits = min(widths)
@@ -323,23 +255,3 @@ def overflow(exprs: Sequence[X.Expr], timeout_ms: int) -> str:
             if not proof.proved:
                 return f"{node} may overflow a {bits}-bit integer, which numpy wraps ({proof.reason})"
     return ""
-
-
-def why_not(op: P.GroupedMap, f: X.Expr, timeout_ms: int = 500) -> str:
-    """Why nothing could be pushed through `op`, for the walk's refusal."""
-    try:
-        found = next(candidates(op, f), None)
-        if found is not None:
-            verdict = verify(op, f, (found[0],), SUPERSET, timeout_ms)
-            return f"{found[0]}: {verdict.reason}" if not verdict.proved else "no candidate could be proved"
-        reasons = []
-        per_row = sorted(c.name for c in X.columns(f) - set(key_determined(op)))
-        if per_row:
-            reasons.append(f"the late filter reads {', '.join(per_row)}, {_NOT_CONSTANT}")
-        row_reason = is_row_wise(op)
-        walked = row_reason or _through_body(op, f, timeout_ms)
-        if isinstance(walked, str):
-            reasons.append(walked)
-        return "; ".join(reasons) or "no candidate could be proved"
-    except Unsupported as err:
-        return f"cannot model: {err}"

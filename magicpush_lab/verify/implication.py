@@ -15,7 +15,7 @@ import z3
 from magicpush_lab.ir import expr as X
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, Proof, prove
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, Proof, prove
 
 
 def implies(premise: X.Expr, conclusion: X.Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Proof:

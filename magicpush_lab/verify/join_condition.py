@@ -25,7 +25,7 @@ from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.counterexample import rows_from_model
-from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.verify.verdict import EQUIVALENT, Verdict
 
 CATEGORY = "ROW-TO-ROW"

@@ -26,11 +26,11 @@ import z3
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.search.sargable import _fits, _integer_arithmetic
 from magicpush_lab.symbolic.encode import Evaluator
+from magicpush_lab.symbolic.numeric import integer_arithmetic, stays_in_type
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
-from magicpush_lab.verify.solver import prove
+from magicpush_lab.symbolic.solver import prove
 
 
 # operators that hand every row of their input on (copies included): arithmetic computed
@@ -85,12 +85,12 @@ def same_source_columns(late: P.Filter) -> dict[X.Col, X.Col]:
 def new_overflow(pred: X.Expr, known: Iterable[X.Expr], timeout_ms: int) -> str:
     """Why `pred` may raise or wrap on integer overflow where the original cannot, or ""."""
     seen = {n for e in known for n in X.walk(e)}
-    for node in _integer_arithmetic(pred):
+    for node in integer_arithmetic(pred):
         if node in seen:
             continue  # Spark computes this in the original too (the model's gap, not new here)
         try:
             row, ev = SymbolicRow("o"), Evaluator()
-            fits = _fits(ev, node, row)  # first: domain() covers the cells evaluating made
+            fits = stays_in_type(ev, node, row)  # first: domain() covers the cells evaluating made
             claim = z3.Implies(domain([row]), fits)
         except (Unsupported, z3.Z3Exception) as err:
             return f"cannot model {node}: {err}"

@@ -23,7 +23,7 @@ from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported, literal
 from magicpush_lab.verify.counterexample import tables_from_model
-from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 CATEGORY = "ROW-EXPAND"

@@ -31,7 +31,7 @@ Modelling limits, refused rather than assumed:
   across iterations; then NaN cannot change which path runs. A result that may be
   NaN because of the collected rows is never read by G_l's proof (the UDF's value
   is left free); a double argument needs G_l to keep its NaN rows and a superset
-  pushdown, as for row-to-row UDFs (verify/nan.py).
+  pushdown, as for row-to-row UDFs (symbolic/nan.py).
 - the late filter must not call the UDF again, and G_r must not call Python UDFs.
 - order: `df.filter(G_r).collect()` is taken to list the rows `df.collect()`
   lists that pass G_r, in the same relative order (a filter is a narrow
@@ -54,9 +54,9 @@ from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.python_udf import parse_udf
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
-from magicpush_lab.verify import nan
+from magicpush_lab.symbolic import nan
 from magicpush_lab.verify.counterexample import rows_from_model
-from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
 CATEGORY = "ROW-ITER-PIPELINE"

@@ -24,9 +24,9 @@ from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_filter, apply_op, op_expressions
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
-from magicpush_lab.verify import nan
+from magicpush_lab.symbolic import nan
 from magicpush_lab.verify.counterexample import rows_from_model
-from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import SUPERSET, Verdict
 
 CATEGORY = "ROW-TO-ROW"
@@ -80,7 +80,7 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
 def _nan_as_null(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None],
                  timeout_ms: int) -> tuple[tuple[X.Expr | None, ...], tuple[X.Expr, ...]] | Verdict | None:
     """A candidate of nan_as_null's shape for a double argument the original reads only
-    through pandas UDFs (verify/nan.py): G0, to be proved in the model, once the NaN rows'
+    through pandas UDFs (symbolic/nan.py): G0, to be proved in the model, once the NaN rows'
     part is shown to be G0 on the row with that argument NULL; a refusal when it is not;
     None for any other candidate."""
     if not isinstance(op, P.Project) or len(g) != 1 or g[0] is None:

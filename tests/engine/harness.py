@@ -9,7 +9,7 @@ from typing import Callable
 from magicpush_lab.capture.plan_fields import analyzed_plan_json
 from magicpush_lab.capture.trace import Event, Trace, Udf
 from magicpush_lab.pushdown import WalkResult, late_filter, push_down
-from magicpush_lab.translate.dataflow import translate_event
+from magicpush_lab.pipeline import translate
 
 
 def plan_event(i: int, op: str, df, inputs=(), udfs=()) -> Event:
@@ -25,7 +25,7 @@ def translate_pipeline(sources: list, final, udfs=()):
     """The IR of `final`, with `sources` marked as source events."""
     events = [plan_event(i, "createDataFrame", s) for i, s in enumerate(sources)]
     events.append(plan_event(len(sources), "filter", final, range(len(sources)), udfs))
-    return translate_event(Trace(events=tuple(events)), len(sources))
+    return translate(Trace(events=tuple(events)), len(sources))
 
 
 def run_engine(sources: list, final, udfs=()) -> WalkResult:
@@ -93,7 +93,7 @@ def translate_collected(sources: list, collected: list, final, udfs=()):
     events += [plan_event(len(sources) + i, "select", c) for i, c in enumerate(collected)]
     last = len(events)
     events.append(plan_event(last, "filter", final, range(len(sources)), udfs))
-    return translate_event(Trace(events=tuple(events)), last)
+    return translate(Trace(events=tuple(events)), last)
 
 
 def run_engine_collected(sources: list, collected: list, final, udfs=()) -> WalkResult:

@@ -16,7 +16,7 @@ from magicpush_lab.symbolic.aggregate_ops import Member, group_output
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.verify import aggregate
-from magicpush_lab.verify.solver import prove
+from magicpush_lab.symbolic.solver import prove
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 MONTH = X.Col("month", 1, "int")

@@ -118,7 +118,7 @@ def rows_kept(frame, engine: X.Expr, baseline: X.Expr) -> tuple[int, int]:
 
 # ----------------------------------------------------------------------------- the engine test corpus
 
-# the engine keeps NaN rows where it reads a UDF over a double (verify/nan.py), while the
+# the engine keeps NaN rows where it reads a UDF over a double (symbolic/nan.py), while the
 # baseline substitutes the invertible pandas UDF itself, which pandas turns NULL on NaN
 ENGINE_GAPS: dict[str, str] = {}  # case id -> why the engine is less selective there
 

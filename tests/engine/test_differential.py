@@ -18,7 +18,8 @@ import pytest
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.pushdown import Budget, push_down
+from magicpush_lab.budget import Budget
+from magicpush_lab.pushdown import push_down
 
 from .reference import Undefined, bag, run
 

@@ -22,7 +22,8 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.pushdown import late_filter
 from magicpush_lab.rewrite.pyspark_column import to_column
-from magicpush_lab.search.candidates import candidates
+from magicpush_lab.budget import Budget
+from magicpush_lab.pushdown.operators import candidates_for
 from magicpush_lab.verify.full_outer_join import CATEGORY
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
@@ -165,7 +166,7 @@ def _assert_counterexample_differs(spark, case: Case, refusal) -> None:
         pred, node = X.substitute(pred, dict(node.outputs)), node.child
     assert isinstance(node, P.OuterJoin) and node.preserved == "both"
     assert all(isinstance(c, P.Source) for c in node.children), "the join must read the sources directly"
-    pair = next(c.predicates for c in candidates(node, pred)
+    pair = next(c.predicates for c in candidates_for(node, pred, Budget())
                 if ", ".join(str(x) for x in c.predicates if x is not None) == refusal.candidate)
     tables = []
     for name, schema in (("input 1", ORDERS_SCHEMA), ("input 2", STORES_SCHEMA)):

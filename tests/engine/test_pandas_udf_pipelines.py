@@ -152,7 +152,7 @@ CASES = [
          lambda s: s[0].withColumn("w", udf("v_in_store_a")(F.col("v"), F.col("store"))),
          lambda: F.col("w") > 900, EQUIVALENT, ("v_in_store_a",)),
     # pandas receives NaN and NULL alike, and its NaN result comes back as NULL: a NaN row acts
-    # as the NULL row, which the model covers (verify/nan.py)
+    # as the NULL row, which the model covers (symbolic/nan.py)
     Case("a double argument read only by a pandas UDF: NaN rows act as NULL rows (equivalent)",
          lambda s: s[0].withColumn("w", udf("twice_amount")(F.col("amount"))),
          lambda: F.col("w") > 4.0, EQUIVALENT, ("twice_amount",), ("amount > 2.0 AND NOT isnan(amount)",),

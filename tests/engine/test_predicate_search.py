@@ -18,6 +18,7 @@ from pyspark.sql.types import StringType
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.pushdown import check, late_filter
+from magicpush_lab.budget import Budget
 from magicpush_lab.search.combine import Limits, combined_candidates, op_components
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
@@ -118,7 +119,8 @@ def test_listing_6_enumeration_finds_the_two_branch_disjunction_first(spark):
     f = late_filter(plan)
     op = f.child
     tried, found = 0, None
-    for comb in combined_candidates(op, f.condition, op_components(op), Limits(max_checks=500)):
+    for comb in combined_candidates(op, f.condition, op_components(op, Budget(60)), Budget(60),
+                                    Limits(max_checks=500, seconds=60)):
         tried += 1
         verdict = check(op, f.condition, (comb.predicate,), EQUIVALENT if comb.may_be_equivalent else SUPERSET)
         if verdict.proved:
@@ -138,7 +140,8 @@ def test_enumeration_stops_at_its_check_budget(spark):
     plan = translate_pipeline(sources, with_udf("category")(sources).filter(F.col("c").isin("Software", "Data")),
                               [UDFS["category"][1]])
     f = late_filter(plan)
-    assert list(combined_candidates(f.child, f.condition, op_components(f.child), Limits(max_checks=2))) == []
+    assert list(combined_candidates(f.child, f.condition, op_components(f.child, Budget()), Budget(),
+                                    Limits(max_checks=2))) == []
 
 
 def test_components_from_the_operator_are_each_branch_test_and_its_negation(spark):
@@ -146,14 +149,14 @@ def test_components_from_the_operator_are_each_branch_test_and_its_negation(spar
     plan = translate_pipeline(sources, with_udf("label")(sources).filter(F.col("c") != "regular"),
                               [UDFS["label"][1]])
     op = late_filter(plan).child
-    assert [str(c) for c in op_components(op)] == [
+    assert [str(c) for c in op_components(op, Budget())] == [
         "grp IS NULL", "grp IS NOT NULL", "startswith(grp, 'VIP')", "NOT startswith(grp, 'VIP')"]
 
 
 def test_operators_without_one_row_semantics_get_no_combined_candidates():
     v = X.Col("v", 1, "int")
     agg = P.Aggregate(P.Source("t", (v,)), (v,), ((v, v),))
-    assert list(combined_candidates(agg, X.Cmp(">", v, X.Lit(1, "int")), [X.Cmp(">", v, X.Lit(1, "int"))])) == []
+    assert list(combined_candidates(agg, X.Cmp(">", v, X.Lit(1, "int")), [X.Cmp(">", v, X.Lit(1, "int"))], Budget())) == []
 
 
 def _same_bag(sources, body, late, g: X.Expr, superset: bool) -> None:

@@ -3,7 +3,7 @@
 import pytest
 import z3
 
-from magicpush_lab.verify.solver import prove, satisfiable
+from magicpush_lab.symbolic.solver import prove, satisfiable
 
 x, y, z = z3.Ints("x y z")
 POSITIVE = z3.And(x > 0, y > 0, z > 0)

@@ -13,7 +13,8 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from magicpush_lab.ir import plan as P
-from magicpush_lab.pushdown import Budget, push_down
+from magicpush_lab.budget import Budget
+from magicpush_lab.pushdown import push_down
 
 from tests.engine.reference import Undefined, bag, run
 

@@ -21,7 +21,7 @@ for real:
 
 What the model assumes and the test therefore does not feed (docs/semantics.md,
 "Floating point"): doubles are reals, so NaN and infinities are not inputs here
-(verify/nan.py covers NaN rows separately) and float results are compared up to
+(symbolic/nan.py covers NaN rows separately) and float results are compared up to
 rounding (relative 1e-9); the inputs are chosen so that no comparison sits on a
 rounding boundary. Strings hold code points up to U+2FFFF, Z3's range; a longer
 code point is refused by `string_value`, which the last test pins down.
@@ -46,7 +46,7 @@ import z3
 
 from magicpush_lab.symbolic import pandas_udf, python_udf
 from magicpush_lab.symbolic.values import Cell, Unsupported, sort_of, string_value
-from magicpush_lab.verify.solver import DEFAULT_TIMEOUT_MS
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS
 
 SEED = 20260423
 ROUNDS = 45  # random argument tuples per row, on top of the fixed edge values

@@ -5,7 +5,7 @@ made from one DataFrame), each with the predicate its branch needs. One filter a
 must keep the rows of every branch, so it is the disjunction of their predicates, TRUE (no
 filter) when a read got none; each branch then gets its own predicate back where it reads the
 source. Here the reads are merged into one `Pushed` whose `branches` hold one entry per read;
-where each edit can go is decided in pipeline.py, which knows the user's code.
+where each edit can go is decided in rewrite/placement.py, which knows the user's code.
 
 Pure functions over the IR; `Pushed` records are only copied with `dataclasses.replace`.
 """
@@ -13,14 +13,12 @@ Pure functions over the IR; `Pushed` records are only copied with `dataclasses.r
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
+from magicpush_lab.pushdown.records import Pushed
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
-
-if TYPE_CHECKING:
-    from magicpush_lab.pushdown import Pushed
 
 
 @dataclass(frozen=True)
@@ -56,8 +54,8 @@ def reads_of(root: P.Plan, origin: int, consumer: int | None = None, via_input: 
     return found
 
 
-def merge_shared_sources(root: P.Plan, pushed: Sequence["Pushed"], consumer: int | None = None,
-                         via_input: int = 0) -> list["Pushed"]:
+def merge_shared_sources(root: P.Plan, pushed: Sequence[Pushed], consumer: int | None = None,
+                         via_input: int = 0) -> list[Pushed]:
     """`pushed` with the entries of a source read more than once under `root` merged into one:
     predicate the disjunction of the reads' predicates (their columns renamed to the first
     read's), TRUE when some read got none; `branches` one entry per read, TRUE for a read that
@@ -82,7 +80,7 @@ def merge_shared_sources(root: P.Plan, pushed: Sequence["Pushed"], consumer: int
     return out
 
 
-def _merged(reads: list[Read], group: list["Pushed"]) -> "Pushed":
+def _merged(reads: list[Read], group: list[Pushed]) -> Pushed:
     first = group[0]
     branches = []
     for read in reads:
@@ -112,7 +110,7 @@ def _merged(reads: list[Read], group: list["Pushed"]) -> "Pushed":
                    alternatives=())  # alternatives were ranked for one read's predicate, not the OR
 
 
-def union_input_missed(root: P.Plan, pushed: Sequence["Pushed"]) -> bool:
+def union_input_missed(root: P.Plan, pushed: Sequence[Pushed]) -> bool:
     """A union the walk went through has an input no predicate reached (its walk stopped at an
     operator it could not prove): that input keeps every row, so the late filter must stay.
 
@@ -131,7 +129,7 @@ def union_input_missed(root: P.Plan, pushed: Sequence["Pushed"]) -> bool:
                for n in P.nodes(root))
 
 
-def _leaves(p: "Pushed") -> list[P.Source]:
+def _leaves(p: Pushed) -> list[P.Source]:
     if p.branches:
         return [b.source for b in p.branches if b.predicate != X.TRUE]
     return [p.source]

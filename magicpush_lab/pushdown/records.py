@@ -1,0 +1,55 @@
+"""What the walk produces: the proof steps that carried a predicate, the predicates that reached
+a source, and why a filter stopped where it did. Immutable records, copied with `replace`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+
+
+@dataclass(frozen=True)
+class Step:
+    """One operator a predicate was pushed through, and how that step was proved."""
+
+    operator: str
+    category: str
+    base_case_rows: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class Pushed:
+    """A predicate that reached a source, and the proof steps that carried it there."""
+
+    source: P.Source
+    predicate: X.Expr
+    steps: tuple[Step, ...]
+    kind: str
+    late_filter: P.Filter
+    consumer: int | None  # trace event of the operator right above the source
+    via_input: int  # which input of that operator the source feeds (0 = receiver)
+    may_hide_errors: bool = False
+    transferred: bool = False  # an extra predicate from predicate transfer across a join
+    alternatives: tuple[X.Expr, ...] = ()  # other proved superset predicates for the same source
+    # a source read by several branches: one entry per read, `predicate` their disjunction
+    # (shared_sources.py)
+    branches: tuple["Pushed", ...] = ()
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a filter stopped at an operator: the naive candidate and the input rows on which it
+    changes the result, when the operator's verifier found them."""
+
+    operator: str
+    reason: str
+    candidate: str = ""
+    counterexample: dict = field(default_factory=dict)
+
+
+@dataclass
+class WalkResult:
+    pushed: list[Pushed] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)

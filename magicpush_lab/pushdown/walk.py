@@ -1,0 +1,250 @@
+"""The pipeline walk: push a late filter from where it is toward the sources (paper, Section 5).
+
+At each operator the search proposes candidates (operators.py, proposals.py) and the verifier
+checks them, equivalence first, then superset. A superset step anywhere on the way means the
+late filter must stay. Each source reached gets its own predicate; when several sources get
+one, each is proved on its own as a superset pushdown, so any of them can be applied alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from magicpush_lab.budget import Budget
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.pushdown import body_walk, guards
+from magicpush_lab.pushdown.alternatives import add_alternatives
+from magicpush_lab.pushdown.operators import candidates_for, check, only, rule_for
+from magicpush_lab.pushdown.proposals import proposals
+from magicpush_lab.pushdown.records import Pushed, Refusal, Step, WalkResult
+from magicpush_lab.pushdown.shared_sources import merge_shared_sources, union_input_missed
+from magicpush_lab.search.sargable import prefer_sargable
+from magicpush_lab.search.transfer import extra_predicates
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS
+from magicpush_lab.verify import full_outer_join, join_condition, model_gaps
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
+
+SARGABLE_MS = 500  # proving a scan-friendly form of the pushed predicate keeps the same rows
+EXPLAIN_MS = 500  # finding the input rows on which the naive candidate fails, for a refusal
+
+
+def late_filter(plan: P.Plan) -> P.Filter | None:
+    """The filter nearest the end of the pipeline (the first Filter in pre-order)."""
+    for node in P.nodes(plan):
+        if isinstance(node, P.Filter):
+            return node
+    return None
+
+
+def filters_to_push(plan: P.Plan) -> list[P.Filter]:
+    """Every filter of the pipeline with an operator below it, the latest first: a filter in
+    the middle of a pipeline is pushed too. A filter right on a source (or on other filters on
+    it) has nowhere to go."""
+    def on_source(node: P.Plan) -> bool:
+        while isinstance(node, P.Filter):
+            node = node.child
+        return isinstance(node, P.Source)
+
+    return [n for n in P.nodes(plan) if isinstance(n, P.Filter) and not on_source(n.child)]
+
+
+def join_conjuncts(plan: P.Plan) -> list[tuple[P.Plan, int, X.Expr]]:
+    """(join, input, conjunct): the conjuncts of join conditions that read one input only,
+    on an input whose unmatched rows the join drops (verify/join_condition.py)."""
+    found = []
+    for node in P.nodes(plan):
+        if not isinstance(node, (P.InnerJoin, P.SemiJoin, P.OuterJoin)):
+            continue
+        for side, child in enumerate(node.children):
+            own = set(child.output)
+            for c in X.conjuncts(node.condition):
+                if X.columns(c) and X.columns(c) <= own and join_condition.unmatched_rows_dropped(node, side):
+                    found.append((node, side, c))
+    return found
+
+
+def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
+    """Each of `filters_to_push(plan)` walked toward the sources, under one time budget; a
+    predicate that reaches a source twice (from two filters) is kept once."""
+    budget = budget if budget is not None else Budget()
+    result = WalkResult()
+    seen: set[tuple] = set()
+    walks = [push_down(node, budget) for node in filters_to_push(plan)]
+    walks += [_push_join_conjunct(join, side, g, budget) for join, side, g in join_conjuncts(plan)]
+    for walk in walks:
+        for pushed in walk.pushed:
+            key = (pushed.source.origin, pushed.source.name, pushed.predicate,
+                   tuple((b.consumer, b.via_input, b.predicate) for b in pushed.branches))
+            if key not in seen:
+                seen.add(key)
+                result.pushed.append(pushed)
+        result.refusals.extend(walk.refusals)
+    return result
+
+
+def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult:
+    """Push `filter_node`'s condition as far toward the sources as proofs allow."""
+    budget = budget if budget is not None else Budget()
+    result = _push_down(filter_node, budget)
+    exact = guards.without_double_arithmetic(filter_node)
+    if exact is not None and any(r.reason.startswith(model_gaps.DOUBLE_GAP) for r in result.refusals):
+        # The conjuncts that compute nothing in doubles are what the model proves exactly. The
+        # late filter implies them, so whatever they push is a superset pushdown of the whole.
+        reached = {p.source for p in result.pushed}
+        retry = _push_down(exact, budget)
+        result.pushed += [replace(p, kind=SUPERSET) for p in retry.pushed if p.source not in reached]
+        result.refusals += [r for r in retry.refusals if r not in result.refusals]
+    return result
+
+
+def _push_down(filter_node: P.Filter, budget: Budget) -> WalkResult:
+    walk = _Walk(filter_node, budget)
+    walk.visit(filter_node.child, _Carried(filter_node.condition, (), EQUIVALENT, filter_node.origin, 0))
+    result = walk.result
+    guards.drop_shared_side_inputs(filter_node, result)
+    result.pushed = merge_shared_sources(filter_node.child, result.pushed, filter_node.origin)
+    dropped = guards.drop_new_overflow(filter_node, result, budget)
+    if dropped or len([p for p in result.pushed if not p.transferred]) > 1 or \
+            union_input_missed(filter_node.child, result.pushed):
+        # each source's predicate was proved alone; applied alone, the late filter stays.
+        # A transferred predicate is a superset pushdown of its own, whose proof holds for
+        # every other input, filtered or not: it leaves the others' kinds as they are
+        result.pushed = [replace(p, kind=SUPERSET) for p in result.pushed]
+    return result
+
+
+def _push_join_conjunct(join: P.Plan, side: int, g: X.Expr, budget: Budget) -> WalkResult:
+    """A join condition's conjunct on one input, walked from that input toward its source. The
+    join keeps its condition, so the suggestion only adds the predicate (superset)."""
+    holder = P.Filter(join, g)  # no filter of the user's to remove: the condition stays in the join
+    walk = _Walk(holder, budget)
+    verdict = join_condition.verify(join, side, g, budget.slice_ms(DEFAULT_TIMEOUT_MS))
+    if not verdict.proved:
+        walk.result.refusals.append(Refusal(P.operator_name(join), verdict.reason, str(g), verdict.counterexample))
+        return walk.result
+    step = Step(P.operator_name(join), verdict.category, verdict.base_case_rows, verdict.kind)
+    here = getattr(join, "origin", None)
+    walk.visit(join.children[side], _Carried(g, (step,), SUPERSET, here, side))
+    walk.result.pushed = merge_shared_sources(join.children[side], walk.result.pushed, here, side)
+    return walk.result
+
+
+@dataclass(frozen=True)
+class _Carried:
+    """A predicate on its way down: the proof steps so far and the weakest kind among them, the
+    traced operator right above where it is (the consumer of a source it reaches) and which of
+    that operator's inputs it goes into, and whether a step may hide an error of the original."""
+
+    pred: X.Expr
+    steps: tuple[Step, ...]
+    kind: str
+    consumer: int | None
+    via_input: int
+    hides: bool = False
+
+
+class _Walk:
+    """One late filter's walk: what it pushed and why it stopped, under the user's budget."""
+
+    def __init__(self, late: P.Filter, budget: Budget) -> None:
+        self.late, self.budget, self.result = late, budget, WalkResult()
+
+    def visit(self, node: P.Plan, at: _Carried) -> None:
+        if isinstance(node, P.Source):
+            # at the scan, a form Parquet can skip on, when it keeps the same rows
+            pred = prefer_sargable(at.pred, self.budget.slice_ms(SARGABLE_MS))
+            self.result.pushed.append(Pushed(node, pred, at.steps, at.kind, self.late, at.consumer,
+                                             at.via_input, at.hides))
+            return
+        if isinstance(node, P.Other):
+            self.result.refusals.append(Refusal("Other", node.reason))
+            return
+        if rule_for(node) is None:
+            self.result.refusals.append(Refusal(P.operator_name(node), "operator not analysed yet"))
+            return
+        if self.budget.spent:
+            self.result.refusals.append(Refusal(P.operator_name(node), "time budget used up"))
+            return
+        here = node.origin if node.origin is not None else at.consumer
+        # a predicate that is always true filters nothing: that input gets no pushdown
+        cands = [replace(c, predicates=tuple(None if g == X.TRUE else g for g in c.predicates))
+                 for c in candidates_for(node, at.pred, self.budget)]
+        cands = [c for c in cands if any(g is not None for g in c.predicates)]
+        ordered = proposals(node, at.pred, cands, self.budget)
+        for wanted, predicates in ordered:
+            if self.budget.spent:
+                self.result.refusals.append(Refusal(P.operator_name(node), "time budget used up"))
+                return
+            self.budget.candidates_tried += 1
+            try:
+                verdict = self._proved(node, at.pred, predicates, wanted)
+            except Exception as err:  # noqa: BLE001 - a failed check is a refusal, never a wrong push
+                self.result.refusals.append(Refusal(P.operator_name(node), f"check failed: {type(err).__name__}: {err}",
+                                                    ", ".join(map(str, filter(None, predicates)))))
+                continue
+            if verdict is None:
+                continue
+            before = len(self.result.pushed)
+            self._descend(node, at, predicates, verdict, here)
+            if verdict.kind == SUPERSET:
+                add_alternatives(node, at.pred, predicates, ordered, self.budget, self.result, before)
+            return
+        why = "no candidate could be proved"
+        if isinstance(node, P.GroupedMap):  # the body's analysis says which part stopped the filter
+            why = body_walk.why_not(node, at.pred, self.budget, EXPLAIN_MS)
+        self.result.refusals.append(Refusal(P.operator_name(node), why, *self._naive_failure(node, at.pred)))
+
+    def _descend(self, node: P.Plan, at: _Carried, chosen: tuple[X.Expr | None, ...], verdict: Verdict,
+                 here: int | None) -> None:
+        """The proved candidate `chosen` walked on from each input it gives a predicate to."""
+        step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, verdict.kind)
+        kind = EQUIVALENT if at.kind == EQUIVALENT and verdict.kind == EQUIVALENT else SUPERSET
+        for i, (child, g) in enumerate(zip(node.children, chosen)):
+            if g is not None:
+                self.visit(child, _Carried(g, at.steps + (step,), kind, here, i, at.hides or verdict.may_hide_errors))
+        if isinstance(node, P.InnerJoin):
+            self._transfer(node, at, chosen, here)
+
+    def _transfer(self, node: P.InnerJoin, at: _Carried, chosen: tuple[X.Expr | None, ...],
+                  here: int | None) -> None:
+        """Predicate transfer: an input the chosen candidate leaves alone may still get what the
+        other input's predicate and the join condition imply for it, proved alone as a superset
+        pushdown (the late filter stays for it), while the chosen candidate keeps its own kind."""
+        try:
+            extras = extra_predicates(node, chosen, self.budget)
+        except Exception as err:  # noqa: BLE001 - a failed search misses a pushdown, never makes one
+            self.result.refusals.append(Refusal(P.operator_name(node),
+                                                f"predicate transfer failed: {type(err).__name__}"))
+            return
+        for i, extra in enumerate(extras):
+            if extra is None or self.budget.spent:
+                continue
+            self.budget.candidates_tried += 1
+            g = only(tuple(extra if j == i else None for j in range(2)), i)
+            verdict = check(node, at.pred, g, SUPERSET, self.budget.slice_ms(DEFAULT_TIMEOUT_MS))
+            if verdict.proved:
+                step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, SUPERSET)
+                before = len(self.result.pushed)
+                self.visit(node.children[i], _Carried(extra, at.steps + (step,), SUPERSET, here, i,
+                                                      at.hides or verdict.may_hide_errors))
+                self.result.pushed[before:] = [replace(p, transferred=True) for p in self.result.pushed[before:]]
+
+    def _proved(self, node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], kind: str) -> Verdict | None:
+        """Check one candidate for `kind`; None unless proved."""
+        verdict = check(node, pred, g, kind, self.budget.slice_ms(DEFAULT_TIMEOUT_MS))
+        return verdict if verdict.proved else None
+
+    def _naive_failure(self, node: P.Plan, pred: X.Expr) -> tuple[str, dict]:
+        """The naive candidate (F itself on the input) and why it fails, when F's columns exist below."""
+        if isinstance(node, P.OuterJoin) and node.preserved == "both":
+            tried = [c.predicates for c in candidates_for(node, pred, self.budget)]
+            return full_outer_join.first_failure(node, pred, tried, self.budget.slice_ms(EXPLAIN_MS),
+                                                 self.budget.slice_ms(3 * EXPLAIN_MS))
+        if len(node.children) != 1 or not X.columns(pred) <= set(node.children[0].output):
+            return "", {}
+        # the operator's own verifier: a row-to-row check on, say, a limit would not say why
+        verdict = check(node, pred, (pred,), EQUIVALENT, self.budget.slice_ms(EXPLAIN_MS))
+        if verdict.proved or not verdict.counterexample:
+            return "", {}
+        return str(pred), verdict.counterexample

@@ -1,0 +1,280 @@
+"""Where in the user's code a proved predicate goes, and whether the late filter can go.
+
+The walk proves a predicate for a source in the IR; the notebook holds code. A filter added at
+the source's definition changes every DataFrame made from it, so it goes there only when
+nothing but this pipeline reads the source (nor anything made from it on the way to the late
+filter) and every later step runs whenever the definition does; otherwise each branch's own
+predicate goes where that branch reads the source (paper, Section 5.1). The late filter is
+removed only when it provably runs exactly when the added filters do, for this pipeline only.
+Everything here reads the trace's DAG (`Trace`) and the cells' text; nothing runs.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Sequence
+
+from magicpush_lab.capture.trace import VIEW_READERS, Event, Site, Trace
+from magicpush_lab.ir.expr import TRUE
+from magicpush_lab.pushdown.records import Pushed
+from magicpush_lab.rewrite.cellparse import parse_cell
+from magicpush_lab.rewrite.conditional import runs_after, site_path, untraced_reads
+from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
+
+
+class CannotPlace(Exception):
+    """The proved predicate has no place in the user's code to go to."""
+
+
+def edits_for(trace: Trace, pushed: Pushed, peers: Sequence[Pushed] = ()) -> tuple[list[Edit], str, Event]:
+    """The code edits of one proved push, the kind they keep, and the source's event. `peers`
+    are the other pushes of the same pipeline (a loop's sources may all take one filter)."""
+    source_event = trace.event(pushed.source.origin)
+    if source_event is None or source_event.site is None:
+        raise CannotPlace("the source was not created by traced notebook code")
+    edits, exact = _placements(trace, pushed, source_event)
+    why = _reruns(trace, edits, peers)
+    if why is not None:
+        raise CannotPlace(why)
+    kind = pushed.kind if exact else SUPERSET
+    filter_event = trace.event(pushed.late_filter.origin)
+    if kind == EQUIVALENT:
+        if filter_event is not None and filter_event.site is not None and \
+                filter_event.op.split(".")[-1] in ("filter", "where") and \
+                len(trace.runs_of(filter_event.site)) == 1 and \
+                _same_blocks(trace, filter_event.site, [e.site for e in edits]):
+            edits.append(RemoveFilter(filter_event.site))
+        else:
+            # proved equivalent, but the late filter cannot be found to remove it, or it runs
+            # on a path (a branch not taken) where the added filters do not, or its code also
+            # runs for other DataFrames (a helper function, a loop) that keep needing it
+            kind = SUPERSET
+    return edits, kind, source_event
+
+
+def _placements(trace: Trace, pushed: Pushed, source_event: Event) -> tuple[list[Edit], bool]:
+    """The filters to add, and whether every read of the source gets exactly its proved predicate.
+
+    At the source's definition when nothing but this pipeline reads it (nor anything made from
+    it on the way to the late filter) and every later step runs whenever the definition does;
+    otherwise, and to split a disjunction among the branches of a source read several times,
+    each branch's own predicate where that branch reads the source (paper, Section 5.1)."""
+    if not pushed.branches:
+        before_collect = _before_collect(trace, pushed, source_event)
+        if before_collect is not None:
+            return [before_collect], True
+    region = _Region(trace, _top_event(pushed))
+    every = pushed.branches or (pushed,)
+    branches = [b for b in every if b.predicate != TRUE]
+    edits: list[Edit] = []
+    why = region.why_not_at_source(source_event)
+    if pushed.predicate != TRUE and why is None:
+        edits.append(AddFilter(source_event.site, pushed.predicate, "call"))
+        if len(branches) == len(every) and all(str(b.predicate) == str(pushed.predicate) for b in branches):
+            return edits, True  # every read wants the same rows: the source's filter is theirs
+    reads = [(b.consumer, b.via_input) for b in every]
+    exact = True
+    for b in branches:
+        at_read, reason = region.at_read(b, source_event, reads.count((b.consumer, b.via_input)) == 1)
+        if at_read is None:
+            exact = False
+            why = why or reason
+        else:
+            edits.append(at_read)
+    if not edits:
+        raise CannotPlace(why or "no place was found for the filter")
+    return edits, exact
+
+
+def _reruns(trace: Trace, edits: list[Edit], peers: Sequence[Pushed]) -> str | None:
+    """Why a filter added where code runs more than once would reach rows of another run (None:
+    it would not). A source's definition run several times (a loop, a helper called twice) may
+    get the filter only when every DataFrame it made is a source proved to take that same filter
+    at its definition: the reads of a loop's frames meeting in one union, say."""
+    for edit in edits:
+        if not isinstance(edit, AddFilter):
+            continue
+        runs = trace.runs_of(edit.site)
+        if len(runs) <= 1:
+            continue
+        if edit.target != "call":
+            return "the filter's place runs more than once (a loop or a helper function) for other DataFrames too"
+        for run in runs:
+            if not any(_filters_at_source(trace, p, run, edit) for p in peers):
+                return ("the source's code runs more than once (a loop or a helper function) and "
+                        "not every DataFrame it makes can take the filter")
+    return None
+
+
+def _filters_at_source(trace: Trace, peer: Pushed, event_id: int, edit: AddFilter) -> bool:
+    """Whether `peer` is proved for the source made as `event_id` and puts `edit` at its definition."""
+    source = trace.event(event_id)
+    if source is None or peer.source.origin != event_id or str(peer.predicate) != str(edit.predicate):
+        return False
+    try:
+        placed, exact = _placements(trace, peer, source)
+    except CannotPlace:
+        return False
+    key = (edit.site, edit.target, str(edit.predicate))
+    return exact and any(isinstance(e, AddFilter) and (e.site, e.target, str(e.predicate)) == key for e in placed)
+
+
+def _top_event(pushed: Pushed) -> int | None:
+    """The event of the late filter, or of the join whose condition was pushed."""
+    late = pushed.late_filter
+    return late.origin if late.origin is not None else getattr(late.child, "origin", None)
+
+
+class _Region:
+    """The events from a source up to the late filter's event `top`, with their readers and
+    their places among the notebook's conditional blocks."""
+
+    def __init__(self, trace: Trace, top: int | None) -> None:
+        self.trace, self.top = trace, top
+        self.users = trace.consumers()
+        self.inspected = {i.event for i in trace.inspections}
+        self.cells = {c.execution_count: c.source for c in trace.cells}
+        self.above = trace.ancestors(top) if top is not None else frozenset()
+
+    def _between(self, start: int) -> set[int]:
+        """`start` and the events made from it that the late filter's event is made from."""
+        out: set[int] = set()
+        stack = [start]
+        while stack:
+            cur = stack.pop()
+            if cur in out or cur not in self.above:
+                continue
+            out.add(cur)
+            stack.extend(self.users.get(cur, ()))
+        return out
+
+    def _closed(self, start: int) -> str | None:
+        """Why rows filtered at `start` would reach code besides this pipeline (None: they would not)."""
+        for x in sorted(self._between(start) - {self.top}):
+            if x in self.inspected:
+                return "a DataFrame on the way is also inspected (count, show...) on its own"
+            if any(u not in self.above for u in self.users.get(x, ())):
+                return "a DataFrame on the way feeds other code besides this pipeline"
+        return None
+
+    def _runs_after(self, start: int, site: Site) -> str | None:
+        later = [self.trace.event(x).site for x in self._between(start) if x != start]
+        unknown = sorted({s.execution_count for s in [site, *later] if s is not None} - set(self.cells))
+        if unknown:  # without the cell's text its blocks are unknown: say so, not "conditional"
+            return f"the trace has no source for the cell that ran as execution {unknown}"
+        if not runs_after(site_path(self.cells, site), [site_path(self.cells, s) for s in later]):
+            return ("a later step of the pipeline is in a conditional block (if/else, match, loop, try) "
+                    "that the filter's place is not in: a path the trace did not see would get the filter")
+        return None
+
+    def why_not_at_source(self, source: Event) -> str | None:
+        if source.id in self.inspected:
+            return "the source is also inspected on its own"
+        if self.top is None:  # the late filter's event is unknown: the source's readers alone decide
+            return "the source feeds other code" if len(self.users.get(source.id, ())) > 1 else None
+        why = self._closed(source.id) or self._runs_after(source.id, source.site)
+        name = self.trace.variable_of(source.id)
+        if why is None and name is not None:
+            traced = [e.site for e in self.trace.events] + [i.site for i in self.trace.inspections]
+            if untraced_reads(self.cells, name, traced):
+                why = f"{name} is read in a conditional block the trace did not run"
+        return why
+
+    def at_read(self, branch: Pushed, source: Event, alone: bool) -> tuple[AddFilter | None, str]:
+        """The branch's predicate on its own read of the source, or why it cannot go there."""
+        consumer = self.trace.event(branch.consumer)
+        if consumer is None or consumer.site is None or branch.via_input != 0 \
+                or consumer.inputs[:1] != (source.id,):
+            return None, "the source feeds other code, and this pipeline's use of it was not found"
+        if consumer.op in VIEW_READERS:
+            return None, "the pipeline reads the source through a temp view (spark.sql / spark.table)"
+        if not alone:
+            return None, "one read of the source feeds several branches"
+        if self.top is not None:
+            why = self._closed(consumer.id) or self._runs_after(consumer.id, consumer.site)
+            if why is not None:
+                return None, why
+        return AddFilter(consumer.site, branch.predicate, "receiver"), ""
+
+
+def _same_blocks(trace: Trace, late: Site, placed: list[Site]) -> bool:
+    """The late filter runs exactly when each added filter does: the same conditional blocks."""
+    cells = {c.execution_count: c.source for c in trace.cells}
+    mine = site_path(cells, late)
+    return mine is not None and all(site_path(cells, s) == mine for s in placed)
+
+
+def _before_collect(trace: Trace, pushed: Pushed, source_event: Event) -> AddFilter | None:
+    """A predicate for a collected table (RowIterPipeline) goes right before its `collect()`:
+    `df_old.select(...).collect()` becomes `df_old.select(...).filter(G).collect()`, so only the
+    list the UDF loops over changes. None when `pushed` is not such a predicate."""
+    consumer = trace.event(pushed.consumer)
+    if consumer is None or pushed.via_input != 1:
+        return None
+    names = [name for u in consumer.udfs for name, event in u.side_inputs if event == source_event.id]
+    if not names:
+        return None
+    collects = [i for i in trace.inspections if i.event == source_event.id and i.action == "collect"]
+    if len(collects) != 1 or collects[0].site is None:
+        raise CannotPlace("the collected DataFrame is collected more than once, or where it is not known")
+    # every UDF of the notebook tied to this collect(): one, the one the proof was made for
+    udf_names = {u.name for e in trace.events for u in e.udfs
+                 if any(event == source_event.id for _, event in u.side_inputs)}
+    if len(udf_names) != 1:
+        raise CannotPlace(f"{len(udf_names)} UDFs read the rows collected from this DataFrame")
+    readers = _readers(trace, names[0], udf_names)
+    if readers:
+        # the filtered list replaces the old one for every reader of the variable
+        raise CannotPlace(f"{names[0]} is also read outside the UDF (cell {readers[0]})")
+    return AddFilter(collects[0].site, pushed.predicate, "receiver")
+
+
+def _readers(trace: Trace, name: str, udf_names: set[str]) -> list[int]:
+    """Executions whose code reads `name` other than inside the UDF's function definition."""
+    found = []
+    for cell in trace.cells:
+        tree = parse_cell(cell.source)
+        if tree is None:
+            found.append(cell.execution_count)  # cannot tell: count it as a reader
+            continue
+        inside = {id(n) for d in ast.walk(tree) if isinstance(d, ast.FunctionDef) and d.name in udf_names
+                  for n in ast.walk(d)}
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               and id(n) not in inside for n in ast.walk(tree)):
+            found.append(cell.execution_count)
+    return found
+
+
+def cell_index(trace: Trace, cells: list[str], ids: Sequence[str | None] | None = None) -> dict[int, int]:
+    """Execution count -> notebook index, for executions whose code is still in the notebook.
+
+    A cell edited since it ran has no index: the trace's positions point into the old code.
+    Two cells with the same code are told apart by id only; guessing could put the filter
+    in a cell that runs before the one whose DataFrame the pipeline reads.
+
+    >>> from magicpush_lab.capture.trace import Cell
+    >>> t = Trace(cells=(Cell(1, "a = 1", "x"), Cell(2, "b = 2", None), Cell(3, "a = 1", None)))
+    >>> cell_index(t, ["a = 1", "b = 2", "a = 1"], ["x", "y", "z"])
+    {1: 0, 2: 1}
+    """
+    out = {}
+    by_id = {cell_id: i for i, cell_id in enumerate(ids or ()) if cell_id}
+    for c in trace.cells:
+        if c.cell_id and c.cell_id in by_id:
+            i = by_id[c.cell_id]
+            if cells[i] == c.source:
+                out[c.execution_count] = i
+        elif cells.count(c.source) == 1:
+            out[c.execution_count] = cells.index(c.source)
+    return out
+
+
+def trace_cells(trace: Trace) -> list[str]:
+    """The distinct cell sources in the order the trace first ran them: the notebook as the
+    trace knows it, when the caller has no notebook."""
+    seen: list[str] = []
+    for c in trace.cells:
+        if c.source not in seen:
+            seen.append(c.source)
+    return seen
