@@ -8,14 +8,7 @@ from magicpush_lab.capture.trace import Trace
 from magicpush_lab.kernel import measure_bundle, trace_bundle
 from magicpush_lab.protocol import MEASURE_MIME, TRACE_MIME
 from magicpush_lab.kernel.extension import load, magicpush_result, unload
-
-
-def run(ip, source: str) -> int:
-    """Run a cell; returns its execution count. Fails the test if the cell raised."""
-    count = ip.execution_count
-    result = ip.run_cell(source, store_history=True)
-    result.raise_error()
-    return count
+from tests.cells import run_cell as run
 
 
 def text_at(trace: Trace, site) -> str:
@@ -127,7 +120,7 @@ def test_recording_failures_never_break_user_code(shell, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("recording broke")
 
-    monkeypatch.setattr(tracer, "_add_event", broken)
+    monkeypatch.setattr(tracer.recorder, "add_event", broken)
     run(ip, "kept = sales.filter('v > 7')\nn = kept.count()")
     assert ip.user_ns["n"] == 20
     assert any("recording broke" in w for w in tracer.warnings)

@@ -170,14 +170,13 @@ def _columns(df: Any) -> list[tuple[str, str]]:
 def _run(tracer: Tracer, events: Mapping[int, Any], frames: Mapping[int, Any], order: list[int],
          replacements: Mapping[int, Any]) -> Any:
     """Re-run the events of `order`; the last one's new DataFrame."""
-    from pyspark.sql.classic.dataframe import DataFrame
-
+    backend = tracer.backend
     calls = tracer.calls()
     by_id = {id(df): eid for eid, df in frames.items()}
     rebuilt: dict[int, Any] = {}
 
     def subst(value: Any) -> Any:
-        if isinstance(value, DataFrame):
+        if backend.is_dataframe(value):
             eid = by_id.get(id(value))
             if eid is not None and frames.get(eid) is value and eid in rebuilt:
                 return rebuilt[eid]
@@ -188,14 +187,14 @@ def _run(tracer: Tracer, events: Mapping[int, Any], frames: Mapping[int, Any], o
         if isinstance(value, dict):
             new = {k: subst(v) for k, v in value.items()}
             return value if all(new[k] is v for k, v in value.items()) else new
-        if _is_grouping(value):
+        if backend.is_grouping(value):
             return regroup(value)
         return value
 
     def regroup(grouped: Any) -> Any:
         call = tracer.grouping_of(grouped)
         if call is None:
-            if any(subst(df) is not df for df in _grouped_frames(grouped)):
+            if any(subst(df) is not df for df in backend.grouped_inputs(grouped)):
                 raise CannotRebuild("a grouping (groupBy, pivot, cogroup) on the way was not traced")
             return grouped
         args, kwargs = subst(call.args), subst(call.kwargs)
@@ -224,26 +223,7 @@ def _run(tracer: Tracer, events: Mapping[int, Any], frames: Mapping[int, Any], o
             raise CannotRebuild(f"event {eid} ({event.op}) holds a subquery, whose plan a rebuild cannot follow")
         args, kwargs = subst(call.args), subst(call.kwargs)
         result = getattr(args[0], call.method)(*args[1:], **kwargs)
-        if not isinstance(result, DataFrame):
+        if not backend.is_dataframe(result):
             raise CannotRebuild(f"re-running event {eid} ({event.op}) gave no DataFrame")
         rebuilt[eid] = result
     return rebuilt[order[-1]]
-
-
-def _is_grouping(value: Any) -> bool:
-    from pyspark.sql.group import GroupedData
-
-    if isinstance(value, GroupedData):
-        return True
-    try:
-        from pyspark.sql.pandas.group_ops import PandasCogroupedOps
-    except ImportError:
-        return False
-    return isinstance(value, PandasCogroupedOps)
-
-
-def _grouped_frames(grouped: Any) -> list[Any]:
-    """The DataFrames a GroupedData or cogrouped ops reads."""
-    if hasattr(grouped, "_gd1"):
-        return [grouped._gd1._df, grouped._gd2._df]
-    return [grouped._df]

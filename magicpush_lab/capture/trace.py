@@ -77,7 +77,7 @@ class Event:
     inputs: ids of the events that produced the DataFrames this call consumed.
     plan: Spark's analyzed logical plan of the result, as `LogicalPlan.toJSON()` gives it,
         with the Expand projections and pivot values it writes as null filled in
-        (capture/plan_fields.py).
+        (capture/classic_plan.py).
     """
 
     id: int

@@ -31,13 +31,13 @@ class _Hooks:
             name = self.ip.compile.get_code_name(raw, transformed, number)
             self.tracer.begin_cell(number, raw, name, transformed, getattr(info, "cell_id", None))
         except Exception as err:  # never get in the way of running the cell
-            self.tracer._warn(f"pre_run_cell: {type(err).__name__}: {err}")
+            self.tracer.warn(f"pre_run_cell: {type(err).__name__}: {err}")
 
     def post_run_cell(self, result: Any) -> None:
         try:
             self.tracer.end_cell(self.ip.user_ns)
         except Exception as err:
-            self.tracer._warn(f"post_run_cell: {type(err).__name__}: {err}")
+            self.tracer.warn(f"post_run_cell: {type(err).__name__}: {err}")
 
 
 def load(ip: Any) -> Tracer:

@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType
 
 from magicpush_lab.capture.trace import Udf
-from magicpush_lab.capture.tracer import with_captured_constants
+from magicpush_lab.capture.udfs import with_captured_constants
 from magicpush_lab.verify.verdict import EQUIVALENT
 
 from .harness import bag, run_engine
