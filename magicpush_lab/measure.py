@@ -25,7 +25,7 @@ class MeasureTimeout(TimeoutError):
     """Neither the exact count nor the sample finished in time."""
 
 
-def _run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | None) -> tuple[int, int] | None:
+def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | None) -> tuple[int, int] | None:
     """Run `work` (Spark jobs) in a job group; None if it did not finish within `limit` seconds."""
     sc = df.sparkSession.sparkContext
     group = f"magicpush-measure-{uuid.uuid4().hex}"
@@ -79,7 +79,7 @@ def measure(frames: Mapping[int, Any], source_event: int, predicate: Expr, *,
     def exact() -> tuple[int, int]:
         return df.count(), df.filter(cond).count()
 
-    result = _run_limited(df, exact, time_limit)
+    result = run_limited(df, exact, time_limit)
     if result is not None:
         return result[0], result[1], False
     if not 0 < sample_fraction <= 1:
@@ -95,7 +95,7 @@ def measure(frames: Mapping[int, Any], source_event: int, predicate: Expr, *,
         return int(row["n"] or 0), int(row["k"] or 0)
 
     limit = time_limit if sample_time_limit is None else sample_time_limit
-    result = _run_limited(df, sampled, limit)
+    result = run_limited(df, sampled, limit)
     if result is None:
         raise MeasureTimeout(f"counting took longer than {time_limit}s and the sample longer than {limit}s")
     return round(result[0] / sample_fraction), round(result[1] / sample_fraction), True
@@ -130,7 +130,7 @@ def rows_kept_on_sample(frames: Mapping[int, Any], source_event: int, predicates
         row = sample.agg(F.count(F.lit(1)).alias("rows"), *counts).collect()[0]
         return [int(row[f"kept_{i}"] or 0) for i in range(len(predicates))], int(row["rows"])
 
-    result = _run_limited(df, work, time_limit)  # type: ignore[arg-type]
+    result = run_limited(df, work, time_limit)  # type: ignore[arg-type]
     if result is None:
         raise MeasureTimeout(f"ranking on a sample took over {time_limit} s")
     return result

@@ -84,7 +84,7 @@ def time_both(original: Any, rewritten: Any, runs: int = DEFAULT_RUNS,
     One untimed write of each comes first: the first job of a session pays for code
     generation and cold caches, which would count against whichever side ran first.
     """
-    from magicpush_lab.measure import _run_limited
+    from magicpush_lab.measure import run_limited
 
     deadline = time.monotonic() + time_limit
     times: dict[str, list[float]] = {"original": [], "rewritten": []}
@@ -92,13 +92,13 @@ def time_both(original: Any, rewritten: Any, runs: int = DEFAULT_RUNS,
     stopped = False
     for df in (original, rewritten):  # warm-up
         remaining = deadline - time.monotonic()
-        if remaining <= 0 or _run_limited(df, _noop_write(df), remaining) is None:
+        if remaining <= 0 or run_limited(df, _noop_write(df), remaining) is None:
             stopped = True
             break
     for _ in range(runs if not stopped else 0):
         for side, df in (("original", original), ("rewritten", rewritten)):
             remaining = deadline - time.monotonic()
-            seconds = _run_limited(df, _noop_write(df), remaining) if remaining > 0 else None  # type: ignore[arg-type]
+            seconds = run_limited(df, _noop_write(df), remaining) if remaining > 0 else None  # type: ignore[arg-type]
             if seconds is None:
                 stopped = True
                 break
@@ -123,12 +123,12 @@ def compare_outputs(a: Any, b: Any, time_limit: float, max_rows: int = COMPARE_M
     """(equal as bags?, what was done): counts first; with equal counts of at most `max_rows`
     rows, `exceptAll` both ways. None when not compared (too big, out of time, a column type
     Spark cannot compare)."""
-    from magicpush_lab.measure import _run_limited
+    from magicpush_lab.measure import run_limited
 
     if time_limit <= 0:
         return None, "outputs not compared: no time left"
     deadline = time.monotonic() + time_limit
-    counts = _run_limited(a, lambda: (a.count(), b.count()), time_limit)
+    counts = run_limited(a, lambda: (a.count(), b.count()), time_limit)
     if counts is None:
         return None, "outputs not compared: counting them ran out of time"
     if counts[0] != counts[1]:
@@ -140,7 +140,7 @@ def compare_outputs(a: Any, b: Any, time_limit: float, max_rows: int = COMPARE_M
         return int(a.exceptAll(b).isEmpty() and b.exceptAll(a).isEmpty()), 0
 
     try:
-        result = _run_limited(a, same, max(deadline - time.monotonic(), 0.001))
+        result = run_limited(a, same, max(deadline - time.monotonic(), 0.001))
     except Exception as err:  # map columns, say: Spark cannot compare them as sets
         return None, f"outputs not compared: {type(err).__name__}: {str(err).strip().splitlines()[0][:200]}"
     if result is None:

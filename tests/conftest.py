@@ -1,9 +1,56 @@
-"""Shared fixtures: one local SparkSession for the whole test run, and an IPython shell with the
-tracer loaded."""
+"""Shared fixtures and the test tiers.
+
+Fixtures: one local SparkSession for the whole run (`spark`), and an IPython shell with the tracer
+loaded (`shell`); tests/cells.py runs notebook cells in it as a notebook's kernel does.
+
+Tiers, by marker (set here from what a test uses, so no test has to remember to):
+- `spark`: needs a SparkSession, so a JVM (any test using the `spark` fixture);
+- `kernel`: starts Jupyter kernels or a Jupyter server (replay, the CLI, the server routes);
+- `slow`: long runs kept out of quick feedback loops.
+The fast tier, `python -m pytest -m "not spark and not kernel and not slow"`, needs no JVM:
+in it, starting one fails the test that tries.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+FAST_TIER = "not spark and not kernel and not slow"
+
+# modules whose tests start kernels of their own (replayed notebooks, a Jupyter server)
+_KERNEL_MODULES = {"test_cli", "test_example_notebook", "test_joint_rewrite", "test_notebook_dataflow",
+                   "test_replay", "test_runtime", "test_server", "test_server_bad_input",
+                   "test_benchmarks_smoke", "test_rewrite_styles", "test_cell_identity"}
+_KERNEL_FIXTURES = {"jp_fetch", "jp_serverapp", "pipeline_kernel"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if "spark" in names or "shell" in names:
+            item.add_marker(pytest.mark.spark)
+        if names & _KERNEL_FIXTURES or Path(str(item.fspath)).stem in _KERNEL_MODULES:
+            item.add_marker(pytest.mark.kernel)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if "not spark" in (config.option.markexpr or ""):
+        _forbid_jvm()
+
+
+def _forbid_jvm() -> None:
+    """A test in the fast tier that starts a JVM is in the wrong tier: make it say so."""
+    try:
+        import pyspark.java_gateway as gateway
+    except ImportError:
+        return
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("this test starts a JVM: it belongs to the spark tier (use the `spark` fixture)")
+
+    gateway.launch_gateway = refuse
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.kernel.extension import load, unload
 from magicpush_lab.pipeline import pipeline_plan
+from tests.cells import run_cells
 
 SETUP = (
     'from pyspark.sql import functions as F, Window\n'
@@ -265,8 +266,7 @@ def _params():
 def test_api_family_becomes_its_ir_operators(ip, c: Case):
     unload(ip)
     tracer = load(ip)  # a fresh trace per case: the pipeline is this case's cells only
-    for cell in (SETUP, *c.cells):
-        ip.run_cell(cell, store_history=True).raise_error()
+    run_cells(ip, (SETUP, *c.cells))
     assert tracer.warnings == []
     trace = tracer.trace()
     plan = pipeline_plan(trace)

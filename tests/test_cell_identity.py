@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import pytest
 
 from magicpush_lab.pipeline import optimize_trace
+from tests.cells import run_cells
 
 READ = 'sales = spark.createDataFrame([(i, i % 10) for i in range(30)], "id int, v int")'
 CELLS = [
@@ -58,8 +59,7 @@ def _run(spark, cells: list[str]) -> Counter:
 def test_the_filter_goes_into_the_cell_that_ran(name, spark, shell):
     case = CASES[name]
     ip, tracer = shell
-    for src, cell_id in zip(case.cells, IDS):
-        ip.run_cell(src, store_history=True, cell_id=cell_id).raise_error()
+    run_cells(ip, case.cells, IDS[:len(case.cells)])
     notebook = list(case.cells)
     for i, src in (case.edited_after_run or {}).items():
         notebook[i] = src

@@ -8,6 +8,7 @@ again, with the branch taken and with the other one, and must give the original'
 from __future__ import annotations
 
 from magicpush_lab.pipeline import optimize_trace
+from tests.cells import traced
 
 HEAD = ('from pyspark.sql import functions as F\n'
         'sales = spark.createDataFrame([(i, i % 10, i % 7) for i in range(200)], "id int, v int, s int")')
@@ -51,13 +52,6 @@ SHARED = [
 ]
 
 
-def _traced(shell, cells):
-    ip, tracer = shell
-    for src in cells:
-        ip.run_cell(src, store_history=True).raise_error()
-    return tracer.trace()
-
-
 def _rows(spark, cells, flag=True):
     ns = {"spark": spark}
     for i, src in enumerate(cells):
@@ -85,7 +79,7 @@ def _on_sales(result):
 
 
 def test_source_read_before_an_if_gets_the_filter_inside_the_branch(spark, shell):
-    trace = _traced(shell, IF_ELSE)
+    trace = traced(shell, IF_ELSE)
     result = optimize_trace(trace, [c.source for c in trace.cells])
     (s,) = _on_sales(result)
     assert s.predicate == 'F.col("v") > 7' and s.kind == "superset"
@@ -99,7 +93,7 @@ def test_source_read_before_an_if_gets_the_filter_inside_the_branch(spark, shell
 
 
 def test_late_filter_in_the_same_branch_is_removed_there(spark, shell):
-    trace = _traced(shell, IF_ELSE_FILTER_INSIDE)
+    trace = traced(shell, IF_ELSE_FILTER_INSIDE)
     (s,) = _on_sales(optimize_trace(trace, [c.source for c in trace.cells]))
     assert s.kind == "equivalent" and [c.index for c in s.cells] == [1]
     assert s.cells[0].rewritten.splitlines()[1] == \
@@ -108,7 +102,7 @@ def test_late_filter_in_the_same_branch_is_removed_there(spark, shell):
 
 
 def test_without_a_conditional_block_the_source_definition_gets_the_filter(spark, shell):
-    trace = _traced(shell, STRAIGHT)
+    trace = traced(shell, STRAIGHT)
     (s,) = _on_sales(optimize_trace(trace, [c.source for c in trace.cells]))
     assert s.kind == "equivalent" and [c.index for c in s.cells] == [0, 1]
     assert s.cells[0].rewritten.endswith('"id int, v int, s int").filter(F.col("v") > 7)')
@@ -116,7 +110,7 @@ def test_without_a_conditional_block_the_source_definition_gets_the_filter(spark
 
 
 def test_branch_reading_the_source_where_no_filter_can_go_is_refused_with_a_note(spark, shell):
-    trace = _traced(shell, IF_JOIN_RIGHT)
+    trace = traced(shell, IF_JOIN_RIGHT)
     result = optimize_trace(trace, [c.source for c in trace.cells])
     assert not _on_sales(result)
     assert any("conditional block" in n or "pipeline's use of it was not found" in n for n in result.notes), \
@@ -124,7 +118,7 @@ def test_branch_reading_the_source_where_no_filter_can_go_is_refused_with_a_note
 
 
 def test_union_of_two_branches_of_one_source_one_suggestion_with_every_edit(spark, shell):
-    trace = _traced(shell, UNION)
+    trace = traced(shell, UNION)
     result = optimize_trace(trace, [c.source for c in trace.cells])
     merged = [s for s in _on_sales(result) if " | " in s.predicate]
     assert len(merged) == 1, [s.predicate for s in result.suggestions]
@@ -139,7 +133,7 @@ def test_union_of_two_branches_of_one_source_one_suggestion_with_every_edit(spar
 
 
 def test_a_filter_of_one_branch_never_reaches_a_dataframe_the_other_branch_reads(spark, shell):
-    trace = _traced(shell, SHARED)
+    trace = traced(shell, SHARED)
     result = optimize_trace(trace, [c.source for c in trace.cells])
     for s in result.suggestions:
         assert s.predicate not in ('F.col("v") > 7', 'F.col("s") < 2'), s

@@ -15,6 +15,7 @@ import pytest
 
 from magicpush_lab.cli import cell_changes
 from magicpush_lab.pipeline import optimize_trace
+from tests.cells import traced
 
 SOURCES = ("from pyspark.sql import functions as F\n"
            'a = spark.createDataFrame([(i, i % 10) for i in range(50)], ["k", "v"])\n'
@@ -51,10 +52,7 @@ def _out(spark, cells: list[str]) -> Counter:
 def test_the_joint_rewrite_adds_every_filter_and_keeps_the_rows(name, spark, shell):
     case = CASES[name]
     cells = [SOURCES, JOINED + f"out = j.filter({case.late})"]
-    ip, tracer = shell
-    for src in cells:
-        ip.run_cell(src, store_history=True).raise_error()
-    result = optimize_trace(tracer.trace(), cells)
+    result = optimize_trace(traced(shell, cells), cells)
     if case.kind is None:
         assert result.together == () and result.suggestions == (), result
         return

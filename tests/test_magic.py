@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from magicpush_lab.kernel.extension import load, magicpush_result, unload
+from tests.cells import run_cells
 
 CELLS = [
     "from pyspark.sql import functions as F\nfrom pyspark.sql.types import IntegerType",
@@ -23,8 +24,7 @@ def notebook(spark):
     ip = InteractiveShell.instance()
     load(ip)
     ip.user_ns["spark"] = spark
-    for cell in CELLS:
-        ip.run_cell(cell, store_history=True).raise_error()
+    run_cells(ip, CELLS)
     yield ip
     unload(ip)
 
@@ -94,8 +94,7 @@ def test_apply_asks_the_notebook_to_rewrite_the_cells_that_ran_by_their_ids(spar
     try:
         ip.user_ns["spark"] = spark
         ids = [f"cell-{i}" for i in range(len(CELLS))]
-        for cell, cell_id in zip(CELLS, ids):
-            ip.run_cell(cell, store_history=True, cell_id=cell_id).raise_error()
+        run_cells(ip, CELLS, ids)
         magicpush_result(ip, "--no-measure")
         shown = magicpush_result(ip, "apply 1")
     finally:

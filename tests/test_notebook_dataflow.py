@@ -8,15 +8,9 @@ from __future__ import annotations
 
 from magicpush_lab.pipeline import optimize_trace
 from magicpush_lab.translate.dataflow import longest_path, sink_paths
+from tests.cells import traced
 
 IMPORTS = "from pyspark.sql import functions as F"
-
-
-def traced(shell, cells):
-    ip, tracer = shell
-    for src in cells:
-        ip.run_cell(src, store_history=True).raise_error()
-    return tracer.trace()
 
 
 def bags(spark, cells, names):

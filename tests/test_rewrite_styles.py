@@ -21,6 +21,7 @@ import pytest
 
 import magicpush_lab.pipeline as pipeline
 from magicpush_lab.pipeline import optimize_trace
+from tests.cells import traced
 
 IMPORT_F = "from pyspark.sql import functions as F"
 ROWS = '[(i, i % 10, (i % 7) * 1.5) for i in range(40)]'
@@ -274,9 +275,7 @@ def test_rewritten_notebook_gives_the_same_rows_and_a_second_rewrite_changes_not
         name, spark, path, shell, applied):
     case = CASES[name]
     ip, tracer = shell
-    for src in case.cells:
-        ip.run_cell(src, store_history=True).raise_error()
-    result = optimize_trace(tracer.trace(), case.cells)
+    result = optimize_trace(traced(shell, case.cells), case.cells)
     suggestions = list(_all(result.suggestions))
     if case.pushes:
         assert any(s.kind == case.kind for s in suggestions), (result.notes, suggestions)

@@ -25,7 +25,7 @@ from magicpush_lab.capture.trace import Site
 from magicpush_lab.rewrite.cellparse import mask_ipython, parse_cell
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
 from magicpush_lab.rewrite.pyspark_code import (
-    FUNCTIONS_IMPORT, _module_aliases, datetime_alias, to_pyspark, uses_datetime)
+    FUNCTIONS_IMPORT, module_aliases, datetime_alias, to_pyspark, uses_datetime)
 
 FILTER_METHODS = ("filter", "where")
 
@@ -359,7 +359,7 @@ def _imports_alias(sources: Sequence[str], alias: str) -> bool:
 def _imports_module(sources: Sequence[str], module: str, alias: str) -> bool:
     for src in sources:
         tree = parse_cell(src)
-        if tree is not None and alias in _module_aliases(tree, module):
+        if tree is not None and alias in module_aliases(tree, module):
             return True
     return False
 

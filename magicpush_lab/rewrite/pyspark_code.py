@@ -201,7 +201,7 @@ def _json_is_python(s: str) -> bool:
     return all(c.isprintable() and c not in "\\" for c in s)
 
 
-def _module_aliases(tree: object, module: str) -> list[str]:
+def module_aliases(tree: object, module: str) -> list[str]:
     """Names under which a cell imports `module` (dotted), in order of appearance."""
     import ast
 
@@ -226,7 +226,7 @@ def _existing_alias(cell_sources: Sequence[str], module: str) -> tuple[str | Non
         tree = parse_cell(src)
         if tree is None:
             continue
-        aliases = _module_aliases(tree, module)
+        aliases = module_aliases(tree, module)
         if aliases:
             return aliases[0], names
         names |= bound_names(tree)

@@ -6,7 +6,7 @@ import inspect
 import textwrap
 from typing import Callable
 
-from magicpush_lab.capture.plan_fields import analyzed_plan_json
+from magicpush_lab.capture.classic_plan import analyzed_plan_json
 from magicpush_lab.capture.trace import Event, Trace, Udf
 from magicpush_lab.pushdown import WalkResult, late_filter, push_down
 from magicpush_lab.pipeline import translate

@@ -23,6 +23,7 @@ from pyspark.sql.functions import pandas_udf
 from pyspark.sql.types import BooleanType, DoubleType, LongType
 
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
+from tests.cells import run_cell
 
 from .harness import bag, check_pushdown, pandas_udf_record, run_engine
 from .test_row_to_row_pipelines import SALES_SCHEMA, sales_rows
@@ -243,7 +244,7 @@ def test_tracer_records_pandas_udf_source_and_the_engine_reads_it(spark, cell: s
                        'sales = spark.createDataFrame([(i % 1000, "a") for i in range(3000)], "v int, store string")',
                        cell,
                        'out = sales.withColumn("w", capped("v")).filter(F.col("w") < 100)'):
-            ip.run_cell(source, store_history=True).raise_error()
+            run_cell(ip, source)
         trace = tracer.trace()
     finally:
         unload(ip)

@@ -1,0 +1,26 @@
+"""Running notebook cells under the tracer, as a notebook's kernel runs them: stored in history
+(so each run is an execution the trace sees) and labelled with the cell's id when it has one."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+
+def run_cell(ip: Any, source: str, cell_id: str | None = None) -> int:
+    """Run one cell; returns its execution count. Fails the test if the cell raised."""
+    count = ip.execution_count
+    kwargs = {"cell_id": cell_id} if cell_id is not None else {}
+    ip.run_cell(source, store_history=True, **kwargs).raise_error()
+    return count
+
+
+def run_cells(ip: Any, sources: Sequence[str], ids: Sequence[str | None] | None = None) -> list[int]:
+    """Run cells in order; their execution counts."""
+    return [run_cell(ip, src, cell_id) for src, cell_id in zip(sources, ids or [None] * len(sources))]
+
+
+def traced(shell: tuple[Any, Any], sources: Sequence[str], ids: Sequence[str | None] | None = None) -> Any:
+    """Run cells in the `shell` fixture's traced shell; the tracer's trace after them."""
+    ip, tracer = shell
+    run_cells(ip, sources, ids)
+    return tracer.trace()
