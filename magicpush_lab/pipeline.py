@@ -9,11 +9,14 @@ measure.py).
 
 from __future__ import annotations
 
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import replace
-from typing import Collection, Sequence
+from typing import Collection, Iterator, Sequence
 
 from magicpush_lab.budget import Budget
+from magicpush_lab.capture.plan_store import MAX_DEPTH
 from magicpush_lab.capture.trace import Event, Trace
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.serialize import expr_to_json
@@ -50,6 +53,13 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     budget; notes then name the pipeline they are about. A suggestion two pipelines
     share (the same filter at the same source) is given once.
     """
+    with deep_plans():
+        return _optimize_trace(trace, notebook_cells, time_budget, all_pipelines, cell_ids, only_sinks, budget)
+
+
+def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, time_budget: float | None,
+                    all_pipelines: bool, cell_ids: Sequence[str | None] | None,
+                    only_sinks: Collection[int] | None, budget: Budget | None) -> OptimizeResult:
     started = time.monotonic()
     trace = with_view_inputs(trace)  # spark.sql / spark.table over temp views read notebook DataFrames
     paths = sink_paths(trace)
@@ -68,6 +78,9 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     graphs: list[dict] = []
     for path in paths if all_pipelines else paths[:1]:
         name = pipeline_name(trace, path[-1])
+        if path[-1].plan is None:
+            notes.append(f"pipeline ending in {name}: the kernel could not read its plan (the tracer's warnings say why)")
+            continue
         graphs.append(graph(trace, path[-1].id, name))
         plan = translate(trace, path[-1].id, budget)
         got, why, joint, refused = _optimize_plan(trace, plan, cells, index_of, budget, name)
@@ -78,6 +91,18 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
         refusals.extend(refused)
     return OptimizeResult(tuple(found.values()), time.monotonic() - started, tuple(notes), tuple(together),
                           tuple(refusals), tuple(graphs))
+
+
+@contextmanager
+def deep_plans() -> Iterator[None]:
+    """Translation and the walk recurse along a pipeline: a notebook's plan may be as deep as a
+    trace allows (plan_store.MAX_DEPTH, a loop of a thousand `withColumn` calls and more)."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 8 * MAX_DEPTH))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def translate(trace: Trace, eid: int, budget: Budget | None = None) -> P.Plan:

@@ -18,6 +18,9 @@ import json
 from typing import Any, Sequence
 
 TRACE_MIME = "application/vnd.magicpush.trace+json"
+#: whether the kernel traces and how much it holds, without the trace itself: what the front end
+#: checks before it asks the server to optimize (the server pulls the trace from the kernel)
+TRACE_STATUS_MIME = "application/vnd.magicpush.trace-status+json"
 MEASURE_MIME = "application/vnd.magicpush.measure+json"
 RUNTIME_MIME = "application/vnd.magicpush.runtime+json"
 #: `%magicpush apply N`: the cells for the front end to rewrite (src/applyRenderer.ts)
@@ -26,6 +29,7 @@ APPLY_MIME = "application/vnd.magicpush.apply+json"
 # Evaluated in the user's namespace, so it must not depend on names the user defined:
 # `__import__` returns the top-level package with `kernel` imported, whatever the user's names.
 TRACE_EXPRESSION = '__import__("magicpush_lab.kernel").kernel.trace_bundle()'
+TRACE_STATUS_EXPRESSION = '__import__("magicpush_lab.kernel").kernel.trace_status()'
 
 
 def measure_expression(requests: Sequence[dict[str, Any]]) -> str:

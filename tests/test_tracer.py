@@ -47,7 +47,7 @@ def test_ops_inputs_sites_and_variables(shell):
     assert text_at(trace, join.site) == 'enrich(sales)\n       .join(stores, "v")'
     assert text_at(trace, filt.site) == PIPELINE[2][7:-1]
     assert filt.columns == (("v", "bigint"), ("id", "bigint"), ("w", "bigint"), ("name", "string"))
-    assert json.loads(filt.plan)[0]["class"].endswith("logical.Filter")
+    assert trace.plan_json(filt.id)[0]["class"].endswith("logical.Filter")
     assert any("v > 5" in a or ">(v, 5)" in a for a in filt.args)
     assert trace.variables == {"sales": with_v.id, "stores": create.id, "big": filt.id}
     assert [c.execution_count for c in trace.cells] == counts
@@ -76,7 +76,7 @@ def test_udf_sources_all_forms(shell):
             '@F.udf("int")\ndef twice(x):\n    return 2 * x\n'
             '@F.udf\ndef label(x):\n    return str(x)\n'
             'u = sales.withColumn("p", plus("v")).withColumn("t", twice("v")).select("v", "t", label("v").alias("l"))')
-    udfs = {u.name: u for u in tracer.events[-1].udfs}
+    udfs = {u.name: u for u in tracer.trace().events[-1].udfs}
     assert set(udfs) == {"<lambda>", "twice", "label"}
     assert udfs["<lambda>"].source == "lambda x: x + 1"
     assert udfs["twice"].source == '@F.udf("int")\ndef twice(x):\n    return 2 * x\n'
@@ -84,7 +84,7 @@ def test_udf_sources_all_forms(shell):
     assert all(u.kind == "python" and u.deterministic for u in udfs.values())
     run(ip, 'import pandas as pd\n@F.pandas_udf("double")\ndef half(s: pd.Series) -> pd.Series:\n    return s / 2\n'
             'h = sales.withColumn("h", half("v")).withColumn("r", F.udf(lambda x: x, "int").asNondeterministic()("v"))')
-    udfs = {u.name: u for u in tracer.events[-1].udfs}
+    udfs = {u.name: u for u in tracer.trace().events[-1].udfs}
     assert udfs["half"].kind == "pandas" and udfs["half"].return_type == "double"
     assert udfs["<lambda>"].deterministic is False
 
@@ -97,7 +97,7 @@ def test_udf_constants_are_recorded_as_spark_shipped_them(shell):
     # Spark pickled the lambda with LIMIT = 5 on its first call: later changes do not reach it
     run(ip, 'LIMIT = 6\nflagged = sales.withColumn("b", column)')
     run(ip, 'LIMIT = 7\nkept = flagged.filter(F.col("b") == 1)')
-    first, later = (e.udfs[0].source for e in tracer.events[-2:])
+    first, later = (e.udfs[0].source for e in tracer.trace().events[-2:])
     assert first == later == "CODES = {'a': 1}\nLIMIT = 5\nlambda x: 1 if x > LIMIT else CODES.get(\"a\")"
 
 
@@ -184,7 +184,7 @@ def test_apply_in_pandas_records_the_function_source(shell):
     run(ip, PIPELINE[0])
     run(ip, 'def keep_big(pdf):\n    pdf = pdf[pdf.v > 3]\n    return pdf\n'
             'g = sales.groupBy("v").applyInPandas(keep_big, "id long, v long")')
-    event = tracer.events[-1]
+    event = tracer.trace().events[-1]
     assert event.op == "groupBy.applyInPandas"
     udfs = {u.name: u for u in event.udfs}
     assert udfs["keep_big"].kind == "pandas"

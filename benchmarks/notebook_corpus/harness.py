@@ -51,12 +51,15 @@ def trace_case(spark, paths: dict, case: Case):
     tracer = Tracer()
     tracer.install()
     try:
-        case.original(spark, data.read_tables(spark, paths))
+        # held while the trace is read: the tracer keeps what the program can still reach
+        result = case.original(spark, data.read_tables(spark, paths))
     finally:
         tracer.uninstall()
     if tracer.warnings:
         raise RuntimeError(f"tracer: {'; '.join(tracer.warnings[:3])}")
-    return tracer.trace()
+    trace = tracer.trace()
+    del result
+    return trace
 
 
 def table_of_source(source: P.Source, schemas: dict[str, tuple[str, ...]]) -> str | None:

@@ -1,7 +1,8 @@
 """The classic PySpark backend: what tracing needs to know about `pyspark.sql.classic`.
 
 A backend names the classes whose methods are wrapped and reads what translation needs from one
-of its DataFrames (Spark's analyzed plan, the result's columns). Everything else in capture/ is
+of its DataFrames (a handle on Spark's analyzed plan, read later into a PlanStore; the result's
+columns). Everything else in capture/ is
 the same for every backend, so a second one (Spark Connect) plugs in beside this one.
 """
 
@@ -11,7 +12,8 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from magicpush_lab.capture.classic_plan import analyzed_plan_json
+from magicpush_lab.capture.classic_plan import PlanEncoder
+from magicpush_lab.capture.plan_store import PlanStore
 
 
 @dataclass(frozen=True)
@@ -43,9 +45,18 @@ class ClassicBackend:
     def is_dataframe(self, value: Any) -> bool:
         return isinstance(value, self.classes().dataframe)
 
-    def plan_json(self, df: Any) -> str:
-        """Spark's analyzed plan of `df` as JSON (classic_plan.py fills in what toJSON omits)."""
-        return analyzed_plan_json(df._jdf)
+    def plan_handle(self, df: Any) -> Any:
+        """A reference to `df`'s analyzed plan in the JVM: taken when the call is recorded (no
+        serialising, no job), read when the trace is pulled."""
+        return df._jdf.queryExecution().analyzed()
+
+    def plan_encoder(self, store: PlanStore) -> PlanEncoder:
+        """What reads plan handles into `store`, each JVM plan node once."""
+        from pyspark import SparkContext
+
+        if SparkContext._jvm is None:
+            raise RuntimeError("no SparkContext: the plans' JVM is gone")
+        return PlanEncoder(store, SparkContext._jvm)
 
     def columns(self, df: Any) -> tuple[tuple[str, str], ...]:
         return tuple((f.name, f.dataType.simpleString()) for f in df.schema.fields)

@@ -1,70 +1,210 @@
-"""Spark's analyzed plan as JSON, with the fields `toJSON()` leaves out filled back in.
+"""Spark's analyzed plans read from the JVM into a PlanStore, each JVM plan node once.
 
-`TreeNode.toJSON()` writes `null` for fields it cannot serialise generically:
-`Expand.projections` (a list of lists of expressions: unpivot, rollup, cube)
-and `PivotFirst.pivotColumnValues` (the pivot values, plain JVM objects).
-Without them an unpivot or a pivot cannot be analysed, so the tracer reads
-them from the JVM objects and writes them into the JSON in Spark's own
-format: projections as flat expression lists, pivot values as `Literal`s.
+A pipeline built call by call holds each step's plan inside the next one's: the plan of the
+DataFrame a `withColumn` returns is a new Project whose child is, as the same JVM object, the
+analyzed plan of the DataFrame it was called on. So an event's plan is encoded by walking down
+from its root until a node already encoded (its input's) is met: every plan node crosses from
+the JVM once, however many events contain it.
 
-Both JSON and JVM trees are walked in the same pre-order, so the n-th Expand
-(or PivotFirst) of one is the n-th of the other.
+A node's own fields come from `TreeNode.jsonFields`, the fields of Spark's `toJSON()` without
+the children, in Spark's own format. A Project is the exception: its projection lists every
+column, so a chain of K `withColumn` calls would cross O(K^2) attribute descriptions. For a
+Project only the expressions it adds (`projectList.diff(child.output)`) cross; a column it
+passes through refers to the child's output attribute, already in the store.
+
+`toJSON()` writes `null` for fields it cannot serialise generically: `Expand.projections` (a
+list of lists of expressions: unpivot, rollup, cube) and `PivotFirst.pivotColumnValues` (the
+pivot values, plain JVM objects). Without them an unpivot or a pivot cannot be analysed, so
+they are read from the JVM objects and written in Spark's own format: projections as flat
+expression lists, pivot values as `Literal`s.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterator
 
+from magicpush_lab.capture.plan_store import KIDS, REF, PlanStore, is_ref, ref_ids
+
+_PROJECT = "org.apache.spark.sql.catalyst.plans.logical.Project"
 _EXPAND = "org.apache.spark.sql.catalyst.plans.logical.Expand"
+_AGGREGATE = "org.apache.spark.sql.catalyst.plans.logical.Aggregate"
 _PIVOT_FIRST = "org.apache.spark.sql.catalyst.expressions.aggregate.PivotFirst"
 _LITERAL = "org.apache.spark.sql.catalyst.expressions.Literal"
+# `name#id`, then `L` for a long and `-T<delay>ms` for an event-time column (AttributeReference.toString)
+_ATTRIBUTE_ID = re.compile(r"#(\d+)L?(?:-T-?\d+ms)?$")
+_SEPARATOR = "\u0001"  # between attributes in one string: a character no column name has
 
 
-def analyzed_plan_json(jdf: Any) -> str:
-    """The analyzed plan of a (JVM) Dataset as JSON, missing fields filled in."""
-    plan = jdf.queryExecution().analyzed()
-    text = plan.toJSON()
-    if '"projections":null' not in text and '"pivotColumnValues":null' not in text:
-        return text
-    return fill_missing_fields(text, list(_jvm_expands(plan)), list(_jvm_pivot_values(plan)))
+class PlanEncoder:
+    """Encodes JVM analyzed plans into one PlanStore, remembering every JVM node it encoded."""
+
+    def __init__(self, store: PlanStore, jvm: Any) -> None:
+        self.store, self.jvm = store, jvm
+        # identityHashCode -> [(JVM node, record id)]: the nodes encoded so far (kept alive by
+        # these references, so an identity is never reused while it is here)
+        self._known: dict[int, list[tuple[Any, int]]] = {}
+        # record id -> {expression id: record id of that output attribute}
+        self._outputs: dict[int, dict[int, int]] = {}
+        self._nodes: dict[int, Any] = {}  # record id -> a JVM node it was encoded from
+        self._render = getattr(getattr(jvm.org.json4s.jackson, "JsonMethods$"), "MODULE$")
+        self._system = jvm.java.lang.System  # looked up once: each lookup is a round trip
+
+    def encode(self, plan: Any) -> int:
+        """The record id of a JVM plan; the nodes not encoded before are read now."""
+        stack: list[tuple[Any, bool]] = [(plan, False)]
+        results: list[int] = []
+        pending: list[tuple[Any, int]] = []  # (node, number of children) waiting for their ids
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                n = pending.pop()[1]
+                kids = results[len(results) - n:] if n else []
+                del results[len(results) - n:]
+                results.append(self._encoded(node, kids))
+                continue
+            known = self._lookup(node)
+            if known is not None:
+                results.append(known)
+                continue
+            children = node.children()
+            n = children.length()
+            stack.append((node, True))
+            pending.append((node, n))
+            stack.extend((children.apply(i), False) for i in range(n - 1, -1, -1))
+        return results[0]
+
+    def _lookup(self, node: Any) -> int | None:
+        for seen, rid in self._known.get(self._identity(node), ()):
+            if seen.equals(node):  # a case class's equals starts with reference equality
+                return rid
+        return None
+
+    def _identity(self, node: Any) -> int:
+        return int(self._system.identityHashCode(node))
+
+    def _encoded(self, node: Any, kids: list[int]) -> int:
+        cls = node.getClass().getName()
+        record = self._project(node, kids) if cls == _PROJECT else None
+        if record is None:
+            record = {**self._fields(node, cls), KIDS: kids}
+        record["class"] = cls
+        rid = self.store.intern(record)
+        self._known.setdefault(self._identity(node), []).append((node, rid))
+        self._nodes.setdefault(rid, node)
+        return rid
+
+    def _fields(self, node: Any, cls: str) -> dict[str, Any]:
+        fields = json.loads(self._render.compact(self.jvm.org.json4s.JObject(node.jsonFields())))
+        if cls == _EXPAND and fields.get("projections") is None:
+            fields["projections"] = [[json.loads(e.toJSON()) for e in _seq(row)] for row in _seq(node.projections())]
+        if cls == _AGGREGATE:
+            _fill_pivot_values(fields, node)
+        return {k: self.store.field(v) for k, v in fields.items()}
+
+    def _project(self, node: Any, kids: list[int]) -> dict[str, Any] | None:
+        """A Project whose pass-through columns refer to the child's output attributes, or None
+        when one of them is not found there (then all its fields are read)."""
+        child = node.child()
+        inputs = self.output_attributes(kids[0], child)
+        added = _seq(node.projectList().diff(child.output()))
+        trees = [self.store.add_json(e.toJSON()) for e in added]
+        by_id: dict[int, list[int]] = {}
+        for tree in trees:
+            expr_id = _expr_id(self.store.record(tree))
+            if expr_id is None:
+                return None
+            by_id.setdefault(expr_id, []).append(tree)
+        refs = []
+        for expr_id in _attribute_ids(node.output().mkString(_SEPARATOR)):
+            if by_id.get(expr_id):
+                refs.append(by_id[expr_id].pop(0))
+            elif expr_id in inputs:
+                refs.append(inputs[expr_id])
+            else:
+                return None
+        if any(by_id.values()) or not refs:
+            return None
+        return {"projectList": {REF: refs}, "child": 0, KIDS: kids}
+
+    def output_attributes(self, rid: int, node: Any) -> dict[int, int]:
+        """Expression id -> record id of each output attribute of record `rid` (JVM `node`)."""
+        found = self._outputs.get(rid)
+        if found is not None:
+            return found
+        record = self.store.record(rid)
+        table: dict[int, int] = {}
+        listed = record.get("output")
+        if not record[KIDS] and is_ref(listed):
+            for ref in ref_ids(listed):  # a leaf lists its output attributes (LogicalRelation...)
+                expr_id = _expr_id(self.store.record(ref))
+                if expr_id is not None:
+                    table[expr_id] = ref
+            self._outputs[rid] = table
+            return table
+        if record["class"] == _PROJECT and is_ref(record.get("projectList")):
+            below = self.output_attributes(record[KIDS][0], node.child())
+            new = self._new_attributes(node, [node.child()])
+            for ref in ref_ids(record["projectList"]):
+                expr_id = _expr_id(self.store.record(ref))
+                if expr_id is not None:
+                    table[expr_id] = below.get(expr_id, new.get(expr_id, ref))
+            table.update(new)
+        else:
+            children = _seq(node.children())
+            for kid, child in zip(record[KIDS], children):
+                table.update(self.output_attributes(kid, child))
+            table.update(self._new_attributes(node, children))
+        self._outputs[rid] = table
+        return table
+
+    def _new_attributes(self, node: Any, children: list[Any]) -> dict[int, int]:
+        """The output attributes `node` has that its children's outputs do not (a column it makes,
+        a column whose nullability a join changes): their records by expression id."""
+        new = node.output()
+        for child in children:
+            new = new.diff(child.output())
+        table = {}
+        for attribute in _seq(new):
+            rid = self.store.add_json(attribute.toJSON())
+            expr_id = _expr_id(self.store.record(rid))
+            if expr_id is not None:
+                table[expr_id] = rid
+        return table
 
 
-def fill_missing_fields(text: str, projections: list[list[list[Any]]],
-                        pivot_values: list[list[dict[str, Any]]]) -> str:
-    """Write Expand projections and PivotFirst values, in order of appearance, into plan JSON.
+def _expr_id(record: dict[str, Any]) -> int | None:
+    expr_id = record.get("exprId")
+    return expr_id.get("id") if isinstance(expr_id, dict) and isinstance(expr_id.get("id"), int) else None
 
-    >>> plan = '[{"class": "%s", "num-children": 0, "projections": null}]' % _EXPAND
-    >>> json.loads(fill_missing_fields(plan, [[["e1"], ["e2"]]], []))[0]["projections"]
-    [['e1'], ['e2']]
+
+def _attribute_ids(text: str) -> Iterator[int]:
+    """The expression ids of attributes written `name#id` one after another.
+
+    >>> list(_attribute_ids("a#1L" + _SEPARATOR + "c#0#12" + _SEPARATOR + "t#3-T10000ms"))
+    [1, 12, 3]
     """
-    flat = json.loads(text)
-    expands = iter(projections)
-    pivots = iter(pivot_values)
-    for node in flat:
-        if node.get("class") == _EXPAND and node.get("projections") is None:
-            node["projections"] = next(expands)
-        for pivot in _pivot_first_nodes(node):
-            pivot["pivotColumnValues"] = next(pivots)
-    return json.dumps(flat)
+    for part in text.split(_SEPARATOR) if text else ():
+        match = _ATTRIBUTE_ID.search(part)
+        if match is None:
+            raise ValueError(f"not an attribute: {part!r:.80}")
+        yield int(match.group(1))
 
 
-def _pivot_first_nodes(plan_node: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """PivotFirst expression nodes inside one plan node's aggregate list, in order."""
-    for expr in plan_node.get("aggregateExpressions") or ():
-        for e in expr:
-            if isinstance(e, dict) and e.get("class") == _PIVOT_FIRST and e.get("pivotColumnValues") is None:
-                yield e
+def _fill_pivot_values(fields: dict[str, Any], node: Any) -> None:
+    """Write the pivot values PivotFirst's JSON leaves null, from the JVM node, in order."""
+    pivots = [e for expr in fields.get("aggregateExpressions") or () for e in expr
+              if isinstance(e, dict) and e.get("class") == _PIVOT_FIRST and e.get("pivotColumnValues") is None]
+    if not pivots:
+        return
+    values = iter(_jvm_pivot_values(node))
+    for pivot in pivots:
+        pivot["pivotColumnValues"] = next(values)
 
 
 def _seq(jseq: Any) -> list[Any]:
     return [jseq.apply(i) for i in range(jseq.length())]
-
-
-def _plan_nodes(jplan: Any) -> Iterator[Any]:
-    yield jplan
-    for child in _seq(jplan.children()):
-        yield from _plan_nodes(child)
 
 
 def _expr_nodes(jexpr: Any) -> Iterator[Any]:
@@ -73,21 +213,12 @@ def _expr_nodes(jexpr: Any) -> Iterator[Any]:
         yield from _expr_nodes(child)
 
 
-def _jvm_expands(jplan: Any) -> Iterator[list[list[Any]]]:
-    for node in _plan_nodes(jplan):
-        if node.getClass().getName() == _EXPAND:
-            yield [[json.loads(e.toJSON()) for e in _seq(row)] for row in _seq(node.projections())]
-
-
-def _jvm_pivot_values(jplan: Any) -> Iterator[list[list[dict[str, Any]]]]:
-    for node in _plan_nodes(jplan):
-        if node.getClass().getName() != "org.apache.spark.sql.catalyst.plans.logical.Aggregate":
-            continue
-        for expr in _seq(node.aggregateExpressions()):
-            for e in _expr_nodes(expr):
-                if e.getClass().getName() == _PIVOT_FIRST:
-                    dtype = json.loads(e.pivotColumn().dataType().json())
-                    yield [[_literal(v, dtype)] for v in _seq(e.pivotColumnValues())]
+def _jvm_pivot_values(aggregate: Any) -> Iterator[list[list[dict[str, Any]]]]:
+    for expr in _seq(aggregate.aggregateExpressions()):
+        for e in _expr_nodes(expr):
+            if e.getClass().getName() == _PIVOT_FIRST:
+                dtype = json.loads(e.pivotColumn().dataType().json())
+                yield [[_literal(v, dtype)] for v in _seq(e.pivotColumnValues())]
 
 
 def _literal(value: Any, dtype: Any) -> dict[str, Any]:

@@ -36,8 +36,8 @@ class _Removed:
 #: A replacement meaning "this event is left out": its DataFrame is its (rebuilt) input.
 REMOVED: Any = _Removed()
 
-# What a subquery expression looks like in an analyzed plan's JSON.
-_SUBQUERY_CLASSES = ("ScalarSubquery", "ListQuery", "expressions.Exists", "LateralSubquery", "InSubquery")
+# The expressions that hold a plan of their own (subqueries), by simple class name.
+_SUBQUERY_CLASSES = frozenset({"ScalarSubquery", "ListQuery", "Exists", "LateralSubquery", "InSubquery"})
 
 # Ops that drop rows and nothing else: the only ones REMOVED may stand for.
 _FILTER_OPS = ("filter", "where")
@@ -99,16 +99,18 @@ def rows_out_reason(rows_out: Any, changed: set[int], pipeline: set[int]) -> str
     return None
 
 
-def view_reason(events: Mapping[int, Any], pipeline: set[int], changed: set[int]) -> str | None:
+def view_reason(events: Mapping[int, Any], pipeline: set[int], changed: set[int],
+                classes: Any = lambda eid: set()) -> str | None:
     """Why a `spark.sql` / `spark.table` event of the pipeline may read a changed DataFrame
     through a temp view: it reads a view and was made after the first changed event. Re-running
-    it would read the view as registered, with the old rows.
+    it would read the view as registered, with the old rows. `classes(eid)` are the simple class
+    names in the event's plan.
 
     >>> from types import SimpleNamespace as E
-    >>> evs = {0: E(op="read.parquet", plan=""), 2: E(op="sql", plan='"...logical.View"')}
-    >>> view_reason(evs, {0, 2}, {0})
+    >>> evs = {0: E(op="read.parquet"), 2: E(op="sql")}
+    >>> view_reason(evs, {0, 2}, {0}, lambda eid: {"Project", "View"} if eid == 2 else set())
     'event 2 (sql) reads a temp view, which may hold a DataFrame the rebuild changes'
-    >>> view_reason(evs, {0, 2}, set()) is None
+    >>> view_reason(evs, {0, 2}, set(), lambda eid: {"View"}) is None
     True
     """
     from magicpush_lab.capture.trace import VIEW_READERS
@@ -116,7 +118,7 @@ def view_reason(events: Mapping[int, Any], pipeline: set[int], changed: set[int]
     first = min(changed, default=None)
     for eid in sorted(pipeline):
         e = events[eid]
-        if first is not None and eid > first and e.op in VIEW_READERS | {"read.table"} and "logical.View" in e.plan:
+        if first is not None and eid > first and e.op in VIEW_READERS | {"read.table"} and "View" in classes(eid):
             return f"event {eid} ({e.op}) reads a temp view, which may hold a DataFrame the rebuild changes"
     return None
 
@@ -145,12 +147,16 @@ def rebuild(sink_event: int, replacements: Mapping[int, Any], tracer: Tracer | N
                              f"{off} in the trace (rows may have left Spark and come back)")
     order = affected(events, pipeline, set(replacements))
     changed = set(order)
-    reason = rows_out_reason(tracer.rows_out(), changed, pipeline) or view_reason(events, pipeline, changed)
+    def classes(eid: int) -> set[str]:
+        plan = events[eid].plan
+        return trace.plans.classes(plan) if plan is not None else set()
+
+    reason = rows_out_reason(tracer.rows_out(), changed, pipeline) or view_reason(events, pipeline, changed, classes)
     if reason is not None:
         return Rebuilt(None, reason)
     try:
         with tracer.suspended():
-            df = _run(tracer, events, frames, order, replacements)
+            df = _run(tracer, events, frames, order, replacements, classes)
     except CannotRebuild as err:
         return Rebuilt(None, str(err))
     except Exception as err:  # Spark refused a re-run call: say so rather than guess
@@ -168,7 +174,7 @@ def _columns(df: Any) -> list[tuple[str, str]]:
 
 
 def _run(tracer: Tracer, events: Mapping[int, Any], frames: Mapping[int, Any], order: list[int],
-         replacements: Mapping[int, Any]) -> Any:
+         replacements: Mapping[int, Any], classes: Any) -> Any:
     """Re-run the events of `order`; the last one's new DataFrame."""
     backend = tracer.backend
     calls = tracer.calls()
@@ -219,8 +225,9 @@ def _run(tracer: Tracer, events: Mapping[int, Any], frames: Mapping[int, Any], o
             raise CannotRebuild(describe_missing(eid, event.op))
         if call.method == "randomSplit":
             raise CannotRebuild(f"event {eid} is one part of a randomSplit: its rows depend on the split's input")
-        if any(name in event.plan for name in _SUBQUERY_CLASSES):
-            raise CannotRebuild(f"event {eid} ({event.op}) holds a subquery, whose plan a rebuild cannot follow")
+        if event.plan is None or classes(eid) & _SUBQUERY_CLASSES:
+            raise CannotRebuild(f"event {eid} ({event.op}) holds a subquery (or an unread plan), "
+                                "whose plan a rebuild cannot follow")
         args, kwargs = subst(call.args), subst(call.kwargs)
         result = getattr(args[0], call.method)(*args[1:], **kwargs)
         if not backend.is_dataframe(result):

@@ -17,6 +17,17 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from magicpush_lab.capture.plan_store import PlanStore, validate
+
+#: the most plan records a trace may hold (a notebook's plans, every subtree once, stay far below)
+MAX_PLAN_RECORDS = 2_000_000
+#: the most events a trace may hold
+MAX_EVENTS = 200_000
+
+
+class TraceTooLarge(ValueError):
+    """A trace over the limits on its size: refused before any work is done on it."""
+
 
 # ops that make a DataFrame from outside the notebook's DataFrames (the op's first part)
 SOURCE_OPS = frozenset({"read", "table", "createDataFrame", "range", "sql", "unknown"})
@@ -75,15 +86,16 @@ class Event:
 
     op: the PySpark API, e.g. "read.parquet", "createDataFrame", "filter", "withColumn", "join".
     inputs: ids of the events that produced the DataFrames this call consumed.
-    plan: Spark's analyzed logical plan of the result, as `LogicalPlan.toJSON()` gives it,
-        with the Expand projections and pivot values it writes as null filled in
-        (capture/classic_plan.py).
+    plan: Spark's analyzed logical plan of the result: the id of its root record in the trace's
+        `plans` (capture/plan_store.py; `Trace.plan_json` gives Spark's own JSON form), None when
+        it could not be read.
+    columns: the result's (name, type) columns, for the DataFrames variables hold (others: ()).
     """
 
     id: int
     op: str
     inputs: tuple[int, ...]
-    plan: str
+    plan: int | None
     site: Site | None = None
     args: tuple[str, ...] = ()
     columns: tuple[tuple[str, str], ...] = ()
@@ -106,7 +118,14 @@ class Trace:
     inspections: tuple[Inspection, ...] = ()
     # variable name -> id of the event whose DataFrame it holds, at the end of the last cell
     variables: dict[str, int] = field(default_factory=dict)
-    version: int = 1
+    # the events' plans, every distinct subtree once
+    plans: PlanStore = field(default_factory=PlanStore)
+    version: int = 2
+
+    def plan_json(self, eid: int) -> list[dict[str, Any]] | None:
+        """Event `eid`'s analyzed plan in Spark's flat JSON form, when the trace has it."""
+        event = self.event(eid)
+        return self.plans.flat(event.plan) if event is not None and event.plan is not None else None
 
     def ancestors(self, eid: int) -> frozenset[int]:
         """The event `eid` and every event it is computed from, by the traced inputs.
@@ -160,28 +179,45 @@ class Trace:
         one of them."""
         if site is None:
             return []
-        return [e.id for e in self.events if e.site == site] + \
-            [-1 - k for k, i in enumerate(self.inspections) if i.site == site]
+        runs = self.__dict__.get("_runs")
+        if runs is None:  # frozen: the index is cached beside the fields, not one of them
+            runs = {}
+            for e in self.events:
+                runs.setdefault(e.site, []).append(e.id)
+            for k, i in enumerate(self.inspections):
+                runs.setdefault(i.site, []).append(-1 - k)
+            object.__setattr__(self, "_runs", runs)
+        return list(runs.get(site, ()))
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"cells": [asdict(c) for c in self.cells], "events": [asdict(e) for e in self.events],
+                "inspections": [asdict(i) for i in self.inspections], "variables": dict(self.variables),
+                "plans": self.plans.records(), "version": self.version}
 
     def dumps(self) -> str:
         return json.dumps(self.to_json())
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> "Trace":
-        """Parse a trace; raises ValueError with the offending field on malformed input."""
+    def from_json(data: dict[str, Any], max_records: int | None = None) -> "Trace":
+        """Parse a trace; raises ValueError with the offending field on malformed input. A plan
+        given as Spark's JSON text (a version 1 trace) is read into the store."""
         if not isinstance(data, dict):
             raise ValueError("trace must be a JSON object")
+        max_records = MAX_PLAN_RECORDS if max_records is None else max_records
+        records, events_json = data.get("plans", []), data.get("events", ())
+        if isinstance(records, list) and len(records) > max_records:
+            raise TraceTooLarge(f"{len(records)} plan records, more than the {max_records} allowed")
+        if isinstance(events_json, list) and len(events_json) > MAX_EVENTS:
+            raise TraceTooLarge(f"{len(events_json)} events, more than the {MAX_EVENTS} allowed")
         try:
+            plans = PlanStore(validate(records, max_records))
             cells = tuple(Cell(**c) for c in data.get("cells", ()))
             events = tuple(
                 Event(
                     id=e["id"],
                     op=e["op"],
                     inputs=tuple(e.get("inputs", ())),
-                    plan=e["plan"],
+                    plan=_plan_id(e["plan"], plans),
                     site=Site(**e["site"]) if e.get("site") else None,
                     args=tuple(e.get("args", ())),
                     columns=tuple(tuple(c) for c in e.get("columns", ())),
@@ -198,9 +234,20 @@ class Trace:
                 for i in data.get("inspections", ())
             )
             variables = {str(k): int(v) for k, v in dict(data.get("variables", {})).items()}
-        except (KeyError, TypeError) as err:
+        except (KeyError, TypeError, json.JSONDecodeError) as err:
             raise ValueError(f"malformed trace: {err}") from err
-        return Trace(cells, events, inspections, variables, int(data.get("version", 1)))
+        return Trace(cells, events, inspections, variables, plans, int(data.get("version", 1)))
+
+
+def _plan_id(plan: Any, plans: PlanStore) -> int | None:
+    """An event's plan field as a record id: an id of the store, or Spark's JSON text (read in)."""
+    if plan is None:
+        return None
+    if isinstance(plan, str):
+        return plans.add_json(plan)
+    if isinstance(plan, int) and not isinstance(plan, bool) and 0 <= plan < len(plans):
+        return plan
+    raise ValueError(f"an event's plan {plan!r:.40} is not a record of the trace")
 
 
 def _udf(u: dict[str, Any]) -> Udf:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import json
 import textwrap
 import threading
 from typing import Any, Callable, Iterator
@@ -72,30 +71,6 @@ def _plain(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def python_udfs_in_plan(plan_json: str) -> list[dict[str, Any]]:
-    """The PythonUDF expression nodes of a plan's JSON, in order, without duplicates by name.
-
-    >>> python_udfs_in_plan('[{"class": "x.Project", "projectList": [[{"class": "a.PythonUDF", "name": "f"}]]}]')
-    [{'class': 'a.PythonUDF', 'name': 'f'}]
-    """
-    if "PythonUDF" not in plan_json:
-        return []
-    found: dict[str, dict[str, Any]] = {}
-
-    def visit(node: Any) -> None:
-        if isinstance(node, dict):
-            if str(node.get("class", "")).endswith(".PythonUDF") and "name" in node:
-                found.setdefault(str(node["name"]), node)
-            for v in node.values():
-                visit(v)
-        elif isinstance(node, list):
-            for v in node:
-                visit(v)
-
-    visit(json.loads(plan_json))
-    return list(found.values())
-
-
 def _int_extension_dtype() -> bool:
     """Whether the active session gives pandas UDFs integer columns as nullable Int series.
     When it cannot be told, say yes: the engine then refuses to read such UDFs."""
@@ -120,7 +95,9 @@ class UdfCapture:
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._udfs: dict[str, tuple[Any, str | None]] = {}  # UDF name -> (UserDefinedFunction, source)
-        self._shipped: dict[int, str] = {}  # id(UserDefinedFunction) -> source with its captured constants
+        # id(UserDefinedFunction) -> (source with its captured constants, its side inputs), as
+        # Spark pickled the function
+        self._shipped: dict[int, tuple[str, tuple[tuple[str, int], ...]]] = {}
         # id(list) -> (list, event id): what collect() returned, so a UDF reading it can be tied to it
         self._collected: dict[int, tuple[Any, int]] = {}
 
@@ -130,11 +107,13 @@ class UdfCapture:
             self._udfs[str(udf._name)] = (udf, _function_source(func))
 
     def pickled(self, udf: Any, func: Any) -> None:
-        """Spark pickles `func` now: the constants it reads are the ones Spark runs."""
+        """Spark pickles `func` now: the constants it reads, and the collected lists among them,
+        are the ones Spark runs."""
         _, source = self._udfs.get(str(udf._name), (None, None))
         if source is not None:
             with self._lock:
-                self._shipped.setdefault(id(udf), with_captured_constants(source, func))
+                if id(udf) not in self._shipped:
+                    self._shipped[id(udf)] = (with_captured_constants(source, func), self._side_inputs_of(func))
 
     def collected(self, rows: Any, event: int) -> None:
         """`rows` is what collect() returned for `event`'s DataFrame."""
@@ -142,16 +121,19 @@ class UdfCapture:
             with self._lock:
                 self._collected[id(rows)] = (rows, event)
 
-    def udfs_of(self, plan: str) -> tuple[Udf, ...]:
-        """The Python UDFs a plan's JSON calls, as they were defined and shipped."""
+    def udfs_of(self, store: Any, plan: int) -> tuple[Udf, ...]:
+        """The Python UDFs plan `plan` of `store` calls, as they were defined and shipped."""
         out = []
-        for node in python_udfs_in_plan(plan):
+        for node in store.udfs(plan):
             name = str(node["name"])
             udf, source = self._udfs.get(name, (None, None))
+            side_inputs: tuple[tuple[str, int], ...] = ()
             if udf is not None and source is not None:
                 # the snapshot taken when Spark pickled the function (see pickled); a UDF
                 # pickled before tracing started gets today's values
-                source = self._shipped.setdefault(id(udf), with_captured_constants(source, udf.func))
+                if id(udf) not in self._shipped:
+                    self.pickled(udf, udf.func)
+                source, side_inputs = self._shipped.get(id(udf), (source, ()))
             return_type = "other"
             if udf is not None:
                 try:
@@ -162,13 +144,12 @@ class UdfCapture:
             out.append(Udf(name=name, source=source, deterministic=bool(node.get("udfDeterministic", True)),
                            return_type=return_type, kind=kind,
                            int_extension_dtype=kind == "pandas" and _int_extension_dtype(),
-                           side_inputs=self._side_inputs_of(udf)))
+                           side_inputs=side_inputs))
         return tuple(out)
 
-    def _side_inputs_of(self, udf: Any) -> tuple[tuple[str, int], ...]:
+    def _side_inputs_of(self, func: Any) -> tuple[tuple[str, int], ...]:
         """The names the UDF's function reads (globals and closure variables) that hold a list
         returned by a traced collect(), with the event that was collected."""
-        func = getattr(udf, "func", None)
         code = getattr(func, "__code__", None)
         if code is None:
             return ()

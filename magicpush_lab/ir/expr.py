@@ -303,10 +303,12 @@ def transform(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
 
 
 def walk(e: Expr) -> Iterator[Expr]:
-    """Every node of `e`, parents before children."""
-    yield e
-    for k in children(e):
-        yield from walk(k)
+    """Every node of `e`, parents before children; iterative, for deep expressions."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
 
 
 def columns(e: Expr) -> frozenset[Col]:

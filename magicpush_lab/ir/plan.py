@@ -318,10 +318,12 @@ def operator_name(node: Plan) -> str:
 
 
 def nodes(plan: Plan) -> Iterator[Plan]:
-    """Every node, parents before children."""
-    yield plan
-    for c in plan.children:
-        yield from nodes(c)
+    """Every node, parents before children (left input first); iterative, for deep pipelines."""
+    stack = [plan]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.children))
 
 
 def expressions(node: Plan) -> list[Expr]:

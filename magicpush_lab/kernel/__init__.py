@@ -9,6 +9,6 @@ carries the JSON.
 
 from __future__ import annotations
 
-from magicpush_lab.kernel.bundles import measure_bundle, runtime_bundle, trace_bundle
+from magicpush_lab.kernel.bundles import measure_bundle, runtime_bundle, trace_bundle, trace_status
 
-__all__ = ["measure_bundle", "runtime_bundle", "trace_bundle"]
+__all__ = ["measure_bundle", "runtime_bundle", "trace_bundle", "trace_status"]

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from magicpush_lab.capture.trace import Trace
 from magicpush_lab.capture.tracer import Tracer, active_tracer
-from magicpush_lab.protocol import MEASURE_MIME, RUNTIME_MIME, TRACE_MIME
+from magicpush_lab.protocol import MEASURE_MIME, RUNTIME_MIME, TRACE_MIME, TRACE_STATUS_MIME
 
 
 
@@ -43,6 +43,16 @@ def trace_bundle() -> Bundle:
     trace = current_trace()
     data = {**trace.to_json(), "tracing": active_tracer() is not None}
     return Bundle({TRACE_MIME: data, "text/plain": _summary(trace)})
+
+
+def trace_status() -> Bundle:
+    """{TRACE_STATUS_MIME: {"tracing", "events", "cells"}}: whether the tracer is installed and how
+    many events and cell runs it holds, without reading any plan."""
+    tracer = active_tracer()
+    recorder = tracer.recorder if tracer is not None else None
+    data = {"tracing": tracer is not None, "events": len(recorder.events) if recorder else 0,
+            "cells": len(recorder.cells) if recorder else 0}
+    return Bundle({TRACE_STATUS_MIME: data, "text/plain": json.dumps(data)})
 
 
 def measure_in_kernel(tracer: Tracer | None, requests: Sequence[Any], *,

@@ -7,12 +7,11 @@ count as pipeline steps.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Mapping
 
 from magicpush_lab.capture.trace import VIEW_READERS, Event, Trace, Udf, is_source_op
 from magicpush_lab.ir import plan as P
-from magicpush_lab.translate.plan_json import canonical, decode_text, shape
+from magicpush_lab.translate.plan_json import PlanNodes
 from magicpush_lab.translate.spark_plan import Context, PandasBodyReason, to_plan
 
 
@@ -23,40 +22,33 @@ def with_view_inputs(trace: Trace) -> Trace:
     latest of equal plans). Without one, the event stays a source."""
     from dataclasses import replace
 
-    latest: dict[str, int] = {}
+    if not any(e.op in VIEW_READERS and not e.inputs for e in trace.events):
+        return trace
+    nodes = PlanNodes(trace.plans)
+    latest: dict[int, int] = {}
     events = []
     for e in sorted(trace.events, key=lambda e: e.id):
-        if e.op in VIEW_READERS and not e.inputs:
-            found = _view_inputs(e, latest)
+        if e.op in VIEW_READERS and not e.inputs and e.plan is not None:
+            found = _view_inputs(nodes.node(e.plan), latest)
             if found:
                 e = replace(e, inputs=found)
-        try:
-            latest[canonical_plan(e.plan)] = e.id
-        except ValueError:
-            pass  # an unreadable plan matches nothing
+        if e.plan is not None:
+            latest[e.plan] = e.id
         events.append(e)
-    if all(a is b for a, b in zip(events, sorted(trace.events, key=lambda e: e.id))):
-        return trace
     return replace(trace, events=tuple(events))
 
 
-def _view_inputs(event: Event, latest: Mapping[str, int]) -> tuple[int, ...]:
-    try:
-        root = decode_text(event.plan)
-    except ValueError:
-        return ()
+def _view_inputs(root, latest: Mapping[int, int]) -> tuple[int, ...]:
     found: list[int] = []
-
-    def visit(n) -> None:
+    stack = [root]
+    while stack:
+        n = stack.pop()
         eid = latest.get(n.key)
         if eid is not None:
             if eid not in found:
                 found.append(eid)
-            return
-        for k in n.kids:
-            visit(k)
-
-    visit(root)
+            continue
+        stack.extend(reversed(n.kids))
     return tuple(found)
 
 
@@ -76,53 +68,58 @@ def sink_paths(trace: Trace) -> list[tuple[Event, ...]]:
     by_id = {e.id: e for e in trace.events}
     if not by_id:
         return []
-
-    @lru_cache(maxsize=None)
-    def best(eid: int) -> tuple[int, ...]:
-        ev = by_id[eid]
-        paths = [best(i) for i in ev.inputs if i in by_id]
-        return (max(paths, key=len) if paths else ()) + (eid,)
+    # inputs are recorded before the calls that read them: one pass in id order, no recursion
+    best: dict[int, tuple[int, ...]] = {}
+    for eid in sorted(by_id):
+        paths = [best[i] for i in by_id[eid].inputs if i in best]
+        best[eid] = (max(paths, key=len) if paths else ()) + (eid,)
 
     # a DataFrame collected for a UDF is consumed by the events that run the UDF: not a sink
     consumed = {i for e in trace.events for i in e.inputs} | {i for e in trace.events for i in side_inputs(e)}
     sinks = [e.id for e in trace.events if e.id not in consumed] or [trace.events[-1].id]
-    ordered = sorted(sinks, key=lambda s: (len(best(s)), s), reverse=True)
-    return [tuple(by_id[i] for i in best(s)) for s in ordered]
+    ordered = sorted(sinks, key=lambda s: (len(best[s]), s), reverse=True)
+    return [tuple(by_id[i] for i in best[s]) for s in ordered]
 
 
-def translate_event(trace: Trace, eid: int, pandas_body_reason: PandasBodyReason | None = None) -> P.Plan:
+def translate_event(trace: Trace, eid: int, pandas_body_reason: PandasBodyReason | None = None,
+                    nodes: PlanNodes | None = None) -> P.Plan:
     """The IR of the DataFrame produced by event `eid`; `pandas_body_reason` reads pandas UDF
-    bodies (spark_plan.Context)."""
+    bodies (spark_plan.Context). Raises ValueError when the trace has no plan for it."""
     by_id = {e.id: e for e in trace.events}
+    if by_id[eid].plan is None:
+        raise ValueError(f"the trace has no plan for event {eid}")
+    nodes = nodes if nodes is not None else PlanNodes(trace.plans)
     upstream = trace.ancestors(eid)
-    events_by_key: dict[str, int] = {}
+    events_by_key: dict[int, int] = {}
     # later events win: re-running a cell gives an identical plan a newer event
     for e in sorted((by_id[i] for i in upstream), key=lambda e: e.id):
-        events_by_key[canonical_plan(e.plan)] = e.id
-    by_shape: dict[str, set[int]] = {}
-    for key, eid in events_by_key.items():
-        by_shape.setdefault(shape(key), set()).add(eid)
+        if e.plan is not None:
+            events_by_key[e.plan] = e.id
+    by_loose: dict[str, list[int]] = {}
+    for key in events_by_key:
+        by_loose.setdefault(nodes.loose(key), []).append(key)
     udfs = udfs_by_name(by_id[i] for i in upstream)
     ctx = Context(
         events_by_key=events_by_key,
         source_events=frozenset(i for i in upstream if is_source_op(by_id[i].op) and not by_id[i].inputs),
         udfs=udfs,
-        collected=collected_sources(trace, udfs.values()),
-        events_by_shape={k: next(iter(ids)) for k, ids in by_shape.items() if len(ids) == 1},
+        collected=collected_sources(trace, udfs.values(), nodes),
+        nodes=nodes,
+        events_by_loose=by_loose,
         pandas_body_reason=pandas_body_reason,
     )
-    return to_plan(decode_text(by_id[eid].plan), ctx)
+    return to_plan(nodes.node(by_id[eid].plan), ctx)
 
 
-def collected_sources(trace: Trace, udfs) -> dict[int, P.Source]:
+def collected_sources(trace: Trace, udfs, nodes: PlanNodes | None = None) -> dict[int, P.Source]:
     """The DataFrames whose collect() a UDF loops over, each as a source of its own: a predicate
     for it is applied right before the collect (the RowIterPipeline's side input)."""
     by_id = {e.id: e for e in trace.events}
     found: dict[int, P.Source] = {}
     for u in udfs:
         for _, event in u.side_inputs:
-            if event in by_id and event not in found:
-                output = translate_event(trace, event).output
+            if event in by_id and event not in found and by_id[event].plan is not None:
+                output = translate_event(trace, event, nodes=nodes).output
                 found[event] = P.Source(f"collected {by_id[event].op}", output, event)
     return found
 
@@ -151,18 +148,3 @@ def udfs_by_name(events) -> dict[str, Udf]:
             elif u.int_extension_dtype and not seen.int_extension_dtype:
                 found[u.name] = u  # seen under both settings: keep the one the reader refuses
     return found
-
-
-@lru_cache(maxsize=4096)
-def canonical_plan(text: str) -> str:
-    import json
-
-    return canonical(json.loads(text))
-
-
-def consumers(trace: Trace) -> Mapping[int, tuple[int, ...]]:
-    out: dict[int, list[int]] = {}
-    for e in trace.events:
-        for i in e.inputs:
-            out.setdefault(i, []).append(e.id)
-    return {k: tuple(v) for k, v in out.items()}

@@ -1,28 +1,103 @@
-"""Decode Spark's `TreeNode.toJSON()` format into a small generic tree.
+"""Decode Spark's plans into a small generic tree: from a trace's PlanStore (`PlanNodes`), or
+from Spark's `TreeNode.toJSON()` format itself (`decode`).
 
 Spark writes a tree as a flat list of nodes in pre-order; each node names its
 class and its number of children, and fields that hold children refer to them
 by position among those children. Expressions inside a plan node's fields are
-themselves such flat lists.
+themselves such flat lists. In a PlanStore each node is a record and a field's
+tree a reference to one (capture/plan_store.py).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from magicpush_lab.capture.plan_store import KIDS, REF, PlanStore, is_ref
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, eq=False)
 class Node:
     cls: str  # simple class name, e.g. "Filter", "AttributeReference"
     fields: dict[str, Any]
     kids: tuple["Node", ...]
-    key: str  # canonical JSON of the whole subtree: equal keys mean equal (sub)plans
+    # equal keys mean equal (sub)trees: a PlanStore record id, or the canonical JSON of the subtree
+    key: Any
 
     def field(self, name: str, default: Any = None) -> Any:
         return self.fields.get(name, default)
+
+
+def simple_class(name: str) -> str:
+    """A JVM class name without its package (and a Scala object's `$`).
+
+    >>> simple_class("org.apache.spark.sql.catalyst.plans.logical.Filter"), simple_class("a.B$")
+    ('Filter', 'B')
+    """
+    return name.rsplit(".", 1)[-1].rstrip("$")
+
+
+class PlanNodes:
+    """The records of a PlanStore as Nodes, each decoded once; a node's key is its record id.
+
+    Records refer to smaller ids only, so decoding every record up to the one asked for, in
+    order, finds each reference decoded: no recursion, however deep the plan."""
+
+    def __init__(self, store: PlanStore) -> None:
+        self.store = store
+        self._nodes: list[Node] = []
+        self._loose: list[str] = []
+        self._shapes: dict[int, str] = {}
+
+    def node(self, rid: int) -> Node:
+        for i in range(len(self._nodes), rid + 1):
+            record = self.store.record(i)
+            fields = {k: self._value(v) for k, v in record.items() if k not in (KIDS, "class")}
+            self._nodes.append(Node(simple_class(record["class"]), fields,
+                                    tuple(self._nodes[j] for j in record[KIDS]), i))
+        return self._nodes[rid]
+
+    def _value(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            if is_ref(value):
+                found = value[REF]
+                return [self._nodes[i] for i in found] if isinstance(found, list) else self._nodes[found]
+            return {k: self._value(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._value(v) for v in value]
+        return value
+
+    def shape(self, rid: int) -> str:
+        """The subtree's `shape` (its JSON with exprIds numbered by first appearance)."""
+        found = self._shapes.get(rid)
+        if found is None:
+            found = self._shapes[rid] = shape(canonical(self.store.flat(rid)))
+        return found
+
+    def loose(self, rid: int) -> str:
+        """A digest of the subtree with every exprId left out: equal shapes have equal loose
+        digests, so only subtrees whose digests match need their shapes compared. One pass
+        over the records, memoized."""
+        for i in range(len(self._loose), rid + 1):
+            record = self.store.record(i)
+            text = json.dumps(_without_ids(record, self._loose), sort_keys=True, separators=(",", ":"))
+            self._loose.append(hashlib.blake2b(text.encode(), digest_size=16).hexdigest())
+        return self._loose[rid]
+
+
+def _without_ids(value: Any, loose: list[str]) -> Any:
+    if isinstance(value, dict):
+        if is_ref(value):
+            found = value[REF]
+            return [loose[i] for i in found] if isinstance(found, list) else loose[found]
+        return {k: (None if k == "exprId" else [loose[j] for j in v] if k == KIDS else _without_ids(v, loose))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_ids(v, loose) for v in value]
+    return value
 
 
 def decode(flat: list[dict[str, Any]]) -> Node:
@@ -84,15 +159,15 @@ def _decode_at(flat: list[dict[str, Any]], i: int) -> tuple[Node, int]:
     for _ in range(n):
         kid, j = _decode_at(flat, j)
         kids.append(kid)
-    cls = str(raw.get("class", "?")).rsplit(".", 1)[-1].rstrip("$")
+    cls = simple_class(str(raw.get("class", "?")))
     fields = {k: v for k, v in raw.items() if k not in ("class", "num-children")}
     return Node(cls, fields, tuple(kids), canonical(flat[i:j])), j
 
 
 def expression(value: Any) -> Node | None:
-    """A plan node's expression field (a flat list) as a tree; None for a JSON null."""
-    if value is None:
-        return None
+    """A plan node's expression field (a flat list, or a Node already) as a tree; None for a JSON null."""
+    if value is None or isinstance(value, Node):
+        return value
     if isinstance(value, list) and value and isinstance(value[0], dict):
         return decode(value)
     raise ValueError(f"not an expression field: {value!r:.80}")
@@ -102,4 +177,4 @@ def expressions(value: Any) -> tuple[Node, ...]:
     """A field holding a list of expressions (e.g. `projectList`)."""
     if not value:
         return ()
-    return tuple(decode(v) for v in value)
+    return tuple(v if isinstance(v, Node) else decode(v) for v in value)

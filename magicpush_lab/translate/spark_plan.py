@@ -17,7 +17,7 @@ from magicpush_lab.capture.trace import Udf
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL, spark_type
-from magicpush_lab.translate.plan_json import Node, expression, expressions, shape
+from magicpush_lab.translate.plan_json import Node, PlanNodes, expression, expressions
 
 _CMP = {"EqualTo": "=", "EqualNullSafe": "<=>", "GreaterThan": ">", "GreaterThanOrEqual": ">=",
         "LessThan": "<", "LessThanOrEqual": "<="}
@@ -57,9 +57,13 @@ class Context:
     udfs: Mapping[str, Udf] = field(default_factory=dict)
     # event id -> the collected DataFrame as a source, for UDFs that loop over a collect() result
     collected: Mapping[int, P.Source] = field(default_factory=dict)
-    # shape (plan.shape) -> event, for a subtree Spark re-read with fresh exprIds; a shape two
-    # events share is left out, so no subtree is tied to the wrong one
-    events_by_shape: Mapping[str, int] = field(default_factory=dict)
+    # the plans' nodes, and the events' plans by their loose digest (plan_json.PlanNodes.loose):
+    # a subtree Spark re-read with fresh exprIds (a self-join's second read) is tied to the one
+    # event whose plan has its shape; a shape two events share ties it to neither
+    nodes: PlanNodes | None = None
+    events_by_loose: Mapping[str, list[int]] = field(default_factory=dict)
+    # record id -> its expression in IR: a column read at every step of a chain is translated once
+    memo: dict = field(default_factory=dict, compare=False)
     # (source, argument types, return type) -> why a scalar pandas UDF's body cannot be read
     # element by element, None when it can (symbolic/pandas_udf.unreadable_reason, given by the
     # caller: reading a body is the symbolic layer's job). Without it every pandas UDF counts
@@ -68,16 +72,30 @@ class Context:
 
     def origin_of(self, n: Node) -> int | None:
         origin = self.events_by_key.get(n.key)
-        if origin is None and self.events_by_shape:
-            origin = self.events_by_shape.get(shape(n.key))
-        return origin
+        if origin is not None or self.nodes is None or not isinstance(n.key, int):
+            return origin
+        alike = self.events_by_loose.get(self.nodes.loose(n.key))
+        if not alike:
+            return None
+        mine = self.nodes.shape(n.key)
+        matches = {self.events_by_key[k] for k in alike if self.nodes.shape(k) == mine}
+        return matches.pop() if len(matches) == 1 else None
 
 
 # ----------------------------------------------------------------------------- expressions
 
 
 def to_expr(n: Node, ctx: Context) -> X.Expr:
-    """Translate one Catalyst expression."""
+    """Translate one Catalyst expression (once per record of a trace's plans)."""
+    if isinstance(n.key, int):
+        found = ctx.memo.get(n.key)
+        if found is None:
+            found = ctx.memo[n.key] = _to_expr(n, ctx)
+        return found
+    return _to_expr(n, ctx)
+
+
+def _to_expr(n: Node, ctx: Context) -> X.Expr:
     if n.cls == "ArrayAggregate" and _is_group_fold(n):
         return _fold(n, ctx)
     if n.cls == "NamedLambdaVariable":

@@ -6,15 +6,23 @@ import inspect
 import textwrap
 from typing import Callable
 
-from magicpush_lab.capture.classic_plan import analyzed_plan_json
+from magicpush_lab.capture.classic import ClassicBackend
+from magicpush_lab.capture.plan_store import PlanStore
 from magicpush_lab.capture.trace import Event, Trace, Udf
 from magicpush_lab.pushdown import WalkResult, late_filter, push_down
 from magicpush_lab.pipeline import translate
 
 
-def plan_event(i: int, op: str, df, inputs=(), udfs=()) -> Event:
-    return Event(id=i, op=op, inputs=tuple(inputs), plan=analyzed_plan_json(df._jdf),
-                 udfs=tuple(udfs))
+class Plans:
+    """The plans of a test's events, read into one store as the tracer reads them."""
+
+    def __init__(self) -> None:
+        self.store = PlanStore()
+        self._encoder = ClassicBackend().plan_encoder(self.store)
+
+    def event(self, i: int, op: str, df, inputs=(), udfs=()) -> Event:
+        plan = self._encoder.encode(ClassicBackend().plan_handle(df))
+        return Event(id=i, op=op, inputs=tuple(inputs), plan=plan, udfs=tuple(udfs))
 
 
 def udf_record(name: str, fn: Callable, deterministic: bool = True, return_type: str = "int") -> Udf:
@@ -23,9 +31,10 @@ def udf_record(name: str, fn: Callable, deterministic: bool = True, return_type:
 
 def translate_pipeline(sources: list, final, udfs=()):
     """The IR of `final`, with `sources` marked as source events."""
-    events = [plan_event(i, "createDataFrame", s) for i, s in enumerate(sources)]
-    events.append(plan_event(len(sources), "filter", final, range(len(sources)), udfs))
-    return translate(Trace(events=tuple(events)), len(sources))
+    plans = Plans()
+    events = [plans.event(i, "createDataFrame", s) for i, s in enumerate(sources)]
+    events.append(plans.event(len(sources), "filter", final, range(len(sources)), udfs))
+    return translate(Trace(events=tuple(events), plans=plans.store), len(sources))
 
 
 def run_engine(sources: list, final, udfs=()) -> WalkResult:
@@ -89,11 +98,12 @@ def side_udf_record(name: str, fn: Callable, events: tuple[tuple[str, int], ...]
 def translate_collected(sources: list, collected: list, final, udfs=()):
     """`translate_pipeline` with DataFrames whose collect() the UDFs loop over: they are the events
     after the sources, in order (so a UDF record names `len(sources) + i` for `collected[i]`)."""
-    events = [plan_event(i, "createDataFrame", s) for i, s in enumerate(sources)]
-    events += [plan_event(len(sources) + i, "select", c) for i, c in enumerate(collected)]
+    plans = Plans()
+    events = [plans.event(i, "createDataFrame", s) for i, s in enumerate(sources)]
+    events += [plans.event(len(sources) + i, "select", c) for i, c in enumerate(collected)]
     last = len(events)
-    events.append(plan_event(last, "filter", final, range(len(sources)), udfs))
-    return translate(Trace(events=tuple(events)), last)
+    events.append(plans.event(last, "filter", final, range(len(sources)), udfs))
+    return translate(Trace(events=tuple(events), plans=plans.store), last)
 
 
 def run_engine_collected(sources: list, collected: list, final, udfs=()) -> WalkResult:
