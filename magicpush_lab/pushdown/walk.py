@@ -166,6 +166,9 @@ class _Walk:
         if self.budget.spent:
             self.result.refusals.append(Refusal(P.operator_name(node), "time budget used up"))
             return
+        run = passing_run(node, at.pred)
+        if len(run) > 1 and self._through_run(run, at):
+            return
         here = node.origin if node.origin is not None else at.consumer
         # a predicate that is always true filters nothing: that input gets no pushdown
         cands = [replace(c, predicates=tuple(None if g == X.TRUE else g for g in c.predicates))
@@ -194,6 +197,28 @@ class _Walk:
         if isinstance(node, P.GroupedMap):  # the body's analysis says which part stopped the filter
             why = body_walk.why_not(node, at.pred, self.budget, EXPLAIN_MS)
         self.result.refusals.append(Refusal(P.operator_name(node), why, *self._naive_failure(node, at.pred)))
+
+    def _through_run(self, run: list[P.Project], at: _Carried) -> bool:
+        """A run of projections that all pass the late filter's columns through unchanged is one
+        step: their expressions, inlined over the run's input, make one projection, proved once
+        (the filter's rows are the same above and below; what it may change is which rows the
+        run's other expressions meet, errors included). False when that proof fails: the walk
+        then goes operator by operator."""
+        combined = collapse(run)
+        try:
+            verdict = self._proved(combined, at.pred, (at.pred,), EQUIVALENT)
+        except Exception:  # noqa: BLE001 - the operator-by-operator walk decides instead
+            verdict = None
+        if verdict is None:
+            return False
+        self.budget.candidates_tried += 1
+        here = next((p.origin for p in reversed(run) if p.origin is not None), at.consumer)
+        name = f"{P.operator_name(combined)} ({len(run)} calls)"
+        step = Step(name, verdict.category, verdict.base_case_rows, verdict.kind)
+        kind = EQUIVALENT if at.kind == EQUIVALENT and verdict.kind == EQUIVALENT else SUPERSET
+        self.visit(run[-1].child, _Carried(at.pred, at.steps + (step,), kind, here, 0,
+                                           at.hides or verdict.may_hide_errors))
+        return True
 
     def _descend(self, node: P.Plan, at: _Carried, chosen: tuple[X.Expr | None, ...], verdict: Verdict,
                  here: int | None) -> None:
@@ -248,3 +273,38 @@ class _Walk:
         if verdict.proved or not verdict.counterexample:
             return "", {}
         return str(pred), verdict.counterexample
+
+
+def passing_run(node: P.Plan, pred: X.Expr) -> list[P.Project]:
+    """The projections from `node` down that each pass `pred`'s columns through unchanged and
+    compute only deterministic expressions without Python UDFs (which the one-step proof of
+    `collapse` would have to inline): a chain of `withColumn` calls, say."""
+    run: list[P.Project] = []
+    wanted = X.columns(pred)
+    while isinstance(node, P.Project) and node.outputs:
+        passed = {c for c, e in node.outputs if e == c}
+        computed = [e for _, e in node.outputs if not isinstance(e, X.Col)]  # a column reads nothing more
+        if not wanted <= passed or any(not X.is_deterministic(e) or X.has_python_udf(e) for e in computed):
+            break
+        run.append(node)
+        node = node.child
+    return run
+
+
+def collapse(run: list[P.Project]) -> P.Project:
+    """One projection over the run's input computing, inlined, every expression of the run
+    that is not a plain column, beside the columns the run passes through to its top."""
+    defs: dict[X.Col, X.Expr] = {}
+    made: list[tuple[X.Col, X.Expr]] = []
+    for project in reversed(run):  # bottom first: each definition inlines the ones below it
+        for col, e in project.outputs:
+            if isinstance(e, X.Col):  # a column passed on or renamed: what it stands for below
+                defs[col] = defs.get(e, e)
+                continue
+            inlined = X.substitute(e, defs) if defs else e
+            defs[col] = inlined
+            if not isinstance(inlined, X.Col):
+                made.append((col, inlined))
+    below = run[-1].child
+    passed = [(c, c) for c in below.output if defs.get(c, c) == c]
+    return P.Project(below, tuple(passed) + tuple(dict.fromkeys(made)), run[0].origin)

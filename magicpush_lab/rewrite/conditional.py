@@ -16,6 +16,7 @@ whenever the filter does.
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Iterable
 
 from magicpush_lab.capture.trace import Site
@@ -64,11 +65,17 @@ def block_path(tree: ast.Module, execution_count: int, line: int, col: int) -> B
         node = inner
 
 
+@functools.lru_cache(maxsize=256)
+def parsed_cell(source: str) -> ast.Module | None:
+    """A cell's tree, parsed once for all the sites in it (read, never changed, here)."""
+    return parse_cell(source)
+
+
 def site_path(cells: dict[int, str], site: Site | None) -> BlockPath | None:
     """The block path of a call site, None when its cell is unknown or not Python."""
     if site is None or site.execution_count not in cells:
         return None
-    tree = parse_cell(cells[site.execution_count])
+    tree = parsed_cell(cells[site.execution_count])
     if tree is None:
         return None
     return block_path(tree, site.execution_count, site.lineno, site.col_offset)

@@ -18,7 +18,7 @@ from magicpush_lab.capture.trace import VIEW_READERS, Event, Site, Trace
 from magicpush_lab.ir.expr import TRUE
 from magicpush_lab.pushdown.records import Pushed
 from magicpush_lab.rewrite.cellparse import parse_cell
-from magicpush_lab.rewrite.conditional import runs_after, site_path, untraced_reads
+from magicpush_lab.rewrite.conditional import BlockPath, parsed_cell, runs_after, site_path, untraced_reads
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
@@ -99,12 +99,42 @@ def _reruns(trace: Trace, edits: list[Edit], peers: Sequence[Pushed]) -> str | N
         if len(runs) <= 1:
             continue
         if edit.target != "call":
-            return "the filter's place runs more than once (a loop or a helper function) for other DataFrames too"
+            return (f"the filter's place runs more than once ({_repeated_place(trace, edit.site)}) "
+                    "for other DataFrames too")
         for run in runs:
             if not any(_filters_at_source(trace, p, run, edit) for p in peers):
-                return ("the source's code runs more than once (a loop or a helper function) and "
-                        "not every DataFrame it makes can take the filter")
+                return (f"the source's code runs more than once ({_repeated_place(trace, edit.site)}), "
+                        "and not every DataFrame it reads there can take the filter")
     return None
+
+
+def _repeated_place(trace: Trace, site: Site) -> str:
+    """Where code that runs more than once is, in the user's words: its loop and line, or the
+    function it is in.
+
+    >>> from magicpush_lab.capture.trace import Cell
+    >>> t = Trace(cells=(Cell(4, "for p in paths:\\n    dfs.append(spark.read.parquet(p))"),))
+    >>> _repeated_place(t, Site(4, 2, 15, 2, 39))
+    'in the for loop of cell [4], line 1'
+    """
+    cells = {c.execution_count: c.source for c in trace.cells}
+    tree = parse_cell(cells.get(site.execution_count, ""))
+    for block in site_path(cells, site) or ():
+        if block[3] == "loop" and tree is not None:
+            kind = next((type(n).__name__ for n in ast.walk(tree)
+                         if (getattr(n, "lineno", None), getattr(n, "col_offset", None)) == (block[1], block[2])
+                         and isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp,
+                                            ast.DictComp, ast.GeneratorExp))), "loop")
+            what = {"For": "for loop", "AsyncFor": "for loop", "While": "while loop"}.get(kind, "comprehension")
+            return f"in the {what} of cell [{site.execution_count}], line {block[1]}"
+    if tree is not None:
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and \
+                    (n.lineno, n.col_offset) <= (site.lineno, site.col_offset) and \
+                    (site.end_lineno, site.end_col_offset) <= (n.end_lineno, n.end_col_offset):
+                name = getattr(n, "name", "a lambda")
+                return f"in {name}() of cell [{site.execution_count}], called more than once"
+    return f"code of cell [{site.execution_count}]"
 
 
 def _filters_at_source(trace: Trace, peer: Pushed, event_id: int, edit: AddFilter) -> bool:
@@ -159,14 +189,33 @@ class _Region:
         return None
 
     def _runs_after(self, start: int, site: Site) -> str | None:
-        later = [self.trace.event(x).site for x in self._between(start) if x != start]
+        region = self._between(start)
+        later = [self.trace.event(x).site for x in region if x != start]
         unknown = sorted({s.execution_count for s in [site, *later] if s is not None} - set(self.cells))
         if unknown:  # without the cell's text its blocks are unknown: say so, not "conditional"
             return f"the trace has no source for the cell that ran as execution {unknown}"
-        if not runs_after(site_path(self.cells, site), [site_path(self.cells, s) for s in later]):
+        paths = [self._building_loops_left_out(s, region | {self.top}) for s in later]
+        if not runs_after(site_path(self.cells, site), paths):
             return ("a later step of the pipeline is in a conditional block (if/else, match, loop, try) "
                     "that the filter's place is not in: a path the trace did not see would get the filter")
         return None
+
+    def _building_loops_left_out(self, site: Site | None, region: set[int]) -> BlockPath | None:
+        """The step's block path without the loops that build this pipeline: a `for` loop (or a
+        comprehension) whose every run of the step's code made a DataFrame of the pipeline, as
+        `for i in range(K): df = df.withColumn(...)` does. Running again, such a loop makes the
+        pipeline again; no run of it took another path the trace did not see."""
+        path = site_path(self.cells, site)
+        if path is None or site is None or not all(run in region for run in self.trace.runs_of(site)):
+            return path
+        return tuple(block for block in path if block[3] != "loop" or not self._for_loop(block))
+
+    def _for_loop(self, block: tuple[int, int, int, str]) -> bool:
+        """The block is a `for` loop or a comprehension (a `while` loop's runs depend on state)."""
+        tree = parsed_cell(self.cells.get(block[0], ""))
+        return tree is not None and any(
+            isinstance(n, (ast.For, ast.AsyncFor, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+            and (n.lineno, n.col_offset) == (block[1], block[2]) for n in ast.walk(tree))
 
     def why_not_at_source(self, source: Event) -> str | None:
         if source.id in self.inspected:

@@ -38,10 +38,14 @@ from magicpush_lab.symbolic.solver import prove
 _EVERY_ROW = (P.Project, P.Reorder, P.Union, P.Window, P.Expand)
 
 
-def _every_source_row(node: P.Plan) -> bool:
-    if isinstance(node, P.Source):
-        return True
-    return isinstance(node, _EVERY_ROW) and all(_every_source_row(c) for c in node.children)
+def _every_source_row(plan: P.Plan) -> dict[int, bool]:
+    """id(node) -> whether the node hands on every row of the sources below it: one pass,
+    children before parents (a pipeline may be thousands of operators deep)."""
+    out: dict[int, bool] = {}
+    for node in reversed(list(P.nodes(plan))):  # pre-order reversed: every child before its parent
+        out[id(node)] = isinstance(node, P.Source) or (
+            isinstance(node, _EVERY_ROW) and all(out[id(c)] for c in node.children))
+    return out
 
 
 def pipeline_expressions(late: P.Filter) -> list[X.Expr]:
@@ -57,8 +61,11 @@ def pipeline_expressions(late: P.Filter) -> list[X.Expr]:
     >>> square in pipeline_expressions(P.Filter(P.TopK(P.Source("t", (a,), origin=0), ((a, True, True),), 1), square))
     False
     """
-    return [e for node in P.nodes(late) if all(_every_source_row(c) for c in node.children)
-            for e in P.expressions(node)]
+    every = _every_source_row(late)
+    # a plain column computes nothing: leaving the (many) columns a projection passes on out
+    # keeps this linear in the pipeline's length
+    return [e for node in P.nodes(late) if all(every[id(c)] for c in node.children)
+            for e in P.expressions(node) if not isinstance(e, X.Col)]
 
 
 def same_source_columns(late: P.Filter) -> dict[X.Col, X.Col]:
