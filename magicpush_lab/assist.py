@@ -42,16 +42,18 @@ class Measured:
     errors: tuple[str, ...]
 
 
-def optimize_and_measure(trace: Trace, cells: Sequence[str] | None, budget: Budget,
+def optimize_and_measure(trace: Trace | Callable[[], Trace], cells: Sequence[str] | None, budget: Budget,
                          measurer: Measurer | None, *, cell_ids: Sequence[str | None] | None = None,
                          all_pipelines: bool = False, only_sinks: Collection[int] | None = None,
                          time_limit: float | None = None, sample_fraction: float | None = None,
                          run: Runner | None = None) -> OptimizeResult:
     """Proved suggestions for the trace, each measured (and ranked among its alternatives) by
-    `measurer` when one is given; why a suggestion has no row counts is in `measure_errors`."""
+    `measurer` when one is given; why a suggestion has no row counts is in `measure_errors`.
+    `trace` may be a function that reads it: then reading it counts against the budget."""
     def optimize() -> OptimizeResult:
         budget.restart()  # the user's budget is for searching, not for waiting in a queue
-        return optimize_trace(trace, cells, cell_ids=cell_ids, all_pipelines=all_pipelines,
+        read = trace() if callable(trace) else trace
+        return optimize_trace(read, cells, cell_ids=cell_ids, all_pipelines=all_pipelines,
                               only_sinks=only_sinks, budget=budget)
 
     result = run(optimize) if run is not None else optimize()

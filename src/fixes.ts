@@ -69,6 +69,23 @@ export function kernelError(ename: string, evalue: string): TracingError {
 }
 
 /**
+ * The tracing error behind a server answer about the kernel's trace (the server
+ * pulls it from the kernel), or null for any other error.
+ */
+export function serverTracingError(
+  kind: string | null,
+  message: string
+): TracingError | null {
+  const kinds: { [server: string]: TracingErrorKind } = {
+    tracing_off: 'tracing-off',
+    not_installed_in_kernel: 'not-installed-in-kernel',
+    no_pyspark: 'no-pyspark'
+  };
+  const mapped = kind !== null ? kinds[kind] : undefined;
+  return mapped ? new TracingError(mapped, message) : null;
+}
+
+/**
  * What one click can do about a problem: run the notebook, start Spark in it,
  * install PySpark into the kernel, switch to the server's own Python kernel, or
  * load the kernel extension again.

@@ -4,22 +4,27 @@ import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { kernelError, NOT_A_TRACE, NOT_TRACING, TracingError } from './fixes';
-import { Trace, TRACE_EXPRESSION, TRACE_MIME } from './tokens';
+import {
+  ITraceStatus,
+  TRACE_STATUS_EXPRESSION,
+  TRACE_STATUS_MIME
+} from './tokens';
 
 const LOAD_CODE = '%load_ext magicpush_lab';
 
 /**
- * Read the trace recorded by the kernel extension, without output or history.
- * Throws a TracingError whose kind says what went wrong.
+ * Whether the kernel traces, and how much it holds, without output or history;
+ * the trace itself goes from the kernel to the server, which pulls it when asked
+ * to optimize. Throws a TracingError whose kind says what went wrong.
  */
-export async function pullTrace(
+export async function pullTraceStatus(
   kernel: Kernel.IKernelConnection
-): Promise<Trace> {
+): Promise<ITraceStatus> {
   const future = kernel.requestExecute({
     code: '',
     silent: true,
     store_history: false,
-    user_expressions: { trace: TRACE_EXPRESSION }
+    user_expressions: { status: TRACE_STATUS_EXPRESSION }
   });
   const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
   const content = reply.content;
@@ -32,7 +37,7 @@ export async function pullTrace(
       'The kernel aborted the trace request'
     );
   }
-  const result = content.user_expressions['trace'] as
+  const result = content.user_expressions['status'] as
     | {
         status: string;
         data?: { [mime: string]: unknown };
@@ -46,14 +51,14 @@ export async function pullTrace(
   if (result.status !== 'ok') {
     throw kernelError(result.ename ?? 'Error', result.evalue ?? '');
   }
-  const trace = result.data?.[TRACE_MIME];
-  if (trace === null || typeof trace !== 'object' || Array.isArray(trace)) {
+  const status = result.data?.[TRACE_STATUS_MIME];
+  if (status === null || typeof status !== 'object' || Array.isArray(status)) {
     throw new TracingError('not-a-trace', NOT_A_TRACE);
   }
-  if ((trace as Trace)['tracing'] === false) {
+  if ((status as ITraceStatus).tracing === false) {
     throw new TracingError('tracing-off', NOT_TRACING);
   }
-  return trace as Trace;
+  return status as ITraceStatus;
 }
 
 /** Load the kernel extension silently; resolves with why it failed, or null. */

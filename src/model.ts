@@ -1,9 +1,26 @@
 import { NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { CancelledError, health, measure, optimize, runtime } from './api';
-import { Fix, fixesFor, NOTHING_TRACED, TracingError } from './fixes';
-import { KernelExtensionLoader, pullTrace, TracingStatus } from './kernel';
+import {
+  CancelledError,
+  health,
+  measure,
+  optimize,
+  runtime,
+  ServerError
+} from './api';
+import {
+  Fix,
+  fixesFor,
+  NOTHING_TRACED,
+  serverTracingError,
+  TracingError
+} from './fixes';
+import {
+  KernelExtensionLoader,
+  pullTraceStatus,
+  TracingStatus
+} from './kernel';
 import { rewriteCells } from './rewrite';
 import { sampleFraction } from './settings';
 import {
@@ -252,16 +269,16 @@ export class MagicPushModel {
       if (loadError !== null) {
         throw loadError;
       }
-      const trace = await untilAborted(pullTrace(kernel), abort.signal);
-      if (Array.isArray(trace.events) && trace.events.length === 0) {
+      const status = await untilAborted(pullTraceStatus(kernel), abort.signal);
+      if (status.events === 0) {
         throw new TracingError('nothing-traced', NOTHING_TRACED);
       }
       this._setStage(run, 'Searching and verifying…');
       const cells = notebookCells(panel);
-      // Suggestions first, unmeasured, so they show while the kernel counts rows.
+      // Suggestions first, unmeasured, so they show while the kernel counts rows; the
+      // server pulls the trace from the kernel itself.
       const result = await optimize(
         {
-          trace,
           notebook: { path: panel.context.path, cells },
           kernel_id: kernel.id,
           measure: false,
@@ -312,13 +329,17 @@ export class MagicPushModel {
         // the suggestions stand; only their row counts are missing
         this._measured(run, state.result.suggestions, [messageOf(reason)]);
       } else {
+        // the server pulls the trace: its answer may be about the kernel's tracing
+        const tracing =
+          reason instanceof TracingError
+            ? reason
+            : reason instanceof ServerError
+              ? serverTracingError(reason.kind, reason.message)
+              : null;
         this._setState({
           status: 'error',
           message: messageOf(reason),
-          fixes:
-            reason instanceof TracingError
-              ? fixesFor(reason.kind, notebookCells(panel))
-              : []
+          fixes: tracing ? fixesFor(tracing.kind, notebookCells(panel)) : []
         });
       }
     } finally {

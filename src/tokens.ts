@@ -16,16 +16,27 @@ export namespace CommandIDs {
  * (tests/test_contract.py keeps them equal).
  */
 
-/** MIME type of the trace returned by `magicpush_lab.kernel.trace_bundle()`. */
-export const TRACE_MIME = 'application/vnd.magicpush.trace+json';
+/**
+ * MIME type of `magicpush_lab.kernel.trace_status()`: whether the kernel traces and how
+ * many events it holds. The trace itself (`trace_bundle()`) goes from the kernel to
+ * the server directly, never through the browser.
+ */
+export const TRACE_STATUS_MIME = 'application/vnd.magicpush.trace-status+json';
 
 /**
- * The trace accessor as a user expression. `__import__` returns the top-level
- * package with `kernel` imported, so it works whether or not the user
+ * The trace status accessor as a user expression. `__import__` returns the
+ * top-level package with `kernel` imported, so it works whether or not the user
  * namespace has a `magicpush_lab` name.
  */
-export const TRACE_EXPRESSION =
-  '__import__("magicpush_lab.kernel").kernel.trace_bundle()';
+export const TRACE_STATUS_EXPRESSION =
+  '__import__("magicpush_lab.kernel").kernel.trace_status()';
+
+/** What `trace_status()` answers. */
+export interface ITraceStatus {
+  tracing: boolean;
+  events: number;
+  cells: number;
+}
 
 /** MIME type of `%magicpush apply N`: cells for the notebook to rewrite (src/applyRenderer.ts). */
 export const APPLY_MIME = 'application/vnd.magicpush.apply+json';
@@ -138,7 +149,8 @@ export interface INotebookCellPayload {
 }
 
 export interface IOptimizeRequest {
-  trace: Trace;
+  /** Left out: the server pulls the trace from the kernel `kernel_id` names. */
+  trace?: Trace;
   notebook: { path: string | null; cells: INotebookCellPayload[] };
   kernel_id: string | null;
   measure: boolean;

@@ -30,7 +30,7 @@ def ts_fields(interface: str) -> set[str]:
     return set(re.findall(r"^  (\w+)\??:", match.group(1), re.M))
 
 
-@pytest.mark.parametrize("name", ["TRACE_MIME", "APPLY_MIME", "TRACE_EXPRESSION"])
+@pytest.mark.parametrize("name", ["TRACE_STATUS_MIME", "APPLY_MIME", "TRACE_STATUS_EXPRESSION"])
 def test_kernel_protocol_constants_match(name):
     assert ts_string(name) == getattr(protocol, name)
 
@@ -51,6 +51,8 @@ SUGGESTION = Suggestion("df", "x > 1", "equivalent", (STEP,), (CELL,), 0, {})
     ("ICellChange", asdict(CELL)),
     ("ITogether", Together("df", "equivalent", (CELL,), 2).to_json()),
     ("IOptimizeResult", OptimizeResult((SUGGESTION,), 0.5).to_json(notebook="n.ipynb")),
+    ("ITraceStatus", __import__("magicpush_lab.kernel").kernel.trace_status()._repr_mimebundle_()[
+        protocol.TRACE_STATUS_MIME]),
 ])
 def test_interface_fields_are_the_json_keys(interface, python_json):
     assert ts_fields(interface) == set(python_json)

@@ -298,6 +298,54 @@ async def test_measure_on_kernel_counts_rows_at_the_source(jp_serverapp, pipelin
     assert len(outcome.errors) == 1 and outcome.errors[0].startswith("could not measure the filter on gone ")
 
 
+async def test_without_a_trace_the_server_pulls_it_from_the_notebook_kernel(jp_fetch, pipeline_kernel):
+    """The sidebar's way: the browser names the kernel, the trace goes from it to the server."""
+    kernel_id, trace = pipeline_kernel
+    request = {"notebook": {"path": "scores.ipynb", "cells": NOTEBOOK_CELLS}, "kernel_id": kernel_id,
+               "measure": False}
+    pulled = json.loads((await post_optimize(jp_fetch, request, request_timeout=300)).body)
+    given = json.loads((await post_optimize(jp_fetch, {**request, "trace": trace}, request_timeout=300)).body)
+    assert_contract(pulled, "scores.ipynb")
+    assert [s["predicate"] for s in pulled["suggestions"]] == [s["predicate"] for s in given["suggestions"]]
+    assert_udf_pushdown(pulled)
+
+
+@pytest.mark.parametrize("setup, status, kind", [
+    ("", 409, "tracing_off"),  # a kernel that never loaded the extension
+    ("%load_ext magicpush_lab\n%unload_ext magicpush_lab", 409, "tracing_off"),
+])
+async def test_pulling_a_trace_from_a_kernel_that_does_not_trace_says_why(jp_fetch, jp_serverapp, setup, status,
+                                                                          kind):
+    km = jp_serverapp.kernel_manager
+    kernel_id = await km.start_kernel()
+    client = km.get_kernel(kernel_id).client()
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=60)
+        if setup:
+            await run_in_kernel(client, setup)
+        code, body = await error_of(jp_fetch, {"kernel_id": kernel_id, "measure": False})
+    finally:
+        client.stop_channels()
+        await km.shutdown_kernel(kernel_id, now=True)
+    assert (code, body["kind"]) == (status, kind), body
+
+
+async def test_an_optimize_request_with_neither_trace_nor_kernel_is_400(jp_fetch):
+    code, body = await error_of(jp_fetch, {"measure": False})
+    assert (code, body["kind"]) == (400, "missing_field")
+    assert "kernel_id" in body["error"]
+
+
+async def test_a_trace_over_the_record_limit_is_413(jp_fetch, monkeypatch):
+    from magicpush_lab.capture import trace as trace_module
+
+    monkeypatch.setattr(trace_module, "MAX_PLAN_RECORDS", 5)
+    records = [{"class": "x.LocalRelation", "#kids": []}] + [{"class": "x.Filter", "#kids": [i]} for i in range(9)]
+    code, body = await error_of(jp_fetch, {"trace": {"events": [], "plans": records}, "measure": False})
+    assert (code, body["kind"]) == (413, "trace_too_large")
+
+
 async def test_optimize_measures_on_the_notebook_kernel(jp_fetch, pipeline_kernel):
     kernel_id, trace = pipeline_kernel
     request = {

@@ -17,7 +17,8 @@ import time
 from collections import defaultdict
 from typing import Any, Sequence
 
-from magicpush_lab.protocol import MEASURE_MIME, RUNTIME_MIME, measure_expression, runtime_expression
+from magicpush_lab.protocol import (MEASURE_MIME, RUNTIME_MIME, TRACE_EXPRESSION, TRACE_MIME, measure_expression,
+                                    runtime_expression)
 from magicpush_lab.suggestion import Suggestion
 
 #: Counting rows runs Spark jobs and may wait behind a cell that is still running.
@@ -25,19 +26,29 @@ DEFAULT_TIMEOUT = 300.0
 
 
 class MeasureError(Exception):
-    """The kernel could not measure at all (no reply, error status, bad payload)."""
+    """The kernel could not answer at all (no reply, error status, bad payload); `kind` says
+    why in the words of the routes' errors."""
+
+    def __init__(self, message: str, kind: str = "kernel_error") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class KernelDied(MeasureError):
     """The kernel is dead, or died (or was restarted) while measuring."""
 
+    def __init__(self, message: str, kind: str = "kernel_dead") -> None:
+        super().__init__(message, kind)
 
-def _expression_error(result: dict[str, Any]) -> str:
+
+def _expression_error(result: dict[str, Any]) -> MeasureError:
     ename = result.get("ename", "Error")
     evalue = result.get("evalue", "")
-    if ename == "ModuleNotFoundError" and "magicpush_lab" in evalue:
-        return "magicpush_lab is not installed in this kernel's environment"
-    return f"{ename}: {evalue}" if evalue else ename
+    if ename in ("ModuleNotFoundError", "ImportError") and "magicpush_lab" in evalue:
+        return MeasureError("magicpush_lab is not installed in this kernel's environment", "not_installed_in_kernel")
+    if ename in ("ModuleNotFoundError", "ImportError") and "'pyspark" in evalue:
+        return MeasureError("PySpark is not installed in this kernel's environment", "no_pyspark")
+    return MeasureError(f"{ename}: {evalue}" if evalue else ename)
 
 
 #: How often a pending measurement checks that its kernel is still the one it asked.
@@ -112,12 +123,12 @@ async def _execute_user_expression(
 def _payload(content: dict[str, Any], mime: str) -> Any:
     """The JSON the kernel's user expression answered with, under `mime`."""
     if content.get("status") != "ok":
-        raise MeasureError(_expression_error(content))
+        raise _expression_error(content)
     result = content.get("user_expressions", {}).get("m")
     if not isinstance(result, dict):
         raise MeasureError("the kernel's reply has no measure result")
     if result.get("status") != "ok":
-        raise MeasureError(_expression_error(result))
+        raise _expression_error(result)
     data = result.get("data", {})
     if mime not in data:
         raise MeasureError(
@@ -149,6 +160,25 @@ async def measure_on_kernel(kernel_manager: Any, kernel_id: str, requests: Seque
     kernel = kernel_manager.get_kernel(kernel_id)
     content = await _ask_kernel(kernel_id, kernel, measure_expression(list(requests)), timeout)
     return _parse_reply(content, len(requests))
+
+
+async def trace_on_kernel(kernel_manager: Any, kernel_id: str, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+    """The trace the tracer in kernel `kernel_id` has recorded (kernel.trace_bundle), pulled by
+    the server itself: it never passes through the browser. MeasureError with kind
+    `tracing_off` when the kernel does not trace, `kernel_dead`, `not_installed_in_kernel`..."""
+    if kernel_id not in kernel_manager:
+        raise MeasureError(f"kernel {kernel_id} is no longer running", "unknown_kernel")
+    kernel = kernel_manager.get_kernel(kernel_id)
+    if await _kernel_process(kernel) is None:
+        raise KernelDied(f"kernel {kernel_id} is not alive: restart it and run the notebook")
+    content = await _ask_kernel(kernel_id, kernel, TRACE_EXPRESSION, timeout)
+    payload = _payload(content, TRACE_MIME)
+    if not isinstance(payload, dict):
+        raise MeasureError(f"the kernel's trace is not an object: {payload!r:.100}")
+    if payload.get("tracing") is False:
+        raise MeasureError("Tracing is off in this kernel (the extension was unloaded, or never loaded)",
+                           "tracing_off")
+    return payload
 
 
 #: What the kernel's runtime answer carries (kernel/bundles.runtime_result).

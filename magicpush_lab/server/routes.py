@@ -26,7 +26,7 @@ from magicpush_lab import __version__
 from magicpush_lab.assist import (Measurer, apply_measurements, measure_requests, optimize_and_measure,
                                   replay_and_optimize)
 from magicpush_lab.budget import DEFAULT_SECONDS, Budget
-from magicpush_lab.capture.trace import Trace
+from magicpush_lab.capture.trace import Trace, TraceTooLarge
 from magicpush_lab.server.kernel_measure import (
     DEFAULT_TIMEOUT,
     KernelDied,
@@ -34,6 +34,7 @@ from magicpush_lab.server.kernel_measure import (
     measure_on_kernel,
     runtime_on_kernel,
     runtime_request,
+    trace_on_kernel,
 )
 from magicpush_lab.server.validation import (
     OptimizeRequest,
@@ -110,16 +111,34 @@ def _on_optimizer_thread(optimize: Callable[[], Any]) -> Any:
     return _OPTIMIZER_POOL.submit(optimize).result()
 
 
-def _optimize(request: OptimizeRequest, budget: Budget, measurer: Measurer | None) -> Any:
-    """Optimize and measure (assist.optimize_and_measure), from a request thread."""
-    try:
-        trace = Trace.from_json(request.trace)
-    except ValueError as err:
-        raise RequestError(f"invalid trace: {err}", kind="invalid_trace") from err
+def _optimize(request: OptimizeRequest, trace_json: dict[str, Any], budget: Budget,
+              measurer: Measurer | None) -> Any:
+    """Optimize and measure (assist.optimize_and_measure), from a request thread; the trace is
+    read in the optimizer thread, within the budget."""
+    def read() -> Trace:
+        try:
+            return Trace.from_json(trace_json)
+        except TraceTooLarge as err:
+            raise RequestError(f"the trace is too large: {err}", status=413, kind="trace_too_large") from err
+        except ValueError as err:
+            raise RequestError(f"invalid trace: {err}", kind="invalid_trace") from err
+
     cells = [cell.source for cell in request.cells] if request.cells else None
     ids = [cell.id for cell in request.cells] if request.cells else None
-    return optimize_and_measure(trace, cells, budget, measurer, cell_ids=ids, all_pipelines=request.all_pipelines,
+    return optimize_and_measure(read, cells, budget, measurer, cell_ids=ids, all_pipelines=request.all_pipelines,
                                 time_limit=request.measure_time_limit, run=_on_optimizer_thread)
+
+
+# why the server could not pull a trace from the kernel -> HTTP status
+_TRACE_ERROR_STATUS = {"unknown_kernel": 404, "kernel_dead": 409, "tracing_off": 409,
+                       "not_installed_in_kernel": 409, "no_pyspark": 409, "kernel_error": 500}
+
+
+async def _pulled_trace(kernel_manager: Any, kernel_id: str) -> dict[str, Any]:
+    try:
+        return await trace_on_kernel(kernel_manager, kernel_id)
+    except MeasureError as err:
+        raise RequestError(str(err), status=_TRACE_ERROR_STATUS.get(err.kind, 500), kind=err.kind) from None
 
 
 def _kernel_measurer(kernel_manager: Any, kernel_id: str, loop: asyncio.AbstractEventLoop) -> Measurer:
@@ -157,7 +176,11 @@ class OptimizeHandler(BaseHandler):
             measurer = None
             if request.measure and request.kernel_id is not None:
                 measurer = _kernel_measurer(self.kernel_manager, request.kernel_id, loop)
-            result = await loop.run_in_executor(_REQUEST_POOL, _optimize, request, self._budget, measurer)
+            trace_json = request.trace
+            if trace_json is None:  # the kernel's trace goes to the server directly, not through the browser
+                trace_json = await _pulled_trace(self.kernel_manager, str(request.kernel_id))
+            result = await loop.run_in_executor(_REQUEST_POOL, _optimize, request, trace_json, self._budget,
+                                                measurer)
         except RequestError as err:
             self.fail(err)
             return

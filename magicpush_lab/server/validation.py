@@ -50,7 +50,7 @@ class NotebookCell:
 
 @dataclass(frozen=True)
 class OptimizeRequest:
-    trace: dict[str, Any]
+    trace: dict[str, Any] | None  # None: the server pulls it from the kernel
     notebook_path: str | None
     cells: tuple[NotebookCell, ...]
     kernel_id: str | None
@@ -154,9 +154,9 @@ def parse_optimize_request(body: bytes) -> OptimizeRequest:
     """
     data = _load_object(body)
 
-    if "trace" not in data or data["trace"] is None:
-        raise RequestError("'trace' is missing: pull it from the kernel first", kind="missing_field")
-    _expect(data["trace"], dict, "trace", "an object")
+    trace = data.get("trace")
+    if trace is not None:
+        _expect(trace, dict, "trace", "an object")
 
     notebook = data.get("notebook") or {}
     _expect(notebook, dict, "notebook", "an object")
@@ -166,6 +166,8 @@ def parse_optimize_request(body: bytes) -> OptimizeRequest:
     kernel_id = _optional_str(data, "kernel_id", "kernel_id")
     if kernel_id == "":
         kernel_id = None
+    if trace is None and kernel_id is None:
+        raise RequestError("'trace' is missing, and there is no 'kernel_id' to pull it from", kind="missing_field")
 
     measure = data.get("measure", True)
     _expect(measure, bool, "measure", "a boolean")
@@ -185,8 +187,7 @@ def parse_optimize_request(body: bytes) -> OptimizeRequest:
     all_pipelines = data.get("all_pipelines", False)
     _expect(all_pipelines, bool, "all_pipelines", "a boolean")
 
-    return OptimizeRequest(data["trace"], path, cells, kernel_id, measure, time_budget, measure_time_limit,
-                           all_pipelines)
+    return OptimizeRequest(trace, path, cells, kernel_id, measure, time_budget, measure_time_limit, all_pipelines)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ import {
   kernelError,
   NO_PYSPARK_IN_KERNEL,
   NOT_INSTALLED_IN_KERNEL,
+  serverTracingError,
   TracingError,
   TracingErrorKind
 } from '../fixes';
@@ -129,4 +130,26 @@ describe('fixesFor', () => {
     const error = new TracingError('tracing-off', NOT_INSTALLED_IN_KERNEL);
     expect(fixesFor(error.kind)).toEqual(['load-extension']);
   });
+});
+
+describe('serverTracingError', () => {
+  it.each([
+    ['tracing_off', 'tracing-off'],
+    ['not_installed_in_kernel', 'not-installed-in-kernel'],
+    ['no_pyspark', 'no-pyspark']
+  ])(
+    'the server answering %s about the kernel is a %s tracing error',
+    (server, kind) => {
+      const error = serverTracingError(server, 'why');
+      expect(error?.kind).toBe(kind);
+      expect(error?.message).toBe('why');
+    }
+  );
+
+  it.each([['kernel_error'], ['invalid_trace'], [null]])(
+    'any other answer (%s) is not about tracing',
+    kind => {
+      expect(serverTracingError(kind, 'why')).toBeNull();
+    }
+  );
 });
