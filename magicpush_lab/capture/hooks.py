@@ -15,10 +15,30 @@ import functools
 import sys
 import threading
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Protocol
 
-if TYPE_CHECKING:
-    from magicpush_lab.capture.tracer import Tracer
+
+class Tracing(Protocol):
+    """What the wrappers report to (capture/tracer.Tracer)."""
+
+    backend: Any
+    recorder: Any
+    udfs: Any
+
+    @property
+    def active(self) -> bool: ...
+
+    @property
+    def recording(self) -> bool: ...
+
+    def should_record(self, caller: Any) -> bool: ...
+
+    def record_step(self, op: str, receiver: str, args: tuple, kwargs: dict, result: Any, caller: Any,
+                    method: str | None = None) -> None: ...
+
+    def record_inspection(self, action: str, df: Any, caller: Any) -> None: ...
+
+    def warn(self, message: str) -> None: ...
 
 
 def _getitem_op(args: tuple, kwargs: dict) -> str | None:
@@ -115,7 +135,7 @@ class Call(NamedTuple):
 class Hooks:
     """The wrapped methods of one backend's classes, each reporting to `tracer`."""
 
-    def __init__(self, tracer: "Tracer") -> None:
+    def __init__(self, tracer: Tracing) -> None:
         self.tracer = tracer
         self._patches: list[tuple[type, str, bool, Any]] = []
 

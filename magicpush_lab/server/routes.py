@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 import functools
 import importlib
+import importlib.metadata
 import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
@@ -22,7 +23,6 @@ import tornado.web
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
-from magicpush_lab import __version__
 from magicpush_lab.assist import (Measurer, apply_measurements, measure_requests, optimize_and_measure,
                                   replay_and_optimize)
 from magicpush_lab.budget import DEFAULT_SECONDS, Budget
@@ -98,11 +98,21 @@ def _importable(module: str) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=None)
+def _version() -> str:
+    """The installed package's version (read from its metadata: the package's own module is
+    the Jupyter entry point, above this one)."""
+    try:
+        return importlib.metadata.version("magicpush_lab")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 class HealthHandler(BaseHandler):
     @tornado.web.authenticated
     def get(self) -> None:
         self.finish(
-            json.dumps({"version": __version__, "z3": _importable("z3"), "pyspark": _importable("pyspark")})
+            json.dumps({"version": _version(), "z3": _importable("z3"), "pyspark": _importable("pyspark")})
         )
 
 
