@@ -35,6 +35,10 @@ _LITERAL = "org.apache.spark.sql.catalyst.expressions.Literal"
 # `name#id`, then `L` for a long and `-T<delay>ms` for an event-time column (AttributeReference.toString)
 _ATTRIBUTE_ID = re.compile(r"#(\d+)L?(?:-T-?\d+ms)?$")
 _SEPARATOR = "\u0001"  # between attributes in one string: a character no column name has
+# operators whose output is their input's columns, in order
+_SAME_COLUMNS = frozenset({"Filter", "Sort", "Repartition", "RepartitionByExpression", "RebalancePartitions",
+                           "SubqueryAlias", "View", "ResolvedHint", "LocalLimit", "GlobalLimit", "Sample",
+                           "Distinct", "Deduplicate", "Offset", "Tail"})
 
 
 class PlanEncoder:
@@ -48,6 +52,7 @@ class PlanEncoder:
         # record id -> {expression id: record id of that output attribute}
         self._outputs: dict[int, dict[int, int]] = {}
         self._nodes: dict[int, Any] = {}  # record id -> a JVM node it was encoded from
+        self._orders: dict[int, list[int]] = {}  # record id -> its output columns' ids, in order
         self._render = getattr(getattr(jvm.org.json4s.jackson, "JsonMethods$"), "MODULE$")
         self._system = jvm.java.lang.System  # looked up once: each lookup is a round trip
 
@@ -86,11 +91,12 @@ class PlanEncoder:
 
     def _encoded(self, node: Any, kids: list[int]) -> int:
         cls = node.getClass().getName()
-        record = self._project(node, kids) if cls == _PROJECT else None
-        if record is None:
-            record = {**self._fields(node, cls), KIDS: kids}
+        compact = self._project(node, kids) if cls == _PROJECT else None
+        record, order = compact if compact is not None else ({**self._fields(node, cls), KIDS: kids}, None)
         record["class"] = cls
         rid = self.store.intern(record)
+        if order is not None:
+            self._orders.setdefault(rid, order)
         self._known.setdefault(self._identity(node), []).append((node, rid))
         self._nodes.setdefault(rid, node)
         return rid
@@ -103,13 +109,19 @@ class PlanEncoder:
             _fill_pivot_values(fields, node)
         return {k: self.store.field(v) for k, v in fields.items()}
 
-    def _project(self, node: Any, kids: list[int]) -> dict[str, Any] | None:
-        """A Project whose pass-through columns refer to the child's output attributes, or None
-        when one of them is not found there (then all its fields are read)."""
+    def _project(self, node: Any, kids: list[int]) -> tuple[dict[str, Any], list[int]] | None:
+        """A Project whose pass-through columns refer to the child's output attributes, and its
+        output columns' ids in order; None when one of them is not found there (then all its
+        fields are read)."""
         child = node.child()
         inputs = self.output_attributes(kids[0], child)
-        added = _seq(node.projectList().diff(child.output()))
+        projection = node.projectList()
+        added_seq = projection.diff(child.output())
+        added = _seq(added_seq)
         trees = [self.store.add_json(e.toJSON()) for e in added]
+        order = self._order_when_appended(node, projection, added_seq, added, kids[0], child)
+        if order is None:  # columns reordered or dropped: each column's id, read from its text
+            order = list(_attribute_ids(node.output().mkString(_SEPARATOR)))
         by_id: dict[int, list[int]] = {}
         for tree in trees:
             expr_id = _expr_id(self.store.record(tree))
@@ -117,7 +129,7 @@ class PlanEncoder:
                 return None
             by_id.setdefault(expr_id, []).append(tree)
         refs = []
-        for expr_id in _attribute_ids(node.output().mkString(_SEPARATOR)):
+        for expr_id in order:
             if by_id.get(expr_id):
                 refs.append(by_id[expr_id].pop(0))
             elif expr_id in inputs:
@@ -126,7 +138,53 @@ class PlanEncoder:
                 return None
         if any(by_id.values()) or not refs:
             return None
-        return {"projectList": {REF: refs}, "child": 0, KIDS: kids}
+        return {"projectList": {REF: refs}, "child": 0, KIDS: kids}, order
+
+    def _order_when_appended(self, node: Any, projection: Any, added_seq: Any, added: list[Any], child_rid: int,
+                             child: Any) -> list[int] | None:
+        """The projection's column ids in order when it keeps the child's columns in their order
+        and adds or replaces some (what `withColumn` makes), without reading every column's text
+        (slow in the JVM for a thousand columns); None otherwise."""
+        if not projection.diff(added_seq).equals(child.output()):
+            return None
+        below = self.output_order(child_rid, child)
+        if below is None:
+            return None
+        positions = {int(projection.indexOf(e)): e for e in added}
+        if len(positions) != len(added) or len(below) + len(added) != int(projection.length()):
+            return None
+        order, rest = [], iter(below)
+        for i in range(len(below) + len(added)):
+            if i in positions:
+                expr_id = _expr_id(json.loads(positions[i].toJSON())[0])
+                if expr_id is None:
+                    return None
+                order.append(expr_id)
+            else:
+                order.append(next(rest))
+        return order
+
+    def output_order(self, rid: int, node: Any) -> list[int] | None:
+        """The expression ids of record `rid`'s output columns in order, where the records tell
+        them (a projection, a relation listing its output, an operator that keeps its input's
+        columns); else read from the JVM node's output text."""
+        found = self._orders.get(rid)
+        if found is not None:
+            return found
+        record = self.store.record(rid)
+        listed = record.get("output")
+        if record["class"] == _PROJECT and is_ref(record.get("projectList")):
+            found = [_expr_id(self.store.record(r)) for r in ref_ids(record["projectList"])]
+        elif not record[KIDS] and is_ref(listed):
+            found = [_expr_id(self.store.record(r)) for r in ref_ids(listed)]
+        elif record["class"].rsplit(".", 1)[-1] in _SAME_COLUMNS and len(record[KIDS]) == 1:
+            found = self.output_order(record[KIDS][0], node.child())
+        else:
+            found = list(_attribute_ids(node.output().mkString(_SEPARATOR)))
+        if found is None or any(i is None for i in found):
+            return None
+        self._orders[rid] = found
+        return found
 
     def output_attributes(self, rid: int, node: Any) -> dict[int, int]:
         """Expression id -> record id of each output attribute of record `rid` (JVM `node`)."""
@@ -144,13 +202,9 @@ class PlanEncoder:
             self._outputs[rid] = table
             return table
         if record["class"] == _PROJECT and is_ref(record.get("projectList")):
-            below = self.output_attributes(record[KIDS][0], node.child())
-            new = self._new_attributes(node, [node.child()])
-            for ref in ref_ids(record["projectList"]):
-                expr_id = _expr_id(self.store.record(ref))
-                if expr_id is not None:
-                    table[expr_id] = below.get(expr_id, new.get(expr_id, ref))
-            table.update(new)
+            # the child's columns (a dropped one is never asked for above), and the ones made here
+            table = {**self.output_attributes(record[KIDS][0], node.child()),
+                     **self._new_attributes(node, [node.child()])}
         else:
             children = _seq(node.children())
             for kid, child in zip(record[KIDS], children):
