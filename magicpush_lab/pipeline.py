@@ -29,7 +29,7 @@ from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
 from magicpush_lab.suggestion import (CellChange, OptimizeResult, ProofStep, Suggestion, Together,
                                       describe_refusal, refusal_json)
 from magicpush_lab.symbolic.pandas_udf import unreadable_reason
-from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.translate.dataflow import longest_path, sink_paths, translate_event, with_view_inputs
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
@@ -53,13 +53,15 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     budget; notes then name the pipeline they are about. A suggestion two pipelines
     share (the same filter at the same source) is given once.
     """
-    with deep_plans():
-        return _optimize_trace(trace, notebook_cells, time_budget, all_pipelines, cell_ids, only_sinks, budget)
+    if budget is None:
+        budget = Budget(time_budget) if time_budget is not None else Budget()
+    with deep_plans(), bounded_by(budget):
+        return _optimize_trace(trace, notebook_cells, all_pipelines, cell_ids, only_sinks, budget)
 
 
-def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, time_budget: float | None,
-                    all_pipelines: bool, cell_ids: Sequence[str | None] | None,
-                    only_sinks: Collection[int] | None, budget: Budget | None) -> OptimizeResult:
+def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipelines: bool,
+                    cell_ids: Sequence[str | None] | None, only_sinks: Collection[int] | None,
+                    budget: Budget) -> OptimizeResult:
     started = time.monotonic()
     trace = with_view_inputs(trace)  # spark.sql / spark.table over temp views read notebook DataFrames
     paths = sink_paths(trace)
@@ -67,8 +69,6 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, time_bud
         paths = [p for p in paths if p[-1].id in only_sinks]
     if not paths:
         return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
-    if budget is None:
-        budget = Budget(time_budget) if time_budget is not None else Budget()
     cells = list(notebook_cells) if notebook_cells is not None else trace_cells(trace)
     index_of = cell_index(trace, cells, cell_ids if notebook_cells is not None else None)
     found: dict[tuple, Suggestion] = {}
@@ -82,8 +82,14 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, time_bud
             notes.append(f"pipeline ending in {name}: the kernel could not read its plan (the tracer's warnings say why)")
             continue
         graphs.append(graph(trace, path[-1].id, name))
-        plan = translate(trace, path[-1].id, budget)
-        got, why, joint, refused = _optimize_plan(trace, plan, cells, index_of, budget, name)
+        try:
+            plan = translate(trace, path[-1].id, budget)
+            got, why, joint, refused = _optimize_plan(trace, plan, cells, index_of, budget, name)
+        except Exception as err:  # noqa: BLE001 - one pipeline the engine fails on is a note, not the notebook's failure
+            text = str(err).strip().splitlines()
+            notes.append(f"pipeline ending in {name}: the optimizer could not analyse it "
+                         f"({type(err).__name__}: {text[0][:200] if text else ''})")
+            continue
         for s in got:
             found.setdefault((s.source_event, s.predicate, s.cells), _for_pipeline(s, name, path[-1].id))
         notes.extend(f"pipeline ending in {name}: {n}" if all_pipelines else n for n in why)
@@ -153,6 +159,8 @@ def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[
             suggestions.append(_suggestion(trace, pushed, cells, index_of, walk.pushed))
         except (RewriteError, CannotPlace) as err:
             notes.append(f"{pushed.predicate}: proved, but the cells cannot be rewritten: {err}")
+        except ValueError as err:  # a function with no PySpark form (rewrite/pyspark_column.py)
+            notes.append(f"{pushed.predicate}: proved, but it cannot be written as PySpark code: {err}")
     if not walk.pushed and not notes:
         notes.append("nothing could be pushed")
     joint = _together(trace, walk.pushed, cells, index_of, name) if len(suggestions) > 1 else None
@@ -207,7 +215,7 @@ def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of
     alias, _ = functions_alias(cells)
     try:
         rewritten = apply(cells, index_of, edits, alias)
-    except RewriteError:
+    except (RewriteError, ValueError):  # a predicate without a PySpark form has no joint rewrite either
         return None
     return Together(pipeline, kind, tuple(CellChange(i, cells[i], src) for i, src in sorted(rewritten.items())),
                     len(pushes))

@@ -79,3 +79,41 @@ def shell(spark):
     ip.user_ns["spark"] = spark
     yield ip, tracer
     unload(ip)
+
+
+# -- the optimizer's time against its budget, over the whole run ------------------------------
+_BUDGET_RUNS: list[tuple[float, float]] = []  # (seconds spent, seconds of budget)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _watch_budgets():
+    """Every optimization the suite runs is timed against its budget (the report says how far
+    over it any went); the engine's functions are wrapped, not changed."""
+    import time
+
+    from magicpush_lab import pipeline
+
+    inner = pipeline._optimize_trace
+
+    def timed(*args, **kwargs):
+        budget = args[-1] if args else kwargs["budget"]
+        seconds = budget.seconds
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            if seconds > 0 and budget.seconds > 0:  # a cancelled budget was not the user's to spend
+                _BUDGET_RUNS.append((time.monotonic() - budget.started, seconds))
+
+    pipeline._optimize_trace = timed
+    yield
+    pipeline._optimize_trace = inner
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if not _BUDGET_RUNS:
+        return
+    spent, budget = max(_BUDGET_RUNS, key=lambda run: run[0] / run[1])
+    over = max(0.0, spent - budget)
+    terminalreporter.write_line(
+        f"optimizer: {len(_BUDGET_RUNS)} optimizations; the closest to its budget took {spent:.2f} s of "
+        f"{budget:.2f} s ({spent / budget:.0%}); most over budget: {over:.2f} s")

@@ -32,7 +32,7 @@ def drop_new_overflow(late: P.Filter, result: WalkResult, budget: Budget) -> boo
                or model_gaps.double_sort_key(late, p.predicate, p.steps)
                or model_gaps.udf_on_padded_rows(late, p.steps))
         if why:
-            result.refusals.append(Refusal(P.operator_name(p.source), why, str(p.predicate)))
+            result.refusals.append(Refusal(P.operator_name(p.source), why, str(p.predicate), event=p.source.origin))
         else:
             kept.append(p)
     dropped = len(kept) < len(result.pushed)
@@ -63,7 +63,7 @@ def drop_shared_side_inputs(plan: P.Plan, result: WalkResult) -> None:
             result.pushed = [p for p in result.pushed if p.source is not node.side_input]
             reason = (f"{node.udf.name} is called {calls} times in the pipeline; "
                       "a filter before its collect() would change every call")
-            result.refusals.append(Refusal("RowIterPipeline", reason))
+            result.refusals.append(Refusal("RowIterPipeline", reason, event=node.origin))
 
 
 def _reads(udf: X.PyUdf, name: str) -> bool:

@@ -47,6 +47,7 @@ class Refusal:
     reason: str
     candidate: str = ""
     counterexample: dict = field(default_factory=dict)
+    event: int | None = None  # the trace event of the operator that stopped the filter
 
 
 @dataclass

@@ -21,7 +21,7 @@ from magicpush_lab.pushdown.records import Pushed, Refusal, Step, WalkResult
 from magicpush_lab.pushdown.shared_sources import merge_shared_sources, union_input_missed
 from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
-from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.verify import full_outer_join, join_condition, model_gaps
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
 
@@ -70,8 +70,9 @@ def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
     budget = budget if budget is not None else Budget()
     result = WalkResult()
     seen: set[tuple] = set()
-    walks = [push_down(node, budget) for node in filters_to_push(plan)]
-    walks += [_push_join_conjunct(join, side, g, budget) for join, side, g in join_conjuncts(plan)]
+    with bounded_by(budget):
+        walks = [push_down(node, budget) for node in filters_to_push(plan)]
+        walks += [_push_join_conjunct(join, side, g, budget) for join, side, g in join_conjuncts(plan)]
     for walk in walks:
         for pushed in walk.pushed:
             key = (pushed.source.origin, pushed.source.name, pushed.predicate,
@@ -86,6 +87,11 @@ def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
 def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult:
     """Push `filter_node`'s condition as far toward the sources as proofs allow."""
     budget = budget if budget is not None else Budget()
+    with bounded_by(budget):
+        return _push_down_within(filter_node, budget)
+
+
+def _push_down_within(filter_node: P.Filter, budget: Budget) -> WalkResult:
     result = _push_down(filter_node, budget)
     exact = guards.without_double_arithmetic(filter_node)
     if exact is not None and any(r.reason.startswith(model_gaps.DOUBLE_GAP) for r in result.refusals):
@@ -121,7 +127,8 @@ def _push_join_conjunct(join: P.Plan, side: int, g: X.Expr, budget: Budget) -> W
     walk = _Walk(holder, budget)
     verdict = join_condition.verify(join, side, g, budget.slice_ms(DEFAULT_TIMEOUT_MS))
     if not verdict.proved:
-        walk.result.refusals.append(Refusal(P.operator_name(join), verdict.reason, str(g), verdict.counterexample))
+        walk.result.refusals.append(Refusal(P.operator_name(join), verdict.reason, str(g), verdict.counterexample,
+                                            getattr(join, "origin", None)))
         return walk.result
     step = Step(P.operator_name(join), verdict.category, verdict.base_case_rows, verdict.kind)
     here = getattr(join, "origin", None)
@@ -158,13 +165,14 @@ class _Walk:
                                              at.via_input, at.hides))
             return
         if isinstance(node, P.Other):
-            self.result.refusals.append(Refusal("Other", node.reason))
+            self.result.refusals.append(Refusal("Other", node.reason, event=node.origin))
             return
         if rule_for(node) is None:
-            self.result.refusals.append(Refusal(P.operator_name(node), "operator not analysed yet"))
+            self.result.refusals.append(Refusal(P.operator_name(node), "operator not analysed yet",
+                                                event=getattr(node, "origin", None)))
             return
         if self.budget.spent:
-            self.result.refusals.append(Refusal(P.operator_name(node), "time budget used up"))
+            self.result.refusals.append(Refusal(P.operator_name(node), "time budget used up", event=node.origin))
             return
         run = passing_run(node, at.pred)
         if len(run) > 1 and self._through_run(run, at):
@@ -177,14 +185,15 @@ class _Walk:
         ordered = proposals(node, at.pred, cands, self.budget)
         for wanted, predicates in ordered:
             if self.budget.spent:
-                self.result.refusals.append(Refusal(P.operator_name(node), "time budget used up"))
+                self.result.refusals.append(Refusal(P.operator_name(node), "time budget used up", event=node.origin))
                 return
             self.budget.candidates_tried += 1
             try:
                 verdict = self._proved(node, at.pred, predicates, wanted)
             except Exception as err:  # noqa: BLE001 - a failed check is a refusal, never a wrong push
                 self.result.refusals.append(Refusal(P.operator_name(node), f"check failed: {type(err).__name__}: {err}",
-                                                    ", ".join(map(str, filter(None, predicates)))))
+                                                    ", ".join(map(str, filter(None, predicates))), {},
+                                                    node.origin))
                 continue
             if verdict is None:
                 continue
@@ -196,7 +205,8 @@ class _Walk:
         why = "no candidate could be proved"
         if isinstance(node, P.GroupedMap):  # the body's analysis says which part stopped the filter
             why = body_walk.why_not(node, at.pred, self.budget, EXPLAIN_MS)
-        self.result.refusals.append(Refusal(P.operator_name(node), why, *self._naive_failure(node, at.pred)))
+        candidate, example = self._naive_failure(node, at.pred)
+        self.result.refusals.append(Refusal(P.operator_name(node), why, candidate, example, node.origin))
 
     def _through_run(self, run: list[P.Project], at: _Carried) -> bool:
         """A run of projections that all pass the late filter's columns through unchanged is one
@@ -240,7 +250,8 @@ class _Walk:
             extras = extra_predicates(node, chosen, self.budget)
         except Exception as err:  # noqa: BLE001 - a failed search misses a pushdown, never makes one
             self.result.refusals.append(Refusal(P.operator_name(node),
-                                                f"predicate transfer failed: {type(err).__name__}"))
+                                                f"predicate transfer failed: {type(err).__name__}",
+                                                event=node.origin))
             return
         for i, extra in enumerate(extras):
             if extra is None or self.budget.spent:

@@ -21,7 +21,7 @@ import z3
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.symbolic.table import SymbolicRow
-from magicpush_lab.symbolic.solver import satisfiable
+from magicpush_lab.symbolic.solver import limit_ms, satisfiable
 
 MAX_DISJUNCTS = 64
 #: reading a formula back as SQL: its simplification is for readability only, so it stays short
@@ -40,7 +40,7 @@ def predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow],
     symbols = _symbol_table(rows)
     pre = z3.Then(z3.With("simplify", arith_lhs=True), "ctx-simplify")
     try:
-        goal = z3.TryFor(pre, timeout_ms)(phi)
+        goal = z3.TryFor(pre, limit_ms(timeout_ms))(phi)
         phi = z3.And(*goal[0]) if len(goal) == 1 else phi
     except z3.Z3Exception:
         pass  # simplification is an optimisation; the raw formula still works

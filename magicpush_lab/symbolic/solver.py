@@ -1,5 +1,9 @@
 """Time-limited Z3 checks. A time-out or an `unknown` answer is never a proof.
 
+Every check is limited twice: by its own `timeout_ms`, and by the user's budget for the
+optimization running in this thread (`bounded_by`), so no verifier, however many checks it
+makes, runs past the budget: once it is spent each check gets the smallest limit and fails.
+
 >>> import z3
 >>> x = z3.Int("x")
 >>> prove(z3.Implies(x > 5, x > 3)).proved
@@ -11,11 +15,34 @@ True
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Iterator
 
 import z3
 
+from magicpush_lab.budget import Budget
+
 DEFAULT_TIMEOUT_MS = 2000
+
+_BUDGET: ContextVar[Budget | None] = ContextVar("magicpush_budget", default=None)
+
+
+@contextmanager
+def bounded_by(budget: Budget) -> Iterator[None]:
+    """Checks made in this thread (and context) draw on `budget` until the block ends."""
+    token = _BUDGET.set(budget)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def limit_ms(timeout_ms: int) -> int:
+    """A check's time limit: its own, at most what is left of the current budget (>= 1 ms)."""
+    budget = _BUDGET.get()
+    return budget.slice_ms(timeout_ms) if budget is not None else int(timeout_ms)
 
 
 @dataclass(frozen=True)
@@ -27,8 +54,9 @@ class Proof:
 
 def prove(claim: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Proof:
     """Is `claim` valid (true for every assignment)? Checked as unsat of its negation."""
+    timeout_ms = limit_ms(timeout_ms)
     solver = z3.Solver()
-    solver.set("timeout", int(timeout_ms))
+    solver.set("timeout", timeout_ms)
     solver.add(z3.Not(claim))
     answer = solver.check()
     if answer == z3.unsat:
@@ -41,7 +69,7 @@ def prove(claim: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Proof:
 def satisfiable(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> bool | None:
     """True/False when Z3 decides, None on time-out."""
     solver = z3.Solver()
-    solver.set("timeout", int(timeout_ms))
+    solver.set("timeout", limit_ms(timeout_ms))
     solver.add(formula)
     answer = solver.check()
     if answer == z3.sat:
