@@ -12,19 +12,20 @@ from __future__ import annotations
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Collection, Iterator, Sequence
 
 from magicpush_lab.budget import Budget
 from magicpush_lab.capture.plan_store import MAX_DEPTH
 from magicpush_lab.capture.trace import Event, Trace
+from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.serialize import expr_to_json
 from magicpush_lab.pipeline_graph import graph
-from magicpush_lab.pushdown import Pushed, filters_to_push, join_conjuncts, push_down_all
+from magicpush_lab.pushdown import Pushed, Refusal, filters_to_push, guards, join_conjuncts, push_down_all
 from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
-from magicpush_lab.rewrite.edits import Edit, RemoveFilter
-from magicpush_lab.rewrite.placement import CannotPlace, cell_index, edits_for, trace_cells
+from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
+from magicpush_lab.rewrite.placement import CannotPlace, cell_index, edits_for, edits_on_the_way, trace_cells
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
 from magicpush_lab.suggestion import (CellChange, OptimizeResult, ProofStep, Suggestion, Together,
                                       describe_refusal, refusal_json)
@@ -151,38 +152,188 @@ def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[
     if not filters_to_push(plan) and not join_conjuncts(plan):
         return [], ["the pipeline has no filter to push"], [], []
     walk = push_down_all(plan, budget)
-    notes = [describe_refusal(r) for r in walk.refusals]
+    notes = step_notes(trace, walk.refusals)
     refusals = [refusal_json(r, name) for r in walk.refusals]
-    suggestions = []
+    placed = []
     for pushed in walk.pushed:
         try:
-            suggestions.append(_suggestion(trace, pushed, cells, index_of, walk.pushed))
-        except (RewriteError, CannotPlace) as err:
+            placed.append(_place(trace, pushed, walk.pushed, budget))
+        except CannotPlace as err:
             notes.append(f"{pushed.predicate}: proved, but the cells cannot be rewritten: {err}")
+            continue
+        if placed[-1].not_at_source:
+            notes.append(f"{pushed.predicate}: proved for "
+                         f"{_source_name(trace, trace.event(pushed.source.origin), cells, index_of)}, but "
+                         f"{placed[-1].not_at_source}; suggested on the pipeline's own read of "
+                         f"{_source_name(trace, placed[-1].source_event, cells, index_of)} instead")
+    suggestions = []
+    writable = []
+    for p in placed:
+        try:
+            to_pyspark(p.pushed.predicate)
+            writable.append(p)
         except ValueError as err:  # a function with no PySpark form (rewrite/pyspark_column.py)
-            notes.append(f"{pushed.predicate}: proved, but it cannot be written as PySpark code: {err}")
+            notes.append(f"{p.pushed.predicate}: proved, but it cannot be written as PySpark code: {err}")
+    for group in _same_place(writable):
+        try:
+            suggestions.append(_suggestion(trace, group, cells, index_of, walk.pushed))
+        except RewriteError as err:
+            notes.append(f"{_predicate(group)}: proved, but the cells cannot be rewritten: {err}")
+        except ValueError as err:  # a function with no PySpark form (rewrite/pyspark_column.py)
+            notes.append(f"{_predicate(group)}: proved, but it cannot be written as PySpark code: {err}")
     if not walk.pushed and not notes:
         notes.append("nothing could be pushed")
     joint = _together(trace, walk.pushed, cells, index_of, name) if len(suggestions) > 1 else None
     return suggestions, notes, [joint] if joint is not None and joint.cells else [], refusals
 
 
-def _suggestion(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[int, int],
+def step_notes(trace: Trace, refusals: Sequence[Refusal]) -> list[str]:
+    """One note per step that stopped a filter, in the order they were met: its user code and
+    cell, and each distinct reason it gave (ten late filters stopped by one UDF are one note)."""
+    steps: dict[object, list[Refusal]] = {}
+    for r in refusals:
+        steps.setdefault(r.event if r.event is not None else (r.operator, r.reason), []).append(r)
+    notes = []
+    for found in steps.values():
+        shown = next((r for r in found if r.candidate), found[0])  # the one with a counterexample
+        reasons = tuple(dict.fromkeys(r.reason for r in found))
+        notes.append(describe_refusal(shown, step_text(trace, found[0].event), reasons))
+    return notes
+
+
+MAX_CODE = 80  # characters of a step's code in a note
+
+
+def step_text(trace: Trace, eid: int | None) -> str | None:
+    """How a note names a traced step: its code, cell and line, e.g.
+    "`.withColumn("band", band_udf("amount"))` (cell [4], line 2)"; None when not traced."""
+    event = trace.event(eid) if eid is not None else None
+    if event is None or event.site is None:
+        return None
+    site = event.site
+    where = f"cell [{site.execution_count}], line {site.lineno}"
+    code = trace.code_at(site)
+    if not code:
+        return f"({where})"
+    code = " ".join(code.split())
+    call = code.rfind(f".{event.op.rsplit('.', 1)[-1]}(")
+    name = trace.variable_of(eid)
+    if len(code) > MAX_CODE and name is not None and not event.inputs:
+        code = name  # a source made by long code: the user knows it by its name
+    elif len(code) > MAX_CODE and call > 0:  # a long chain: the step's own call
+        code = "…" + code[call:]
+    if len(code) > MAX_CODE:
+        code = code[:MAX_CODE - 1] + "…"
+    return f"`{code}` ({where})"
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """A proved push and where it goes in the user's code: `pushed` holds the predicate and the
+    proof steps of that place (a DataFrame on the way, when the source itself cannot take it)."""
+
+    pushed: Pushed
+    edits: tuple[Edit, ...]
+    kind: str
+    source_event: Event
+    not_at_source: str = ""  # why the source itself could not take the filter, when it goes on the way
+
+
+def _place(trace: Trace, pushed: Pushed, peers: Sequence[Pushed], budget: Budget) -> _Placed:
+    """Where `pushed` goes: at its source, else on the pipeline's own read of a DataFrame on
+    the way (rewrite/placement.py). Raises CannotPlace with the source's reason first."""
+    try:
+        edits, kind, source_event = edits_for(trace, pushed, peers)
+        return _Placed(pushed, tuple(edits), kind, source_event)
+    except CannotPlace as at_source:
+        if pushed.branches or not pushed.waypoints:
+            raise
+        reason = str(at_source)
+    try:
+        edits, kind, source_event, at = edits_on_the_way(trace, pushed, peers)
+    except CannotPlace as on_the_way:
+        raise CannotPlace(f"{reason}; on the way: {on_the_way}") from None
+    why = guards.why_unsafe(pushed.late_filter, at.predicate, at.steps, budget)
+    if why:
+        raise CannotPlace(f"{reason}; on the way: {why}")
+    return _Placed(replace(pushed, predicate=at.predicate, steps=at.steps, kind=kind,
+                           may_hide_errors=at.may_hide_errors, alternatives=()), tuple(edits), kind, source_event,
+                   reason)
+
+
+def _same_place(placed: Sequence[_Placed]) -> list[list[_Placed]]:
+    """Pushes grouped by the one place their filter goes to (several proved parts of late
+    filters reaching one read), in the walk's order; a push split among branches stays alone."""
+    groups: dict[object, list[_Placed]] = {}
+    for i, p in enumerate(placed):
+        adds = [(e.site, e.target) for e in p.edits if isinstance(e, AddFilter)]
+        groups.setdefault(tuple(adds) if len(adds) == 1 and not p.pushed.branches else i, []).append(p)
+    return list(groups.values())
+
+
+def _predicate(group: Sequence[_Placed]) -> X.Expr:
+    """The group's predicates ANDed in the order their late filters were written."""
+    ordered = sorted(group, key=lambda p: (p.pushed.late_filter.origin is None, p.pushed.late_filter.origin or 0))
+    return X.and_(*dict.fromkeys(p.pushed.predicate for p in ordered))
+
+
+def conjoined(group: Sequence[_Placed]) -> _Placed:
+    """The pushes that go to one place as one filter there: the conjunction of their predicates.
+
+    Sound by composition: each part was proved for every input of the steps from its late
+    filter down to the place, so applied one after another from the latest filter down, each
+    part meets the steps it was proved on (only filters above it were removed, sources below
+    it only filtered further). Each equivalent part's late filter goes; a superset part's stays.
+    """
+    if len(group) == 1:
+        return group[0]
+    first = group[0]
+    add = next(e for e in first.edits if isinstance(e, AddFilter))
+    edits: list[Edit] = [replace(add, predicate=_predicate(group))]
+    for p in group:
+        edits += [e for e in p.edits if isinstance(e, RemoveFilter) and e not in edits]
+    steps: list = []
+    for p in group:
+        steps += [s for s in p.pushed.steps if s not in steps]
+    kind = EQUIVALENT if all(p.kind == EQUIVALENT for p in group) else SUPERSET
+    pushed = replace(first.pushed, predicate=_predicate(group), steps=tuple(steps), kind=kind,
+                     may_hide_errors=any(p.pushed.may_hide_errors for p in group), alternatives=())
+    return _Placed(pushed, tuple(edits), kind, first.source_event)
+
+
+def _suggestion(trace: Trace, group: Sequence[_Placed], cells: list[str], index_of: dict[int, int],
                 peers: Sequence[Pushed] = ()) -> Suggestion:
-    edits, kind, source_event = edits_for(trace, pushed, peers)
+    """The suggestion of the pushes that go to one place: their conjunction, with each part
+    (when there are several) or each other proved predicate as the alternatives."""
+    placed = conjoined(group)
+    if len(group) > 1:
+        alternatives = [s for p in group for s in _or_none(lambda p=p: _written(trace, p, cells, index_of))]
+    else:
+        alternatives = _alternatives(trace, placed, cells, index_of, peers)
+    return replace(_written(trace, placed, cells, index_of), alternatives=tuple(alternatives))
+
+
+def _or_none(make) -> list[Suggestion]:
+    try:
+        return [make()]
+    except (RewriteError, ValueError):
+        return []
+
+
+def _written(trace: Trace, placed: _Placed, cells: list[str], index_of: dict[int, int]) -> Suggestion:
+    pushed = placed.pushed
     alias, _ = functions_alias(cells)
-    rewritten = apply(cells, index_of, edits, alias)
+    rewritten = apply(cells, index_of, list(placed.edits), alias)
     changes = tuple(CellChange(i, cells[i], src) for i, src in sorted(rewritten.items()))
     return Suggestion(
-        source=_source_name(trace, source_event, cells, index_of),
+        source=_source_name(trace, placed.source_event, cells, index_of),
         predicate=to_pyspark(pushed.predicate, alias),
-        kind=kind,
+        kind=placed.kind,
         proof=tuple(ProofStep(s.operator, s.category, s.base_case_rows, s.kind) for s in pushed.steps),
         cells=changes,
-        source_event=source_event.id,
+        source_event=placed.source_event.id,
         predicate_ir=expr_to_json(pushed.predicate),
         may_hide_errors=pushed.may_hide_errors,
-        alternatives=tuple(_alternatives(trace, pushed, cells, index_of, peers)),
         late_filter_event=pushed.late_filter.origin,
         late_filter_cell=_late_filter_cell(trace, pushed, index_of),
     )
@@ -221,20 +372,30 @@ def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of
                     len(pushes))
 
 
-def _alternatives(trace: Trace, pushed: Pushed, cells: list[str], index_of: dict[int, int],
+def _alternatives(trace: Trace, placed: _Placed, cells: list[str], index_of: dict[int, int],
                   peers: Sequence[Pushed] = ()) -> list[Suggestion]:
     """The same suggestion with each other proved predicate, for ranking on live data; one
     whose cells cannot be rewritten is left out."""
     found = []
-    for g in pushed.alternatives:
+    for g in placed.pushed.alternatives:
         try:
-            found.append(_suggestion(trace, replace(pushed, predicate=g, alternatives=()), cells, index_of, peers))
-        except (RewriteError, CannotPlace, ValueError):
+            edits, kind, source_event = edits_for(trace, replace(placed.pushed, predicate=g, alternatives=()), peers)
+        except CannotPlace:
             continue
+        found += _or_none(lambda: _written(trace, _Placed(replace(placed.pushed, predicate=g, alternatives=()),
+                                                          tuple(edits), kind, source_event), cells, index_of))
     return found
 
 
-def _source_name(trace: Trace, source_event: Event, cells: list[str], index_of: dict[int, int]) -> str:
+def _source_name(trace: Trace, source_event: Event | None, cells: list[str], index_of: dict[int, int]) -> str:
+    """What the user calls the DataFrame a filter goes on: the variable its call is assigned
+    to, else the variable holding it, else its code (a step in the middle of a chain)."""
+    if source_event is None:
+        return "source"
     site = source_event.site
     source_cell = cells[index_of[site.execution_count]] if site and site.execution_count in index_of else ""
-    return (binding_name(source_cell, site) if site else None) or trace.variable_of(source_event.id) or "source"
+    held = trace.variable_of(source_event.id)
+    if source_event.inputs:  # a DataFrame on the way, perhaps a step inside a chain
+        code = trace.code_at(site)
+        return held or (f"`{' '.join(code.split())}`" if code else "source")
+    return (binding_name(source_cell, site) if site else None) or held or "source"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, Sequence
 
 from magicpush_lab.pushdown.records import Refusal
 
@@ -192,11 +192,18 @@ def refusal_json(r: Refusal, pipeline: str) -> dict[str, Any]:
             "counterexample": tables}
 
 
-def describe_refusal(r: Refusal) -> str:
-    """A refusal as one line of the notes."""
-    text = f"{r.operator}: {r.reason}"
-    if r.candidate:
+def describe_refusal(r: Refusal, step: str | None = None, reasons: Sequence[str] = ()) -> str:
+    """A refusal as one line of the notes: the operator, the user's code of that step when
+    known, and every reason the step gave (`reasons`; else the refusal's own).
+
+    >>> describe_refusal(Refusal("GroupBy", "no candidate could be proved"), "`df.groupBy('k')` (cell [4], line 2)")
+    "GroupBy `df.groupBy('k')` (cell [4], line 2): no candidate could be proved"
+    """
+    text = f"{r.operator}{' ' + step if step else ''}: {'; '.join(reasons or (r.reason,))}"
+    if r.candidate and r.counterexample:
         text += f" (e.g. `{r.candidate}` at the source fails on {_tables(r.counterexample)})"
+    elif r.candidate:
+        text += f" (`{r.candidate}`)"
     return text
 
 

@@ -102,7 +102,8 @@ class PlanEncoder:
         return rid
 
     def _fields(self, node: Any, cls: str) -> dict[str, Any]:
-        fields = json.loads(self._render.compact(self.jvm.org.json4s.JObject(node.jsonFields())))
+        fields = json.loads(_escape_chars(self._render.compact(self.jvm.org.json4s.JObject(node.jsonFields())), node,
+                                          plan_node=True))
         if cls == _EXPAND and fields.get("projections") is None:
             fields["projections"] = [[json.loads(e.toJSON()) for e in _seq(row)] for row in _seq(node.projections())]
         if cls == _AGGREGATE:
@@ -118,7 +119,7 @@ class PlanEncoder:
         projection = node.projectList()
         added_seq = projection.diff(child.output())
         added = _seq(added_seq)
-        trees = [self.store.add_json(e.toJSON()) for e in added]
+        trees = [self.store.add_json(_escape_chars(e.toJSON(), e)) for e in added]
         order = self._order_when_appended(node, projection, added_seq, added, kids[0], child)
         if order is None:  # columns reordered or dropped: each column's id, read from its text
             order = list(_attribute_ids(node.output().mkString(_SEPARATOR)))
@@ -244,6 +245,24 @@ def _attribute_ids(text: str) -> Iterator[int]:
         if match is None:
             raise ValueError(f"not an attribute: {part!r:.80}")
         yield int(match.group(1))
+
+
+_NO_ESCAPE = '"escapeChar":null'
+
+
+def _escape_chars(text: str, jvm_obj: Any, plan_node: bool = False) -> str:
+    """The JSON of a node or expression with LIKE's escape character written where `toJSON()`
+    leaves it null (a Scala Char has no generic JSON form). Spark prints a LIKE's escape
+    character only when it is not the default backslash, so when the object's text has no
+    ESCAPE clause every LIKE in it has the default; otherwise they stay null: unknown, and a
+    predicate with an unknown escape character is never written back as code."""
+    if _NO_ESCAPE not in text:
+        return text
+    # a plan node's own line (toString would print its children too), every field shown
+    own = jvm_obj.simpleString(2**31 - 1) if plan_node else jvm_obj.toString()
+    if " ESCAPE '" in own:
+        return text
+    return text.replace(_NO_ESCAPE, '"escapeChar":"\\\\"')
 
 
 def _fill_pivot_values(fields: dict[str, Any], node: Any) -> None:

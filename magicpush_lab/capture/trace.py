@@ -155,6 +155,29 @@ class Trace:
             object.__setattr__(self, "_by_id", by_id)
         return by_id.get(eid)
 
+    def code_at(self, site: Site | None) -> str | None:
+        """The source text a site points at (its call expression), if the trace has its cell.
+
+        >>> t = Trace(cells=(Cell(3, "x = 1\\ndf = src.filter(c)"),))
+        >>> t.code_at(Site(3, 2, 5, 2, 18))
+        'src.filter(c)'
+        """
+        if site is None:
+            return None
+        cell = next((c for c in reversed(self.cells) if c.execution_count == site.execution_count), None)
+        if cell is None:
+            return None
+        lines = cell.source.splitlines(keepends=True)
+        if not 1 <= site.lineno <= site.end_lineno <= len(lines):
+            return None
+
+        def offset(line: int, col: int) -> int:  # ast columns count UTF-8 bytes
+            return sum(len(x.encode()) for x in lines[: line - 1]) + col
+
+        data = cell.source.encode()
+        return data[offset(site.lineno, site.col_offset):offset(site.end_lineno, site.end_col_offset)].decode(
+            errors="replace")
+
     def consumers(self) -> dict[int, tuple[int, ...]]:
         """Event id -> the events made from its DataFrame, in trace order.
 

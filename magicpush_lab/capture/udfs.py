@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import textwrap
 import threading
+import types
 from typing import Any, Callable, Iterator
 
 from magicpush_lab.capture.trace import Udf
@@ -54,9 +56,124 @@ def captured_constants(func: Callable[..., Any]) -> dict[str, Any]:
 
 
 def with_captured_constants(source: str, func: Callable[..., Any]) -> str:
-    """The UDF's source preceded by `NAME = literal` lines for the constants it reads."""
-    lines = [f"{name} = {value!r}" for name, value in sorted(captured_constants(func).items())]
-    return "\n".join(lines + [source]) if lines else source
+    """The UDF's source preceded by what it reads from the notebook: `import` lines for the modules
+    (and the classes and functions of modules) it names, `NAME = literal` lines for the constants,
+    and the source of the notebook's functions it calls (their own such names first), so that the
+    UDF's function is the last one of the text.
+
+    >>> import math
+    >>> LIMIT = 3
+    >>> def scaled(v):
+    ...     return math.floor(v) * LIMIT
+    >>> print(with_captured_constants("def f(v):\\n    return scaled(v)", lambda v: scaled(v)))
+    import math
+    LIMIT = 3
+    def scaled(v):
+        return math.floor(v) * LIMIT
+    def f(v):
+        return scaled(v)
+    """
+    imports: dict[str, str] = {}
+    constants: dict[str, Any] = {}
+    helpers: list[str] = []
+    _collect(func, imports, constants, helpers, {id(func)}, 0)
+    lines = [imports[n] for n in sorted(imports)] + [f"{name} = {value!r}" for name, value in sorted(constants.items())]
+    return "\n".join(lines + helpers + [source]) if lines or helpers else source
+
+
+_MAX_HELPERS = 8
+_MAX_HELPER_DEPTH = 3
+
+
+def _collect(func: Any, imports: dict[str, str], constants: dict[str, Any], helpers: list[str],
+             seen: set[int], depth: int) -> None:
+    """What `func` reads: its modules, constants and helper functions (their sources, each once,
+    in an order where a helper comes after the helpers it calls). A name two functions read with
+    different values cannot be one line of the text: the helper that reads it is left out."""
+    if getattr(func, "__code__", None) is None:
+        return
+    for name, value in _names_read(func):
+        line = _import_line(name, value)
+        if line is not None:
+            if imports.setdefault(name, line) != line:
+                continue
+        elif _plain(value):
+            if name in constants and constants[name] != value:
+                continue
+            constants[name] = value
+        elif _small_frame(value) is not None:
+            # a lookup table the function merges with: recorded as the frame it builds again
+            imports.setdefault("pandas", "import pandas")
+            constants[name] = _FrameText(_small_frame(value))  # type: ignore[arg-type]
+        elif isinstance(value, types.FunctionType) and id(value) not in seen and depth < _MAX_HELPER_DEPTH \
+                and len(helpers) < _MAX_HELPERS and value.__name__ == name:
+            seen.add(id(value))
+            source = _function_source(value)
+            if source is None:
+                continue
+            if value.__name__ == "<lambda>":
+                source = f"{name} = {source.strip()}"
+            _collect(value, imports, constants, helpers, seen, depth + 1)
+            helpers.append(source.rstrip())
+
+
+class _FrameText(str):
+    """A recorded frame's code, written as it is (not as a string literal)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+_MAX_FRAME_CELLS = 256
+
+
+def _small_frame(value: Any) -> str | None:
+    """`pandas.DataFrame({...})` code building `value` again, for a small pandas frame of plain
+    values with a default index; None for anything else."""
+    cls = type(value)
+    if cls.__name__ != "DataFrame" or not cls.__module__.startswith("pandas"):
+        return None
+    try:
+        rows, cols = value.shape
+        if rows * max(cols, 1) > _MAX_FRAME_CELLS or not all(isinstance(c, str) for c in value.columns) \
+                or list(value.index) != list(range(rows)):
+            return None
+        columns = {}
+        for c in value.columns:
+            items = [None if isinstance(v, float) and v != v else (v.item() if hasattr(v, "item") else v)
+                     for v in value[c].tolist()]
+            if not all(_plain(v, 1) for v in items):
+                return None
+            columns[c] = items
+    except Exception:  # noqa: BLE001 - an odd frame is simply not recorded
+        return None
+    return f"pandas.DataFrame({columns!r})"
+
+
+def _import_line(name: str, value: Any) -> str | None:
+    """`import m as name` for a module, `from m import x as name` for a class or function a
+    module defines; None for anything else."""
+    if isinstance(value, types.ModuleType):
+        module = value.__name__
+        return f"import {module}" if module == name else f"import {module} as {name}"
+    module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+    if not module or not qualname or "." in qualname or isinstance(value, types.FunctionType) and \
+            module == "__main__":
+        return None
+    if not isinstance(value, (type, types.BuiltinFunctionType, types.FunctionType)):
+        return None
+    owner = sys.modules.get(module)
+    if owner is None or getattr(owner, qualname, None) is not value:
+        return None
+    if isinstance(value, types.FunctionType) and not module.split(".")[0] in _LIBRARIES:
+        return None  # the notebook's own functions are recorded by their source
+    return f"from {module} import {qualname}" + (f" as {name}" if name != qualname else "")
+
+
+# modules whose functions a UDF calls by name: known to the interpreter (math, re, datetime) or
+# black boxes of it; a function of any other module is recorded by its source
+_LIBRARIES = frozenset({"math", "re", "datetime", "decimal", "hashlib", "json", "string", "statistics",
+                        "numpy", "pandas", "pyspark", "collections", "itertools", "functools", "operator"})
 
 
 def _plain(value: Any, depth: int = 0) -> bool:

@@ -164,9 +164,14 @@ class Func:
     args: tuple["Expr", ...]
     dtype: str = "other"
     deterministic: bool = True
+    # what else the Catalyst expression holds besides its arguments (a struct field's ordinal,
+    # a LIKE's escape character), as canonical JSON: two calls are the same function only if
+    # these agree too
+    params: str = ""
 
     def __str__(self) -> str:
-        return f"{self.name}({', '.join(map(str, self.args))})"
+        call = f"{self.name}({', '.join(map(str, self.args))})"
+        return f"{call}[{self.params}]" if self.params else call
 
 
 @dataclass(frozen=True)

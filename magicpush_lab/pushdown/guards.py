@@ -12,7 +12,7 @@ from dataclasses import replace
 from magicpush_lab.budget import Budget
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.pushdown.records import Refusal, WalkResult
+from magicpush_lab.pushdown.records import Refusal, Step, WalkResult
 from magicpush_lab.verify import model_gaps, overflow
 
 OVERFLOW_MS = 500
@@ -22,15 +22,9 @@ def drop_new_overflow(late: P.Filter, result: WalkResult, budget: Budget) -> boo
     """Drop each pushed predicate whose integer arithmetic may overflow in Spark where the
     original never computes it there (verify/overflow.py), or that a gap of the model
     around the walk's steps may make wrong (verify/model_gaps.py); True if any was dropped."""
-    same = overflow.same_source_columns(late)
-    known = [X.substitute(e, same) for e in overflow.pipeline_expressions(late)]
     kept = []
     for p in result.pushed:
-        why = (overflow.new_overflow(X.substitute(p.predicate, same), known, budget.slice_ms(OVERFLOW_MS))
-               or model_gaps.lost_double_arithmetic(late, p.predicate)
-               or model_gaps.new_double_arithmetic(late, p.predicate)
-               or model_gaps.double_sort_key(late, p.predicate, p.steps)
-               or model_gaps.udf_on_padded_rows(late, p.steps))
+        why = why_unsafe(late, p.predicate, p.steps, budget)
         if why:
             result.refusals.append(Refusal(P.operator_name(p.source), why, str(p.predicate), event=p.source.origin))
         else:
@@ -38,6 +32,18 @@ def drop_new_overflow(late: P.Filter, result: WalkResult, budget: Budget) -> boo
     dropped = len(kept) < len(result.pushed)
     result.pushed = kept
     return dropped
+
+
+def why_unsafe(late: P.Filter, predicate: X.Expr, steps: tuple[Step, ...], budget: Budget) -> str | None:
+    """Why `predicate`, proved through `steps` from the late filter `late`, may still change a
+    result where it is placed (new integer overflow, a gap of the model), or None."""
+    same = overflow.same_source_columns(late)
+    known = [X.substitute(e, same) for e in overflow.pipeline_expressions(late)]
+    return (overflow.new_overflow(X.substitute(predicate, same), known, budget.slice_ms(OVERFLOW_MS))
+            or model_gaps.lost_double_arithmetic(late, predicate)
+            or model_gaps.new_double_arithmetic(late, predicate)
+            or model_gaps.double_sort_key(late, predicate, steps)
+            or model_gaps.udf_on_padded_rows(late, steps))
 
 
 def without_double_arithmetic(late: P.Filter) -> P.Filter | None:

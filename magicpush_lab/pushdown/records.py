@@ -20,6 +20,24 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Waypoint:
+    """Where a predicate passed on its way down: the traced DataFrame (`event`) whose rows it was
+    a filter on, the traced operator reading that DataFrame (`consumer`, through its input
+    `via_input`), the predicate there and the proof steps above it. When the source cannot take
+    the filter (a DataFrame on the way feeds other code), the filter can go on the pipeline's
+    own read of such a DataFrame instead."""
+
+    event: int
+    consumer: int | None
+    via_input: int
+    predicate: X.Expr
+    steps: tuple[Step, ...]
+    kind: str
+    may_hide_errors: bool = False
+    names_unique: bool = True  # the predicate's columns are named once in that DataFrame
+
+
+@dataclass(frozen=True)
 class Pushed:
     """A predicate that reached a source, and the proof steps that carried it there."""
 
@@ -36,6 +54,7 @@ class Pushed:
     # a source read by several branches: one entry per read, `predicate` their disjunction
     # (shared_sources.py)
     branches: tuple["Pushed", ...] = ()
+    waypoints: tuple[Waypoint, ...] = ()  # from the late filter down, one per traced DataFrame passed
 
 
 @dataclass(frozen=True)

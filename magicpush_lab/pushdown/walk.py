@@ -17,7 +17,7 @@ from magicpush_lab.pushdown import body_walk, guards
 from magicpush_lab.pushdown.alternatives import add_alternatives
 from magicpush_lab.pushdown.operators import candidates_for, check, only, rule_for
 from magicpush_lab.pushdown.proposals import proposals
-from magicpush_lab.pushdown.records import Pushed, Refusal, Step, WalkResult
+from magicpush_lab.pushdown.records import Pushed, Refusal, Step, WalkResult, Waypoint
 from magicpush_lab.pushdown.shared_sources import merge_shared_sources, union_input_missed
 from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
@@ -149,6 +149,17 @@ class _Carried:
     consumer: int | None
     via_input: int
     hides: bool = False
+    waypoints: tuple[Waypoint, ...] = ()
+
+    def passing(self, node: P.Plan) -> "_Carried":
+        """This predicate with `node`'s DataFrame among its waypoints, when `node` is a traced one."""
+        origin = getattr(node, "origin", None)
+        if origin is None or any(w.event == origin for w in self.waypoints):
+            return self
+        names = [c.name for c in node.output]
+        unique = all(names.count(c.name) == 1 for c in X.columns(self.pred))
+        here = Waypoint(origin, self.consumer, self.via_input, self.pred, self.steps, self.kind, self.hides, unique)
+        return replace(self, waypoints=self.waypoints + (here,))
 
 
 class _Walk:
@@ -162,11 +173,12 @@ class _Walk:
             # at the scan, a form Parquet can skip on, when it keeps the same rows
             pred = prefer_sargable(at.pred, self.budget.slice_ms(SARGABLE_MS))
             self.result.pushed.append(Pushed(node, pred, at.steps, at.kind, self.late, at.consumer,
-                                             at.via_input, at.hides))
+                                             at.via_input, at.hides, waypoints=at.waypoints))
             return
         if isinstance(node, P.Other):
             self.result.refusals.append(Refusal("Other", node.reason, event=node.origin))
             return
+        at = at.passing(node)
         if rule_for(node) is None:
             self.result.refusals.append(Refusal(P.operator_name(node), "operator not analysed yet",
                                                 event=getattr(node, "origin", None)))
@@ -227,7 +239,7 @@ class _Walk:
         step = Step(name, verdict.category, verdict.base_case_rows, verdict.kind)
         kind = EQUIVALENT if at.kind == EQUIVALENT and verdict.kind == EQUIVALENT else SUPERSET
         self.visit(run[-1].child, _Carried(at.pred, at.steps + (step,), kind, here, 0,
-                                           at.hides or verdict.may_hide_errors))
+                                           at.hides or verdict.may_hide_errors, at.waypoints))
         return True
 
     def _descend(self, node: P.Plan, at: _Carried, chosen: tuple[X.Expr | None, ...], verdict: Verdict,
@@ -237,7 +249,8 @@ class _Walk:
         kind = EQUIVALENT if at.kind == EQUIVALENT and verdict.kind == EQUIVALENT else SUPERSET
         for i, (child, g) in enumerate(zip(node.children, chosen)):
             if g is not None:
-                self.visit(child, _Carried(g, at.steps + (step,), kind, here, i, at.hides or verdict.may_hide_errors))
+                self.visit(child, _Carried(g, at.steps + (step,), kind, here, i, at.hides or verdict.may_hide_errors,
+                                           at.waypoints))
         if isinstance(node, P.InnerJoin):
             self._transfer(node, at, chosen, here)
 

@@ -12,11 +12,14 @@ Everything here reads the trace's DAG (`Trace`) and the cells' text; nothing run
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Sequence
 
 from magicpush_lab.capture.trace import VIEW_READERS, Event, Site, Trace
+from magicpush_lab.ir import plan as P
+from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.expr import TRUE
-from magicpush_lab.pushdown.records import Pushed
+from magicpush_lab.pushdown.records import Pushed, Waypoint
 from magicpush_lab.rewrite.cellparse import parse_cell
 from magicpush_lab.rewrite.conditional import BlockPath, parsed_cell, runs_after, site_path, untraced_reads
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
@@ -34,23 +37,72 @@ def edits_for(trace: Trace, pushed: Pushed, peers: Sequence[Pushed] = ()) -> tup
     if source_event is None or source_event.site is None:
         raise CannotPlace("the source was not created by traced notebook code")
     edits, exact = _placements(trace, pushed, source_event)
+    edits = _with_late_filter(trace, pushed, edits, exact, peers)
+    return edits, _kind(edits), source_event
+
+
+def edits_on_the_way(trace: Trace, pushed: Pushed, peers: Sequence[Pushed] = ()) -> tuple[list[Edit], str, Event,
+                                                                                          Waypoint]:
+    """When the source cannot take the filter because a DataFrame on the way also feeds other
+    code (a `show()` of it, a plot, another pipeline): the filter that was proved where the walk
+    passed that DataFrame, on this pipeline's own read of it (`joined.filter(G).withColumn(...)`),
+    so everything else keeps reading every row. The DataFrame nearest the source whose read is
+    this pipeline's own is chosen: the one that saves the most work. Raises CannotPlace."""
+    top = _top_event(pushed)
+    region = _Region(trace, top)
+    why = "no DataFrame on the way is read by this pipeline alone"
+    for w in reversed(pushed.waypoints):  # nearest the source first
+        event = trace.event(w.event)
+        if w.predicate == TRUE or w.consumer == top or event is None:
+            continue  # a filter right below the late one would only move it
+        if not w.names_unique:
+            why = f"a column the filter reads is named twice in {trace.variable_of(w.event) or 'a DataFrame'}"
+            continue
+        here = replace(pushed, source=P.Source(trace.variable_of(w.event) or event.op, (), w.event),
+                       predicate=w.predicate, steps=w.steps, kind=w.kind, consumer=w.consumer,
+                       via_input=w.via_input, may_hide_errors=w.may_hide_errors, alternatives=(), branches=(),
+                       waypoints=())
+        add, reason = region.at_read(here, event)
+        if add is None:
+            why = reason
+            continue
+        try:
+            edits = _with_late_filter(trace, here, [add], True, peers)
+        except CannotPlace as err:
+            why = str(err)
+            continue
+        return edits, _kind(edits), event, w
+    raise CannotPlace(why)
+
+
+def _with_late_filter(trace: Trace, pushed: Pushed, edits: list[Edit], exact: bool,
+                      peers: Sequence[Pushed]) -> list[Edit]:
+    """`edits`, checked against code that runs more than once, with the late filter's removal
+    when the push keeps exactly its rows and the filter can be found."""
     why = _reruns(trace, edits, peers)
     if why is not None:
         raise CannotPlace(why)
-    kind = pushed.kind if exact else SUPERSET
+    if _late_filter_removable(trace, pushed, edits, exact):
+        edits = [*edits, RemoveFilter(trace.event(pushed.late_filter.origin).site)]
+    return edits
+
+
+def _kind(edits: list[Edit]) -> str:
+    """An equivalence is kept only where the late filter goes: else the rewrite is a superset."""
+    return EQUIVALENT if any(isinstance(e, RemoveFilter) for e in edits) else SUPERSET
+
+
+def _late_filter_removable(trace: Trace, pushed: Pushed, edits: list[Edit], exact: bool) -> bool:
+    if not exact or pushed.kind != EQUIVALENT:
+        return False
     filter_event = trace.event(pushed.late_filter.origin)
-    if kind == EQUIVALENT:
-        if filter_event is not None and filter_event.site is not None and \
-                filter_event.op.split(".")[-1] in ("filter", "where") and \
-                len(trace.runs_of(filter_event.site)) == 1 and \
-                _same_blocks(trace, filter_event.site, [e.site for e in edits]):
-            edits.append(RemoveFilter(filter_event.site))
-        else:
-            # proved equivalent, but the late filter cannot be found to remove it, or it runs
-            # on a path (a branch not taken) where the added filters do not, or its code also
-            # runs for other DataFrames (a helper function, a loop) that keep needing it
-            kind = SUPERSET
-    return edits, kind, source_event
+    # proved equivalent, but the late filter may not be found to remove it, or it may run on a
+    # path (a branch not taken) where the added filters do not, or its code may also run for
+    # other DataFrames (a helper function, a loop) that keep needing it: then it stays
+    return (filter_event is not None and filter_event.site is not None
+            and filter_event.op.split(".")[-1] in ("filter", "where")
+            and len(trace.runs_of(filter_event.site)) == 1
+            and _same_blocks(trace, filter_event.site, [e.site for e in edits]))
 
 
 def _placements(trace: Trace, pushed: Pushed, source_event: Event) -> tuple[list[Edit], bool]:
@@ -73,18 +125,38 @@ def _placements(trace: Trace, pushed: Pushed, source_event: Event) -> tuple[list
         edits.append(AddFilter(source_event.site, pushed.predicate, "call"))
         if len(branches) == len(every) and all(str(b.predicate) == str(pushed.predicate) for b in branches):
             return edits, True  # every read wants the same rows: the source's filter is theirs
-    reads = [(b.consumer, b.via_input) for b in every]
+    by_read: dict[tuple[int | None, int], list[Pushed]] = {}
+    for b in every:
+        by_read.setdefault((b.consumer, b.via_input), []).append(b)
     exact = True
-    for b in branches:
-        at_read, reason = region.at_read(b, source_event, reads.count((b.consumer, b.via_input)) == 1)
+    for group in by_read.values():
+        wanted = [b for b in group if b.predicate != TRUE]
+        if not wanted:
+            continue
+        if len(wanted) < len(group):
+            exact = False
+            why = why or "one read of the source feeds a branch that needs every row"
+            continue
+        at_read, reason = region.at_read(_one_read(wanted), source_event)
         if at_read is None:
             exact = False
             why = why or reason
-        else:
-            edits.append(at_read)
+            continue
+        edits.append(at_read)
+        if len({str(b.predicate) for b in wanted}) > 1:
+            exact = False  # each branch gets the rows of every branch's predicate: the late filter stays
     if not edits:
         raise CannotPlace(why or "no place was found for the filter")
     return edits, exact
+
+
+def _one_read(branches: list[Pushed]) -> Pushed:
+    """Branches that read the source through one call (`df = src.withColumn(...)` feeding two
+    filters that meet again in a union): that read keeps the rows of any of them, the
+    disjunction of their predicates (paper, Figure 7(3), one step up from the source)."""
+    first = branches[0]
+    renamed = [X.substitute(b.predicate, dict(zip(b.source.output, first.source.output))) for b in branches]
+    return replace(first, predicate=X.or_(*dict.fromkeys(renamed)))
 
 
 def _reruns(trace: Trace, edits: list[Edit], peers: Sequence[Pushed]) -> str | None:
@@ -230,7 +302,7 @@ class _Region:
                 why = f"{name} is read in a conditional block the trace did not run"
         return why
 
-    def at_read(self, branch: Pushed, source: Event, alone: bool) -> tuple[AddFilter | None, str]:
+    def at_read(self, branch: Pushed, source: Event) -> tuple[AddFilter | None, str]:
         """The branch's predicate on its own read of the source, or why it cannot go there."""
         consumer = self.trace.event(branch.consumer)
         if consumer is None or consumer.site is None or branch.via_input != 0 \
@@ -238,8 +310,6 @@ class _Region:
             return None, "the source feeds other code, and this pipeline's use of it was not found"
         if consumer.op in VIEW_READERS:
             return None, "the pipeline reads the source through a temp view (spark.sql / spark.table)"
-        if not alone:
-            return None, "one read of the source feeds several branches"
         if self.top is not None:
             why = self._closed(consumer.id) or self._runs_after(consumer.id, consumer.site)
             if why is not None:

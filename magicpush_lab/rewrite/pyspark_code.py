@@ -17,7 +17,7 @@ from typing import Sequence
 from magicpush_lab.ir import expr as X
 from magicpush_lab.rewrite.cellparse import bound_names, parse_cell
 from magicpush_lab.rewrite.pyspark_column import (
-    ARITHMETIC, COMPARISONS, check_literal, column_ref, function_arg_modes, literal_cast, spark_function)
+    ARITHMETIC, COMPARISONS, check_literal, check_params, column_ref, function_arg_modes, literal_cast, spark_function)
 
 # Python operator precedence, lowest first, as it applies to Column expressions.
 CMP, BOR, BAND, ADD, MUL, UNARY, ATOM = range(1, 8)
@@ -150,6 +150,7 @@ class _Renderer:
             return f"{self.code(e.arg, ATOM, True)}.cast({json.dumps(e.dtype)})", ATOM
         if isinstance(e, X.Func):
             spark_function(e.name)
+            check_params(e)
             modes = function_arg_modes(e.name, len(e.args))
             args = ", ".join(self.code(x, CMP, m == "column") for x, m in zip(e.args, modes))
             return f"{a}.{e.name}({args})", ATOM

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import inspect
+import json
 import math
 import re
 from functools import lru_cache, reduce
@@ -111,6 +112,25 @@ def spark_function(name: str) -> Any:
     return fn
 
 
+def check_params(e: X.Func) -> None:
+    """ValueError unless `pyspark.sql.functions.<name>(args)` builds `e` again: the Catalyst
+    node's other fields must be ones the function sets the same way in this session."""
+    if not e.params:
+        return
+    extra = {k: v for k, v in json.loads(e.params).items() if _BENIGN_PARAMS.get(k, _NOT_BENIGN) in (v, _ANY)}
+    rest = sorted(set(json.loads(e.params)) - set(extra))
+    if rest:
+        raise ValueError(f"{e.name} has settings its PySpark function would not carry ({', '.join(rest)})")
+
+
+_ANY, _NOT_BENIGN = object(), object()
+# fields a PySpark function fills in from the session (ANSI mode, time zone: the rewrite runs
+# in the notebook's own session), or always to this value
+_BENIGN_PARAMS: dict[str, Any] = {"failOnError": _ANY, "evalMode": _ANY, "ansiEnabled": _ANY,
+                                  "timeZoneId": _ANY, "escapeChar": "\\",
+                                  "seed": 42}  # the hash functions' seed
+
+
 def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None,
               bound: Mapping[X.Col, Any] | None = None) -> Any:
     """Build the PySpark Column of an IR expression; ValueError for unknown nodes, and for Python
@@ -179,6 +199,7 @@ def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None,
         return to_column(e.arg, udf, bound).cast(e.dtype)
     if isinstance(e, X.Func):
         fn = spark_function(e.name)
+        check_params(e)
         modes = function_arg_modes(e.name, len(e.args))
         args = [a.value if m == "value" and isinstance(a, X.Lit) and literal_cast(a) is None
                 else to_column(a, udf, bound) for a, m in zip(e.args, modes)]

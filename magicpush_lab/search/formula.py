@@ -20,8 +20,10 @@ from typing import Iterable, Sequence
 import z3
 
 from magicpush_lab.ir import expr as X
+from magicpush_lab.symbolic import calendar, pyregex
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.symbolic.solver import limit_ms, satisfiable
+from magicpush_lab.symbolic.values import Unsupported
 
 MAX_DISJUNCTS = 64
 #: reading a formula back as SQL: its simplification is for readability only, so it stays short
@@ -249,6 +251,13 @@ def _literal(lit: z3.BoolRef, symbols: dict[str, tuple[str, X.Col]]) -> X.Expr:
         hint = _dtype_hint(a, symbols) or _dtype_hint(b, symbols)
         left, right = _term(a, symbols, hint), _term(b, symbols, hint)
         return X.Cmp(_NEGATED[op] if negate else op, left, right)
+    if kind == z3.Z3_OP_SEQ_IN_RE:  # a regular expression of a UDF body, as Spark's rlike
+        try:
+            pattern = pyregex.java_pattern(lit.arg(1))
+        except Unsupported as err:
+            raise NotExpressible(str(err)) from err
+        e = X.Func("rlike", (_term(lit.arg(0), symbols, "string"), X.Lit(pattern, "string")), "boolean")
+        return X.Not(e) if negate else e
     if kind in (z3.Z3_OP_SEQ_PREFIX, z3.Z3_OP_SEQ_SUFFIX, z3.Z3_OP_SEQ_CONTAINS):
         a, b = lit.children()
         if kind == z3.Z3_OP_SEQ_CONTAINS:
@@ -263,6 +272,8 @@ def _literal(lit: z3.BoolRef, symbols: dict[str, tuple[str, X.Col]]) -> X.Expr:
 def _dtype_hint(t: z3.ExprRef, symbols: dict[str, tuple[str, X.Col]]) -> str | None:
     if z3.is_const(t) and str(t) in symbols:
         return symbols[str(t)][1].dtype
+    if z3.is_app(t) and (t.decl().name() in calendar.SPARK_NAMES or t.decl().kind() == z3.Z3_OP_SEQ_INDEX):
+        return "int"  # a date's field or a position is a number, whatever its argument's type
     for c in t.children():
         h = _dtype_hint(c, symbols)
         if h:
@@ -298,6 +309,9 @@ def _term(t: z3.ExprRef, symbols: dict[str, tuple[str, X.Col]], hint: str | None
     kind = t.decl().kind() if z3.is_app(t) else None
     arith = {z3.Z3_OP_ADD: "+", z3.Z3_OP_SUB: "-", z3.Z3_OP_MUL: "*"}
     if kind in arith:
+        if any(_dtype_hint(c, symbols) in ("date", "timestamp") for c in t.children()):
+            # date + n in Spark is a date (date_add), not the day number the model adds to
+            raise NotExpressible(f"arithmetic on a date: {t}")
         terms = [_term(c, symbols, hint) for c in t.children()]
         out = terms[0]
         for nxt in terms[1:]:
@@ -307,4 +321,28 @@ def _term(t: z3.ExprRef, symbols: dict[str, tuple[str, X.Col]], hint: str | None
         return X.Neg(_term(t.arg(0), symbols, hint))
     if kind == z3.Z3_OP_SEQ_LENGTH:
         return X.Func("length", (_term(t.arg(0), symbols, "string"),), "int")
+    return _spark_function(t, kind, symbols)
+
+
+def _spark_function(t: z3.ExprRef, kind, symbols: dict[str, tuple[str, X.Col]]) -> X.Expr:
+    """A term a UDF body computed, as the Spark function encode.py encodes as the same term
+    (symbolic/spark_functions.py): a date's fields, a substring, a concatenation, a replace,
+    a position."""
+    name = t.decl().name() if z3.is_app(t) else ""
+    if name in calendar.SPARK_NAMES and t.num_args() == 1:
+        return X.Func(calendar.SPARK_NAMES[name], (_term(t.arg(0), symbols, "date"),), "int")
+    if kind == z3.Z3_OP_SEQ_EXTRACT:
+        start, size = (z3.simplify(c) for c in t.children()[1:])
+        if z3.is_int_value(start) and z3.is_int_value(size) and start.as_long() >= 0 and size.as_long() >= 0:
+            return X.Func("substring", (_term(t.arg(0), symbols, "string"), X.Lit(start.as_long() + 1, "int"),
+                                        X.Lit(size.as_long(), "int")), "string")
+    if kind == z3.Z3_OP_SEQ_CONCAT:
+        return X.Func("concat", tuple(_term(c, symbols, "string") for c in t.children()), "string")
+    if kind == z3.Z3_OP_SEQ_REPLACE_ALL:
+        search = t.arg(1)
+        if z3.is_string_value(search) and search.as_string():
+            return X.Func("replace", tuple(_term(c, symbols, "string") for c in t.children()), "string")
+    if kind == z3.Z3_OP_SEQ_INDEX and z3.is_int_value(z3.simplify(t.arg(2))) and z3.simplify(t.arg(2)).as_long() == 0:
+        found = X.Func("instr", (_term(t.arg(0), symbols, "string"), _term(t.arg(1), symbols, "string")), "int")
+        return X.Arith("-", found, X.Lit(1, "int"), "int")
     raise NotExpressible(f"term {t}")

@@ -25,6 +25,7 @@ import z3
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.types import INTEGER_BITS, INTEGER_RANK, decimal_shape
+from magicpush_lab.symbolic import spark_functions
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, fresh, literal, sort_of
 
@@ -193,15 +194,19 @@ class Evaluator:
         if e.name == "abs" and len(args) == 1:
             a = args[0]
             return Cell(z3.If(a.value >= 0, a.value, -a.value), a.notnull)
-        if e.name == "year" and len(e.args) == 1 and X.dtype_of(e.args[0]) == "date":
-            return Cell(civil_year(args[0].value), args[0].notnull)
+        exact = spark_functions.encode(e.name, args, tuple(X.dtype_of(a) for a in e.args))
+        if exact is not None:  # the calendar fields, substring, concat, rlike...: as UDF bodies compute them
+            return exact
         if e.name in ("greatest", "least") and len(args) >= 2 and len({a.sort for a in args}) == 1:
             return _extreme(">" if e.name == "greatest" else "<", args)
         encoded = _STRING_FUNCTIONS.get((e.name, len(args)))
         if encoded is not None and all(a.sort == z3.StringSort() for a in args):
             # NULL in, NULL out, as for Spark's string functions
             return Cell(encoded(*[a.value for a in args]), z3.And(*[a.notnull for a in args]))
-        return self._uninterpreted(e.name, args, sort, may_be_null=True)
+        name = e.name
+        if e.params:  # a struct's second field is another function than its first
+            name += "_" + hashlib.sha256(e.params.encode()).hexdigest()[:16]
+        return self._uninterpreted(name, args, sort, may_be_null=True)
 
     def _PyUdf(self, e: X.PyUdf, row: SymbolicRow) -> Cell:
         from magicpush_lab.symbolic.python_udf import interpret_call

@@ -23,6 +23,7 @@ from typing import Iterator
 import z3
 
 from magicpush_lab.budget import Budget
+from magicpush_lab.symbolic import calendar
 
 DEFAULT_TIMEOUT_MS = 2000
 
@@ -57,7 +58,7 @@ def prove(claim: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Proof:
     timeout_ms = limit_ms(timeout_ms)
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
-    solver.add(z3.Not(claim))
+    solver.add(z3.Not(calendar.expand(claim)))
     answer = solver.check()
     if answer == z3.unsat:
         return Proof(True)
@@ -70,7 +71,7 @@ def satisfiable(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> bo
     """True/False when Z3 decides, None on time-out."""
     solver = z3.Solver()
     solver.set("timeout", limit_ms(timeout_ms))
-    solver.add(formula)
+    solver.add(calendar.expand(formula))
     answer = solver.check()
     if answer == z3.sat:
         return True

@@ -10,6 +10,7 @@ Python source of UDFs.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -170,12 +171,68 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
     if n.cls == "NaNvl":
         # fillna/na.fill on a double column: coalesce(nanvl(x, v), v); named as PySpark names it
         return X.Func("nanvl", kids, _type_of(kids[0]))
+    if n.cls == "AtLeastNNonNulls":
+        return at_least_non_null(int(n.field("n")), kids)
     return X.Func(
         name=_snake(n.cls),
         args=kids,
         dtype=spark_type(n.field("dataType")) if n.field("dataType") else _result_type(n.cls, kids),
         deterministic=n.cls in _DETERMINISTIC,
+        params=function_params(n),
     )
+
+
+def at_least_non_null(n: int, args: tuple[X.Expr, ...]) -> X.Expr:
+    """`dropna(thresh=n)`'s condition (Catalyst's AtLeastNNonNulls) in plain IR: at least `n`
+    of the arguments are neither NULL nor, for floating-point ones, NaN.
+
+    >>> a, b = X.Col("a", 1, "int"), X.Col("b", 2, "int")
+    >>> str(at_least_non_null(2, (a, b)))
+    '(CASE WHEN a IS NOT NULL THEN 1 ELSE 0 END + CASE WHEN b IS NOT NULL THEN 1 ELSE 0 END) >= 2'
+    """
+    def counted(e: X.Expr) -> X.Expr:
+        present = X.IsNotNull(e)
+        if X.dtype_of(e) in ("double", "float"):
+            present = X.and_(present, X.Not(X.Func("isnan", (e,), "boolean")))
+        return X.Case(((present, X.Lit(1, "int")),), X.Lit(0, "int"))
+
+    if not args:
+        return X.Lit(n <= 0, "boolean")
+    total = counted(args[0])
+    for e in args[1:]:
+        total = X.Arith("+", total, counted(e), "int")
+    return X.Cmp(">=", total, X.Lit(n, "int"))
+
+
+# fields every expression's JSON has that say nothing of which function it is
+_NOT_PARAMS = frozenset({"dataType", "nullable"})
+
+
+def function_params(n: Node) -> str:
+    """The fields of a function's Catalyst node besides its arguments, as canonical JSON ("" when
+    none): a struct field's ordinal, a LIKE's escape character, a time zone. Catalyst's JSON
+    gives each child as its index; an int field that may be such an index is kept only when
+    the ints outnumber the children (then which is which is unclear, and keeping all is safe:
+    it only makes two calls less alike).
+
+    >>> from magicpush_lab.translate.plan_json import Node
+    >>> kid = Node("AttributeReference", {}, (), 0)
+    >>> function_params(Node("GetStructField", {"child": 0, "ordinal": 1, "name": "b"}, (kid,), 1))
+    '{"name": "b", "ordinal": 1}'
+    >>> function_params(Node("Upper", {"child": 0}, (kid,), 2))
+    ''
+    """
+    def child_index(v: Any) -> bool:
+        if isinstance(v, list):
+            return all(child_index(x) for x in v)
+        return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(n.kids)
+
+    fields = {k: v for k, v in n.fields.items() if k not in _NOT_PARAMS and not isinstance(v, Node)}
+    indices = [k for k, v in fields.items() if child_index(v)]
+    count = sum(len(v) if isinstance(v, list) else 1 for k, v in fields.items() if k in indices)
+    if count <= len(n.kids):
+        fields = {k: v for k, v in fields.items() if k not in indices}
+    return json.dumps(fields, sort_keys=True, default=str) if fields else ""
 
 
 # PythonEvalType.SQL_BATCHED_UDF: a row-at-a-time Python UDF whose values are pickled (101 is

@@ -111,13 +111,57 @@ def test_symbolic_strings_match_cpython(title, source, result_type):
 
 
 @pytest.mark.parametrize("source", [
-    "def f(v):\n    import math\n    return math.sqrt(v)",
     "def f(v):\n    while v > 0:\n        v -= 1\n    return v",
-    "def f(v):\n    return LOOKUP[v]",
-    "LOOKUP = {1: [2, 3]}\ndef f(v):\n    return LOOKUP[v]",
-    "def f(v):\n    try:\n        return v + 1\n    except TypeError:\n        return 0",
-], ids=["library call", "while loop", "global the tracer did not record", "nested captured collection",
-                   "try/except"])
+    "def f(v):\n    global COUNT\n    COUNT = v\n    return v",
+    "def f(v):\n    try:\n        return v + 1\n    finally:\n        pass",
+    "import random\ndef f(v):\n    return v + random.randint(0, 3)",
+], ids=["while loop", "a global statement", "try/finally", "a call that differs at each call"])
 def test_outside_the_subset_is_unsupported(source):
     with pytest.raises(Unsupported):
         interpret_call(source, (Cell(z3.Int("x"), z3.Bool("x_nn")),), "long", ("int",))
+
+
+# a call the model does not read is a black box: the rest of the body is read, and nothing is
+# assumed of the black box's value beyond what Python guarantees (it may raise, be None, be anything)
+BLACK_BOXES = [
+    ("a global the tracer did not record", "def f(v):\n    return LOOKUP[v]", "long"),
+    ("a recorded collection of collections", "LOOKUP = {1: [2, 3]}\ndef f(v):\n    return LOOKUP[v][0]", "long"),
+    ("a method the model does not know", "import datetime\ndef f(v):\n"
+     "    return (datetime.date(2024, 1, 1) + datetime.timedelta(days=v)).isocalendar()[1]", "long"),
+    ("a library function", "import hashlib\ndef f(v):\n    return hashlib.md5(str(v).encode()).hexdigest()",
+     "string"),
+    ("an object whose state a call may change", "import hashlib\ndef f(v):\n    h = hashlib.md5()\n"
+     "    h.update(str(v).encode())\n    return h.hexdigest()", "string"),
+]
+
+
+@pytest.mark.parametrize("title,source,dtype", BLACK_BOXES, ids=[c[0] for c in BLACK_BOXES])
+def test_black_boxes_assume_nothing(title, source, dtype):
+    x, nn = z3.Int("x"), z3.Bool("x_nn")
+    cell, error = interpret_call(source, (Cell(x, nn),), dtype, ("int",))
+    at = [(nn, z3.BoolVal(True)), (x, z3.IntVal(7))]
+    for claim in (error, z3.Not(error), cell.notnull, z3.Not(cell.notnull)):
+        s = z3.Solver()
+        s.add(z3.substitute(claim, *at))
+        assert s.check() == z3.sat, f"the model rules out {claim} at x = 7"
+
+
+def test_a_changed_object_is_not_its_old_self():
+    """h.update(...) changes h: what h gives after it must depend on the argument, not be one
+    constant for every row (which a model without states would claim)."""
+    source = BLACK_BOXES[4][1]
+    x, nn = z3.Int("x"), z3.Bool("x_nn")
+    cell, _ = interpret_call(source, (Cell(x, nn),), "string", ("int",))
+    one = z3.substitute(cell.value, (nn, z3.BoolVal(True)), (x, z3.IntVal(1)))
+    two = z3.substitute(cell.value, (nn, z3.BoolVal(True)), (x, z3.IntVal(2)))
+    s = z3.Solver()
+    s.add(one != two)
+    assert s.check() == z3.sat
+
+
+def test_unmodelled_names_the_construct_and_its_line():
+    from magicpush_lab.symbolic.python_udf import unmodelled
+
+    source = "WEEKEND = 6\ndef is_weekend(d):\n    week = d.isocalendar()\n    return week[2] >= WEEKEND"
+    found, why = unmodelled(source, ("date",))
+    assert why is None and found == [("d.isocalendar()", 2)]

@@ -33,6 +33,7 @@ argument, which is the interpretation the real program has.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import random
 import re
@@ -65,6 +66,9 @@ EDGE = {
     "string": ["", "a", "ab", "abc", "A", "ABC", "Hello", " x ", "\t", "x-y", "é", "É", "日本",
                "\U0001F600", "\x00", "\\", r"a\u{41}", "aA", "ß", "İ"],
     "boolean": [True, False],
+    "date": [dt.date(2024, 2, 29), dt.date(2024, 3, 1), dt.date(1970, 1, 1), dt.date(1969, 12, 31),
+             dt.date(2000, 1, 1), dt.date(1, 1, 1), dt.date(9999, 12, 31), dt.date(999, 5, 17),
+             dt.date(2023, 12, 31), dt.date(2024, 1, 6), dt.date(2024, 1, 7)],
 }
 ALPHABET = "abcAB -x\\é日😀ßİ0"
 
@@ -96,6 +100,10 @@ def _random_value(rng: random.Random, dtype: str, extra: tuple):
         return text
     if dtype == "boolean":
         return rng.random() < 0.5
+    if dtype == "date":
+        if rng.random() < 0.7:
+            return dt.date(2024, 1, 1) + dt.timedelta(days=rng.randint(-800, 800))
+        return dt.date.fromordinal(rng.randint(1, dt.date.max.toordinal()))
     raise AssertionError(dtype)
 
 
@@ -104,7 +112,8 @@ def _inputs(arg_types: tuple[str, ...], extra: tuple, seed: str) -> list[tuple]:
     rng = random.Random(f"{SEED}/{seed}")
     rows: list[tuple] = [tuple(None for _ in arg_types)]
     for i, t in enumerate(arg_types):
-        for v in [*EDGE[t], *(x for x in extra if isinstance(x, str) == (t == "string"))]:
+        for v in [*EDGE[t], *(x for x in extra if isinstance(x, str) == (t == "string")
+                               and isinstance(x, dt.date) == (t == "date"))]:
             rows.append(tuple(v if j == i else _random_value(rng, u, extra) for j, u in enumerate(arg_types)))
     rows += [tuple(_random_value(rng, t, extra) for t in arg_types) for _ in range(ROUNDS)]
     return rows
@@ -123,6 +132,8 @@ def _z3_value(v, dtype: str) -> z3.ExprRef:
         return z3.Q(f.numerator, f.denominator)
     if dtype == "string":
         return string_value(v)
+    if dtype == "date":
+        return z3.IntVal((v - dt.date(1970, 1, 1)).days)
     return z3.BoolVal(v)
 
 
@@ -140,14 +151,68 @@ def _bind(cells: tuple[Cell, ...], values: tuple, arg_types: tuple[str, ...]) ->
 
 def _null_filler(dtype: str):
     # the value of a NULL cell is free in the model; any value must give the same outcome
-    return {"string": "zz", "double": 12.5, "boolean": True}.get(dtype, 12345)
+    return {"string": "zz", "double": 12.5, "boolean": True, "date": dt.date(2001, 2, 3)}.get(dtype, 12345)
 
 
-_UNINTERPRETED = {"str_lower": str.lower, "str_upper": str.upper, "str_strip": str.strip}
+def _py_int(text: str) -> int:
+    return int(text)
+
+
+def _fails(fn):
+    def check(*args) -> bool:
+        try:
+            fn(*args)
+        except Exception:  # noqa: BLE001 - the model's failure predicate: does CPython raise?
+            return True
+        return False
+    return check
+
+
+# uninterpreted functions of the model, by name, and what CPython computes for them: at a
+# concrete input each application on literals is replaced by CPython's result, which is the
+# interpretation the real program has
+_UNINTERPRETED = {
+    **{f"{prefix}{m}": getattr(str, m) for prefix in ("str_", "py_str_")
+       for m in ("lower", "upper", "strip", "lstrip", "rstrip", "title", "capitalize", "casefold", "swapcase",
+                 "isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower", "isnumeric", "isdecimal")},
+    "py_int_of_str": _py_int, "py_int_of_str_fails": _fails(_py_int),
+    **{f"py_math_{m}": getattr(math, m) for m in ("sqrt", "log", "log10", "log2", "exp", "sin", "cos")},
+    "py_strftime_Y_before_1000": lambda y: dt.date(y, 1, 1).strftime("%Y"),
+}
+
+
+def _py_literal(v: z3.ExprRef):
+    if z3.is_string_value(v):
+        return _text(v)
+    if z3.is_int_value(v):
+        return v.as_long()
+    if z3.is_rational_value(v):
+        return v.numerator_as_long() / v.denominator_as_long()
+    return None
+
+
+def _z3_of(value, sort: z3.SortRef) -> z3.ExprRef:
+    if isinstance(value, bool):
+        return z3.BoolVal(value)
+    if isinstance(value, str):
+        return string_value(value)
+    if sort == z3.RealSort():
+        f = Fraction(repr(float(value)))
+        return z3.Q(f.numerator, f.denominator)
+    return z3.IntVal(value)
+
+
+def _cpython(name: str, args: list, sort: z3.SortRef):
+    """CPython's result; where it raises, the model's error condition holds and the value is
+    never read: any value of the sort does."""
+    try:
+        return _UNINTERPRETED[name](*args)
+    except Exception:  # noqa: BLE001
+        return {z3.StringSort(): "", z3.BoolSort(): False}.get(sort, 0)
 
 
 def _interpret_string_functions(term: z3.ExprRef) -> z3.ExprRef:
-    """Replace every str_lower/upper/strip application on a literal by CPython's result."""
+    """Replace every application of a function of `_UNINTERPRETED` on literals by CPython's result."""
     for _ in range(16):
         term = z3.simplify(term)
         apps: dict = {}
@@ -155,13 +220,14 @@ def _interpret_string_functions(term: z3.ExprRef) -> z3.ExprRef:
         while todo:
             t = todo.pop()
             if z3.is_app(t):
-                if t.decl().name() in _UNINTERPRETED and z3.is_string_value(t.arg(0)):
-                    apps[t.get_id()] = t
+                args = [_py_literal(a) for a in t.children()]
+                if t.decl().name() in _UNINTERPRETED and t.num_args() and all(a is not None for a in args):
+                    apps[t.get_id()] = (t, args)
                 todo.extend(t.children())
         if not apps:
             return term
-        term = z3.substitute(term, *[(t, string_value(_UNINTERPRETED[t.decl().name()](_text(t.arg(0)))))
-                                     for t in apps.values()])
+        term = z3.substitute(term, *[(t, _z3_of(_cpython(t.decl().name(), args, t.sort()), t.sort()))
+                                     for t, args in apps.values()])
     return term
 
 
@@ -214,9 +280,7 @@ def _literal_of(v: z3.ExprRef):
 def _function(source: str):
     namespace: dict = {"pd": pd, "np": np, "pandas_udf": lambda *a, **k: (lambda f: f)}
     exec(compile(textwrap.dedent(source), "<udf>", "exec"), namespace)  # the reference run
-    fn = [v for k, v in namespace.items() if callable(v) and k not in ("pd", "np", "pandas_udf")]
-    assert len(fn) == 1, source
-    return fn[0]
+    return namespace["f"]
 
 
 def _spark_python_result(result, dtype: str, arrow: bool = True):
@@ -243,6 +307,10 @@ def _spark_python_result(result, dtype: str, arrow: bool = True):
         if type(result) is int and not arrow:
             return ("ok", None)  # a pickled int in a double column is NULL
         return ("ok", float(result))
+    if dtype == "date":
+        if type(result) is not dt.date:
+            return ("unmodelled", result)
+        return ("ok", (result - dt.date(1970, 1, 1)).days)
     want = {"string": str, "boolean": bool}[dtype]
     return ("ok", result) if type(result) is want else ("unmodelled", result)
 
@@ -387,6 +455,114 @@ PYTHON_UDFS = [
 ]
 
 
+# everyday Python (str methods, dates, lookups, re, math, helpers, try/except): the conversion of
+# the result is the one the rows above check in both modes, so these run Arrow-optimised only
+EVERYDAY_UDFS = [
+    # everyday str methods
+    ("startswith a tuple, in order", "def f(s):\n    return s.startswith(('ab', 'x')) or s.endswith(('é', '0'))",
+     ("string",), "boolean", ("ab", "é", "x")),
+    ("a tuple item that is not a str raises unless an earlier one matched",
+     "def f(s):\n    return s.startswith(('a', 1))", ("string",), "boolean", ("a",)),
+    ("replace", "def f(s):\n    return s.replace('a', 'xy').replace('-', '')", ("string",), "string", ("a-a",)),
+    ("find and index", "def f(s, t):\n    return s.find('b') + (s.index(t) if t else 0)", ("string", "string"),
+     "long", ("b", "ab")),
+    ("split by a literal, indexed", "def f(s):\n    return s.split('-')[0] + '|' + s.split('-')[1]", ("string",),
+     "string", ("a-b", "-", "x-y-z")),
+    ("split, the last part", "def f(s):\n    return s.split('ab')[-1] + s.split('b')[2]", ("string",), "string",
+     ("ab", "babab", "b")),
+    ("f-string of str, int, bool and None", "def f(s, n, b):\n    return f'{s}:{n}/{b}!'",
+     ("string", "int", "boolean"), "string", ()),
+    ("str.format with automatic, numbered and named fields",
+     "def f(s, n):\n    return '{}-{}'.format(s, n) + '{0}{0}{x}'.format(s, x=n)", ("string", "int"), "string", ()),
+    ("join of strings", "def f(s, t):\n    return '-'.join([s, t[:1], 'z'])", ("string", "string"), "string", ()),
+    ("str() of an int, a bool and None", "def f(n, b):\n    return str(n) + str(b) + str(None)", ("long", "boolean"),
+     "string", ()),
+    ("slices with literal bounds", "def f(s):\n    return s[:3] + '|' + s[2:] + '|' + s[1:4] + s[:0] + s[3:1]",
+     ("string",), "string", ()),
+    ("case and white space methods are Python's own", "def f(s):\n"
+     "    return s.title() + s.capitalize() + s.swapcase() + s.lstrip() + s.rstrip() + s.casefold()",
+     ("string",), "string", (" aB ", "ß", "ǆ")),
+    ("character class tests", "def f(s):\n    return s.isdigit() or s.isalpha() and not s.isupper()",
+     ("string",), "boolean", ("12", "٣", "ab")),
+    ("len of a stripped string", "def f(s):\n    return len(s.strip())", ("string",), "long", (" x ",)),
+    # dates
+    ("a date's fields", "def f(d):\n    return d.year * 10000 + d.month * 100 + d.day", ("date",), "long", ()),
+    ("weekday and isoweekday", "def f(d):\n    return d.weekday() * 10 + d.isoweekday()", ("date",), "long", ()),
+    ("weekend", "def f(d):\n    return d.weekday() >= 5", ("date",), "boolean", ()),
+    ("comparison with a date literal", "from datetime import date\ndef f(d):\n    return d >= date(2024, 1, 1)",
+     ("date",), "boolean", ()),
+    ("a date plus a timedelta of a parameter", "from datetime import timedelta\ndef f(d, n):\n"
+     "    return d + timedelta(days=n)", ("date", "int"), "date", ()),
+    ("days between dates", "import datetime\ndef f(d):\n    return (d - datetime.date(2020, 1, 1)).days",
+     ("date",), "long", ()),
+    ("a timedelta of weeks and days", "import datetime as dt\ndef f(d):\n"
+     "    return d - dt.timedelta(weeks=1, days=2)", ("date",), "date", ()),
+    ("timedelta seconds and total_seconds", "from datetime import date\ndef f(d):\n"
+     "    t = d - date(2024, 1, 1)\n    return t.total_seconds() + t.seconds", ("date",), "double", ()),
+    ("strftime with fixed formats", "def f(d):\n    return d.strftime('%Y-%m-%d') + d.strftime('|%d/%m %%')",
+     ("date",), "string", ()),
+    ("isoformat and str of a date", "def f(d):\n    return d.isoformat() + str(d)", ("date",), "string", ()),
+    ("toordinal", "def f(d):\n    return d.toordinal()", ("date",), "long", ()),
+    ("a date compared with None and a string", "def f(d):\n    return d == None or d != 'x'", ("date",),
+     "boolean", ()),
+    # lookups in recorded dicts and sets
+    ("dict get with the key as its default", "MAP = {'a': 'x', 'b': 'y'}\ndef f(s):\n    return MAP.get(s, s)",
+     ("string",), "string", ("a", "b")),
+    ("membership in a recorded set and dict keys", "ALLOWED = {'a', 'ab'}\nM = {'x': 1}\ndef f(s):\n"
+     "    return s in ALLOWED or s in M.keys()", ("string",), "boolean", ("a", "ab", "x")),
+    # regular expressions
+    ("re.match", "import re\ndef f(s):\n    return re.match('[a-c]+x?', s) is not None", ("string",), "boolean",
+     ("abx", "cx")),
+    ("re.search in a condition", "import re\ndef f(s):\n    if re.search('b.', s):\n        return 1\n"
+     "    return 0", ("string",), "long", ("bb", "ab")),
+    ("re.fullmatch with alternation and repetition", "import re\ndef f(s):\n"
+     "    return re.fullmatch('(?:ab|é){1,2}', s) is not None", ("string",), "boolean", ("ab", "abé", "é")),
+    ("$ matches before a final newline", "import re\ndef f(s):\n    return bool(re.search('x$', s))",
+     ("string",), "boolean", ("x", "x\n", "x\n\n")),
+    ("re.sub of a literal", "import re\ndef f(s):\n    return re.sub('ab', 'Z', s)", ("string",), "string", ("ab",)),
+    # math and numbers
+    ("math.floor, ceil and trunc", "import math\ndef f(x):\n    return math.floor(x) * 3 + math.ceil(x) + "
+     "math.trunc(x)", ("double",), "long", ()),
+    ("math.fabs", "from math import fabs\ndef f(x):\n    return fabs(x)", ("double",), "double", ()),
+    ("math.sqrt raises on a negative", "import math\ndef f(x):\n    return math.sqrt(x) > 2.0", ("double",),
+     "boolean", ()),
+    ("round ties to even", "def f(x):\n    return round(x)", ("double",), "long", ()),
+    ("isnan of a parameter", "import math\ndef f(x):\n    return math.isnan(x) or not math.isfinite(x)",
+     ("double",), "boolean", ()),
+    ("powers", "def f(a, x):\n    return a ** 3 + x ** 2", ("int", "double"), "double", ()),
+    ("float floor division and modulo", "def f(x):\n    return x // 2.5 + x % 2.5", ("double",), "double", ()),
+    # helper functions, lambdas, try/except
+    ("a helper function of the source", "def helper(v):\n    return v * 2 if v is not None else 0\n"
+     "def f(v):\n    return helper(v) + helper(1)", ("int",), "long", ()),
+    ("a nested function reading a local", "def f(v):\n    k = 3\n    def g(x):\n        return x + k\n"
+     "    return g(v)", ("int",), "long", ()),
+    ("a lambda with a default and a keyword", "def f(s):\n    first = lambda t, n=2: t[:n]\n"
+     "    return first(s) + first(s, n=1)", ("string",), "string", ()),
+    ("try/except ValueError around int()", "def f(s):\n    try:\n        return int(s)\n"
+     "    except ValueError:\n        return None", ("string",), "long", ("12", " 7 ", "-3", "1_0", "x1")),
+    ("except with a tuple of classes", "def f(v):\n    try:\n        x = 100 // v\n        return x\n"
+     "    except (ZeroDivisionError, TypeError):\n        return 0", ("int",), "long", ()),
+    ("except KeyError of a recorded dict", "D = {'a': 1}\ndef f(s):\n    try:\n        return D[s]\n"
+     "    except KeyError:\n        return -1", ("string",), "long", ("a",)),
+    ("try/else", "def f(v):\n    try:\n        y = 10 // v\n    except ZeroDivisionError:\n        return None\n"
+     "    else:\n        return y + 1", ("int",), "long", ()),
+    ("an error the handler does not catch", "def f(v):\n    try:\n        return v + 1\n"
+     "    except ValueError:\n        return 0", ("int",), "long", ()),
+    ("an error raised in a helper and caught", "def g(v):\n    return 10 // v\ndef f(v):\n    try:\n"
+     "        return g(v)\n    except ArithmeticError:\n        return -1", ("int",), "long", ()),
+    ("raise, caught and not", "def f(v):\n    try:\n        if v < 0:\n            raise ValueError('neg')\n"
+     "        return v\n    except ValueError:\n        return 0", ("int",), "long", ()),
+    ("except Exception catches everything", "def f(s):\n    try:\n        return s.index('x')\n"
+     "    except Exception:\n        return -1", ("string",), "long", ("x",)),
+    ("assert", "def f(v):\n    assert v is not None\n    return v", ("int",), "long", ()),
+    ("tuple unpacking", "def f(v):\n    a, b = v, 2\n    return a * b", ("int",), "long", ()),
+    ("any and sum over a tuple", "def f(v):\n    return any(v == k for k in (1, 2, 3)) + sum([v, 1])",
+     ("int",), "long", ()),
+    ("a Row built from the arguments", "from pyspark.sql import Row\ndef f(a, s):\n    r = Row(id=a, name=s)\n"
+     "    return r.name if r.id > 0 else r['name'] + str(r[0])", ("int", "string"), "string", ()),
+]
+
+
 # a value that is an int on one path and a float on another: a pickled UDF gives NULL for the
 # int in a double column, which the model (reals) cannot tell apart, so it refuses them
 REFUSED_WHEN_PICKLED = {"conditional expression mixing int and float", "max of int and float"}
@@ -403,6 +579,15 @@ def _python_outcome(fn, values: tuple, dtype: str, arrow: bool = True):
 @pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "pickled"])
 @pytest.mark.parametrize("name,source,arg_types,dtype,extra", PYTHON_UDFS, ids=[r[0] for r in PYTHON_UDFS])
 def test_python_udf_reader_matches_cpython_on_random_inputs(name, source, arg_types, dtype, extra, arrow):
+    _matches_cpython(name, source, arg_types, dtype, extra, arrow)
+
+
+@pytest.mark.parametrize("name,source,arg_types,dtype,extra", EVERYDAY_UDFS, ids=[r[0] for r in EVERYDAY_UDFS])
+def test_everyday_python_matches_cpython_on_random_inputs(name, source, arg_types, dtype, extra):
+    _matches_cpython(name, source, arg_types, dtype, extra, True)
+
+
+def _matches_cpython(name, source, arg_types, dtype, extra, arrow):
     fn = _function(source)
     cells = _free_cells(arg_types)
     if not arrow and name in REFUSED_WHEN_PICKLED:
@@ -688,8 +873,8 @@ def test_constructs_the_model_cannot_match_are_refused(name, source, arg_types, 
 
 def test_every_table_row_is_read_by_its_reader():
     """No row is skipped: each one is inside the modelled subset (a refusal would fail its test)."""
-    for _, source, arg_types, dtype, _ in PYTHON_UDFS:
+    for _, source, arg_types, dtype, _ in PYTHON_UDFS + EVERYDAY_UDFS:
         python_udf.interpret_call(source, _free_cells(arg_types), dtype, arg_types)
     for _, source, arg_types, dtype, _ in PANDAS_UDFS:
         pandas_udf.interpret_call(source, _free_cells(arg_types), dtype, arg_types)
-    assert len(PYTHON_UDFS) >= 80 and len(PANDAS_UDFS) >= 30
+    assert len(PYTHON_UDFS) >= 80 and len(EVERYDAY_UDFS) >= 50 and len(PANDAS_UDFS) >= 30

@@ -1,0 +1,73 @@
+"""Spark built-in functions whose value the model computes exactly, in the same Z3 terms the
+Python UDF interpreter uses for the same computation.
+
+A predicate read back from a UDF body (search/formula.py) names Spark functions for what the
+body computed: `d.weekday()` is `weekday(d)`, `s[:3]` is `substring(s, 1, 3)`, `re.match(p, s)`
+is `rlike(s, '^(?:...)')`. For the verifier to prove such a predicate, Spark's function must be
+encoded as exactly what the body computed; these are (for the argument forms listed, in which
+Spark and Python agree; other forms stay uninterpreted):
+
+- `year`, `month`, `dayofmonth`, `weekday`, `dayofweek` of a date: the calendar fields
+  (calendar.py);
+- `substring(s, pos, len)` with literals `pos >= 1`, `len >= 0`; `concat` of strings;
+  `replace(s, search, rep)` with a non-empty literal search; `instr(s, t)`;
+- `rlike(s, pattern)` with a pattern pyregex.py writes.
+
+>>> import z3
+>>> from magicpush_lab.symbolic.values import Cell
+>>> s = Cell(z3.String("s"), z3.BoolVal(True))
+>>> cell = encode("substring", (s, Cell(z3.IntVal(2), z3.BoolVal(True)), Cell(z3.IntVal(3), z3.BoolVal(True))),
+...               ("string", "int", "int"))
+>>> z3.simplify(z3.substitute(cell.value, (z3.String("s"), z3.StringVal("abcdef"))))
+"bcd"
+"""
+
+from __future__ import annotations
+
+import z3
+
+from magicpush_lab.symbolic import calendar as C
+from magicpush_lab.symbolic import pyregex
+from magicpush_lab.symbolic.py_library import replace_all
+from magicpush_lab.symbolic.values import Cell
+
+T = z3.BoolVal(True)
+
+_DATE_FIELDS = {"year": C.year, "month": C.month, "dayofmonth": C.day, "weekday": C.weekday}
+
+
+def encode(name: str, args: tuple[Cell, ...], arg_types: tuple[str, ...]) -> Cell | None:
+    """The exact value of Spark's `name(args)`, or None when it is not encoded here. NULL in
+    gives NULL out for every function here, as in Spark."""
+    notnull = z3.And(*[a.notnull for a in args]) if args else T
+    if name in _DATE_FIELDS and arg_types == ("date",):
+        return Cell(_DATE_FIELDS[name](args[0].value), notnull)
+    if name == "dayofweek" and arg_types == ("date",):
+        return Cell((C.weekday(args[0].value) + 1) % 7 + 1, notnull)  # Sunday 1 ... Saturday 7
+    if name == "substring" and len(args) == 3 and arg_types[0] == "string":
+        pos, size = (_literal_int(a) for a in args[1:])
+        if pos is not None and size is not None and pos >= 1 and size >= 0:
+            return Cell(z3.SubString(args[0].value, pos - 1, size), notnull)
+        return None
+    if name == "concat" and args and all(t == "string" for t in arg_types):
+        value = z3.Concat(*[a.value for a in args]) if len(args) > 1 else args[0].value
+        return Cell(value, notnull)
+    if name == "replace" and len(args) == 3 and all(t == "string" for t in arg_types):
+        search = z3.simplify(args[1].value)
+        if z3.is_string_value(search) and search.as_string() and z3.is_true(z3.simplify(args[1].notnull)):
+            return Cell(replace_all(args[0].value, args[1].value, args[2].value), notnull)
+        return None
+    if name == "instr" and arg_types == ("string", "string"):
+        return Cell(z3.IndexOf(args[0].value, args[1].value, 0) + 1, notnull)
+    if name == "rlike" and arg_types == ("string", "string"):
+        pattern = z3.simplify(args[1].value)
+        lang = pyregex.language(pattern.as_string()) if z3.is_string_value(pattern) else None
+        if lang is None:
+            return None
+        return Cell(z3.InRe(args[0].value, lang), notnull)
+    return None
+
+
+def _literal_int(c: Cell) -> int | None:
+    v = z3.simplify(c.value)
+    return v.as_long() if z3.is_int_value(v) and z3.is_true(z3.simplify(c.notnull)) else None
