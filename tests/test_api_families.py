@@ -121,8 +121,7 @@ CASES = [
          ["Pivot", "Source"]),
     case("distinct", 'out = people.distinct()', ["GroupBy", "Source"]),
     case("dropDuplicates", 'out = people.dropDuplicates()', ["GroupBy", "Source"]),
-    case("dropDuplicates subset", 'out = people.dropDuplicates(["dept"])', ["Other", "Source"],
-         barrier="keeps one arbitrary row per key"),
+    case("dropDuplicates subset", 'out = people.dropDuplicates(["dept"])', ["Deduplicate", "Source"]),
     # reshaping
     case("unpivot", 'out = people.unpivot("id", ["score", "dept"], "k", "v")', ["UnPivot", "Source"]),
     case("melt", 'out = people.melt(ids=["id"], values=["score"], variableColumnName="k", valueColumnName="v")',

@@ -81,7 +81,7 @@ def test_every_deterministic_function_class_has_a_pyspark_name_or_is_known_to_ha
     from pyspark.sql import functions as F
 
     without = {"AtLeastNNonNulls", "CreateArray", "CreateNamedStruct", "GetArrayItem", "GetMapValue",
-               "GetStructField", "If", "IsNaN", "KnownFloatingPointNormalized", "KnownNotNull",
+               "GetStructField", "If", "KnownFloatingPointNormalized", "KnownNotNull",
                "Murmur3Hash", "NaNvl", "ParseToDate", "ParseToTimestamp", "StringReplace"}
     missing = {c for c in _DETERMINISTIC if not callable(getattr(F, _snake(c), None))}
     assert missing == without

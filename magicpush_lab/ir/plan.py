@@ -6,7 +6,7 @@ predicate finds its way back to a notebook cell.
 
 Operators covered so far: Source, Filter, Project (the paper's RowTransform and
 DropColumn in one node, as Spark has them), InnerJoin, OuterJoin (left, right and full),
-Aggregate (GroupBy and Pivot), Window (CumAggr), RowExpand, Expand (UnPivot),
+Aggregate (GroupBy, Pivot and dropDuplicates on a subset), Window (CumAggr), RowExpand, Expand (UnPivot),
 TopK, Reorder, Union, GroupedMap (applyInPandas, its body a sub-plan),
 RowIterPipeline (a Python UDF looping over a collected table), and
 Other, the barrier that carries the reason nothing can be pushed through it.
@@ -152,6 +152,9 @@ class Aggregate(_OneInput):
     outputs: tuple[tuple[Col, Expr], ...]
     origin: int | None = None
     pivot: bool = False  # made by groupBy().pivot(): one conditional aggregate per pivot value
+    # made by dropDuplicates(subset): the other columns are `first` of the group, one arbitrary
+    # row's values, so only the whole-groups route (which leaves aggregate values free) applies
+    deduplicate: bool = False
 
     @property
     def output(self) -> tuple[Col, ...]:
@@ -193,17 +196,62 @@ class Expand(_OneInput):
 
 
 @dataclass(frozen=True)
+class WindowCall:
+    """One window function: which rows of its partition its value reads.
+
+    `lower`/`upper` bound the frame relative to the current row in the window's order (negative:
+    rows before, positive: rows after, 0: the current row and, for a RANGE frame, its ties; None:
+    unbounded). Functions whose value reads the whole partition whatever their frame says
+    (`percent_rank`, `cume_dist`, `ntile`: they count the partition's rows) have both None.
+
+    >>> WindowCall("row_number", (), None, 0).reads()
+    'before'
+    >>> WindowCall("lead", (Col("d", 1, "double"),), 1, 1).reads(), WindowCall("sum", (), None, None).reads()
+    ('after', 'partition')
+    """
+
+    fn: str  # Spark's function in snake case: "row_number", "lag", "sum", "first", ...
+    args: tuple[Expr, ...]
+    lower: int | None
+    upper: int | None
+    rows: bool = True  # a ROWS frame (False: a RANGE frame, which counts ties as the current row)
+    dtype: str = "other"
+
+    def reads(self) -> str:
+        """"before": rows sorting no later than the current row (its ties included); "after":
+        rows sorting no earlier; "partition": rows on both sides."""
+        if self.upper is not None and self.upper <= 0:
+            return "before"
+        if self.lower is not None and self.lower >= 0:
+            return "after"
+        return "partition"
+
+
+@dataclass(frozen=True)
 class Window(_OneInput):
-    """Window functions: `computed` columns from each row's partition (their expressions are not modelled)."""
+    """Window functions: `computed` columns from each row's partition.
+
+    `order` is the window's ORDER BY (key, ascending, nulls first) and `calls` the function of
+    each computed column, in the same order; without `calls` each value is taken to read the
+    whole partition.
+    """
 
     child: "Plan"
     partition: tuple[Expr, ...]
     computed: tuple[Col, ...]
     origin: int | None = None
+    order: tuple[tuple[Expr, bool, bool], ...] = ()
+    calls: tuple[WindowCall, ...] = ()
 
     @property
     def output(self) -> tuple[Col, ...]:
         return self.child.output + self.computed
+
+    def reads(self) -> frozenset[str]:
+        """What the window's values read of each partition (WindowCall.reads), over its calls."""
+        if len(self.calls) != len(self.computed):
+            return frozenset({"partition"})
+        return frozenset(c.reads() for c in self.calls)
 
 
 @dataclass(frozen=True)
@@ -303,7 +351,7 @@ def operator_name(node: Plan) -> str:
     if isinstance(node, Project):
         return node.kind
     if isinstance(node, Aggregate):
-        return "Pivot" if node.pivot else "GroupBy"
+        return "Pivot" if node.pivot else "Deduplicate" if node.deduplicate else "GroupBy"
     if isinstance(node, Expand):
         return "UnPivot"
     if isinstance(node, Window):
@@ -337,6 +385,8 @@ def expressions(node: Plan) -> list[Expr]:
                 visit(v)
         elif isinstance(value, X.Expr.__args__):  # type: ignore[attr-defined]
             found.append(value)  # type: ignore[arg-type]
+        elif isinstance(value, WindowCall):
+            visit(value.args)
 
     for name in getattr(node, "__dataclass_fields__", {}):
         if name not in ("child", "left", "right", "inputs", "children", "side_input", "body", "udf"):

@@ -21,6 +21,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidate import Candidate
 from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula
 from magicpush_lab.search.padded import padded_predicate
+from magicpush_lab.symbolic.aggregate_ops import PivotSlot, pivot_slots
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow
@@ -34,6 +35,54 @@ def through_row_selection(op: P.Plan, f: X.Expr, budget: Budget) -> Iterator[Can
     yield Candidate((f,), f"late filter moved below the {P.operator_name(op)}")
     if isinstance(op, P.RowExpand):
         yield from _through_explode(op, f)
+    if isinstance(op, P.TopK):
+        yield from _conjunct_candidates(f, "below the limit")
+    if isinstance(op, P.Window):
+        yield from _through_window(op, f)
+
+
+def _conjunct_candidates(f: X.Expr, where: str) -> Iterator[Candidate]:
+    """Each conjunct of F alone (superset candidates: F stays and keeps the rest)."""
+    parts = X.conjuncts(f)
+    if len(parts) > 1:
+        for c in parts:
+            yield Candidate((c,), f"a conjunct of the late filter {where}")
+
+
+def _through_window(op: P.Window, f: X.Expr) -> Iterator[Candidate]:
+    """The conjuncts on the window's input columns (a filter beside `rn == 1`), and, for an
+    equality on a column a partition key is computed from, that key's value: `store = 's3'`
+    under `partitionBy(upper(store))` gives `upper(store) <=> upper('s3')`, which keeps whole
+    partitions (a superset candidate: F stays)."""
+    computed = set(op.computed)
+    own = [c for c in X.conjuncts(f) if not X.columns(c) & computed]
+    if own and len(own) < len(X.conjuncts(f)):
+        yield Candidate((X.and_(*own),), "the late filter's conjuncts on the window's input")
+    keyed = [k for c in own for k in _partition_values(op, c)]
+    if keyed:
+        yield Candidate((X.and_(*keyed),), "the partition keys' values for the late filter's equalities")
+    yield from _conjunct_candidates(X.and_(*own) if own else X.TRUE, "below the window")
+
+
+def _partition_values(op: P.Window, conjunct: X.Expr) -> list[X.Expr]:
+    """`k <=> k[c := v]` for each partition key k computed from column c alone, when the conjunct
+    is `c = v` or `c IN (v, ...)` with literals (one such test per value, or-ed)."""
+    if isinstance(conjunct, X.Cmp) and conjunct.op == "=":
+        col, lits = conjunct.left, (conjunct.right,)
+        if isinstance(col, X.Lit):
+            col, lits = conjunct.right, (conjunct.left,)
+    elif isinstance(conjunct, X.In):
+        col, lits = conjunct.arg, conjunct.values
+    else:
+        return []
+    if not isinstance(col, X.Col) or not all(isinstance(v, X.Lit) and v.value is not None for v in lits):
+        return []
+    found = []
+    for key in op.partition:
+        if key != col and X.columns(key) == {col}:
+            # null-safe: the model does not know that upper('a') is not NULL, Spark does
+            found.append(X.or_(*(X.Cmp("<=>", key, X.substitute(key, {col: v})) for v in lits)))
+    return found
 
 
 def through_union(op: P.Union, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
@@ -164,8 +213,11 @@ def implied_on(e: X.Expr, cols: set[X.Col]) -> X.Expr | None:
 
 def through_aggregate(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
     """Key conjuncts rewritten onto the keys; aggregate conjuncts with each aggregate replaced
-    by its argument (`max(x) > 3` gives `x > 3`), which only the verifier can accept or refuse."""
+    by its argument (`max(x) > 3` gives `x > 3`), which only the verifier can accept or refuse;
+    for a pivot, conjuncts on one pivoted column as a test of that value's rows only."""
     mapping = {col: e for col, e in op.outputs}
+    if op.pivot:
+        yield from _through_pivot(op, f, budget)
     on_keys, on_rows = [], []
     for conjunct in X.conjuncts(f):
         substituted = X.substitute(conjunct, mapping)
@@ -181,6 +233,44 @@ def through_aggregate(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Ca
         yield Candidate((X.and_(*on_rows),), "the late filter on the aggregates' arguments")
     if on_keys:
         yield Candidate((X.and_(*on_keys),), "the late filter's conjuncts on group keys")
+
+
+def _through_pivot(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
+    """A conjunct on one pivoted column `v` (`max` of x over the rows whose pivot column is v)
+    can only drop rows of value v: `NOT (p <=> v) OR H`, H the conjunct on x itself (for max
+    and min: `"2006" > 100` gives `rev > 100`) or `x IS NOT NULL` (rows every aggregate skips).
+    The key conjuncts come along; the verifier (verify/aggregate.py) decides."""
+    slots = pivot_slots(op)
+    keys = [X.substitute(c, dict(op.outputs)) for c in X.conjuncts(f)
+            if not X.columns(c) & set(slots) and X.columns(c) <= set(op.output)]
+    keys = [k for k in keys if not any(isinstance(n, X.Agg) for n in X.walk(k))]
+    by_slot: dict[X.Col, list[X.Expr]] = {}
+    for c in X.conjuncts(f):
+        read = X.columns(c) & set(slots)
+        if len(read) == 1:
+            by_slot.setdefault(next(iter(read)), []).append(c)
+    if not by_slot:
+        return
+    for how, per_row in (("the conjunct on the value column", _slot_as_row),
+                         ("rows the aggregate skips", _slot_non_null)):
+        parts = []
+        for col, cs in by_slot.items():
+            h = per_row(slots[col], X.and_(*cs), col, budget)
+            if h is None:
+                break
+            parts.append(X.or_(X.Not(slots[col].chosen), h))
+        else:
+            yield Candidate((X.and_(*keys, *parts),), f"pivot: rows of the filtered values, {how}")
+
+
+def _slot_as_row(slot: PivotSlot, c: X.Expr, col: X.Col, budget: Budget) -> X.Expr | None:
+    if slot.fn not in ("max", "min") or slot.value is None:
+        return None
+    return X.substitute(c, {col: slot.value})
+
+
+def _slot_non_null(slot: PivotSlot, c: X.Expr, col: X.Col, budget: Budget) -> X.Expr | None:
+    return X.IsNotNull(slot.value) if slot.value is not None else None
 
 
 def through_unpivot(op: P.Expand, f: X.Expr, budget: Budget) -> Iterator[Candidate]:

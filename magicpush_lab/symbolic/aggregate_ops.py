@@ -125,3 +125,56 @@ def _aggregate(agg: X.Agg, members: list[Member], ev: Evaluator) -> Cell:
         return Cell(z3.ToReal(total) if out_sort == z3.RealSort() and sort == z3.IntSort() else total, any_value)
     count = z3.Sum(*[z3.If(l, m.dup, 0) for l, m in zip(live, members)])
     return Cell(z3.ToReal(total) / z3.ToReal(count), any_value)  # avg
+
+
+# ----------------------------------------------------------------------------- pivot
+
+
+@dataclass(frozen=True)
+class PivotSlot:
+    """One pivoted column: `fn` of `value` over the group's rows where `chosen` (`p <=> v`)."""
+
+    fn: str
+    value: X.Expr | None  # None for count(*)
+    chosen: X.Expr
+    agg: X.Agg  # the aggregate over all rows of a group (what the slot computes per value)
+
+
+def pivot_slots(op: P.Aggregate) -> dict[X.Col, PivotSlot]:
+    """The pivoted columns of a Pivot node, as translate/spark_plan.py writes them:
+    `fn(CASE WHEN p <=> v THEN x END)`, and for count `CASE WHEN count(CASE WHEN p <=> v THEN 1
+    END) > 0 THEN count(CASE WHEN p <=> v THEN x END) END` (NULL where no row has value v).
+
+    >>> p, x, out = X.Col("year", 1, "int"), X.Col("rev", 2, "double"), X.Col("2006", 3, "double")
+    >>> chosen = X.Cmp("<=>", p, X.Lit(2006, "int"))
+    >>> slot = X.Agg("max", X.Case(((chosen, x),), X.Lit(None, "null")), "double")
+    >>> s = pivot_slots(P.Aggregate(P.Source("t", (p, x)), (), ((out, slot),), pivot=True))[out]
+    >>> s.fn, str(s.value), str(s.chosen)
+    ('max', 'rev', 'year <=> 2006')
+    """
+    found = {}
+    for col, e in op.outputs:
+        slot = _slot(e)
+        if slot is not None:
+            found[col] = slot
+    return found
+
+
+def _slot(e: X.Expr) -> PivotSlot | None:
+    def selected(case: X.Expr) -> tuple[X.Expr, X.Expr] | None:
+        if isinstance(case, X.Case) and len(case.branches) == 1 and case.default == X.Lit(None, "null"):
+            return case.branches[0]
+        return None
+
+    if isinstance(e, X.Agg) and e.fn != "count" and e.arg is not None and selected(e.arg):
+        chosen, value = selected(e.arg)  # type: ignore[misc]
+        return PivotSlot(e.fn, value, chosen, X.Agg(e.fn, value, e.dtype, e.distinct))
+    branch = selected(e)
+    if branch is None or not isinstance(branch[1], X.Agg) or branch[1].fn != "count":
+        return None
+    counted = selected(branch[1].arg) if branch[1].arg is not None else None
+    if counted is None:
+        return None
+    chosen, value = counted
+    value = None if isinstance(value, X.Lit) and value.value is not None else value
+    return PivotSlot("count", value, chosen, X.Agg("count", value, "long", branch[1].distinct))

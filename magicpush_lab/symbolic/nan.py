@@ -41,10 +41,16 @@ True
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.types import FRACTIONAL
+
+if TYPE_CHECKING:
+    import z3
+
+    from magicpush_lab.symbolic.encode import Evaluator
+    from magicpush_lab.symbolic.table import SymbolicRow
 
 
 def isnan(arg: X.Expr) -> X.Func:
@@ -126,3 +132,109 @@ def keeps_nan_rows(g: X.Expr, args: Iterable[X.Expr]) -> bool:
     where it is NaN or infinite)."""
     parts = X.disjuncts(g)
     return all(not_finite(a) in parts for a in args)
+
+
+# ----------------------------------------------------------------------------- two rows
+
+# Functions of a double that give equal results for equal doubles in Spark's sense (-0.0 equals
+# 0.0, NaN equals NaN), so a proof that reads them on reals covers NaN, the infinities and -0.0
+# too (see order_gap). A string of a double, a hash or pow(-0.0, -1) tell -0.0 from 0.0.
+_ORDER_SAFE_FUNCTIONS = frozenset({"isnan", "nanvl", "greatest", "least", "abs", "round", "bround",
+                                   "floor", "ceil", "signum"})
+
+
+def order_gap(exprs: Iterable[X.Expr]) -> str:
+    """Why a claim relating two rows through `exprs` (a sort, a partition, a group) may not
+    hold for NaN, the infinities or -0.0 although Z3 proved it over the reals, or "".
+
+    Spark compares doubles with NaN above every number and equal to itself, and -0.0 equal to
+    0.0 (in sorts, partitions, groups and comparisons alike). Where doubles are only compared,
+    passed through (CASE, coalesce, greatest/least, abs) or given to a function that sees no
+    difference between equal doubles, any table's doubles map to reals that compare the same
+    way (NaN above the largest number, the infinities just inside it, each finite value
+    itself), so the proof over the reals covers them. Arithmetic does not map (NaN - NaN is
+    NaN, not 0), nor does a Python UDF (Python's NaN compares False with everything), nor a
+    function that tells -0.0 from 0.0 (a cast to string): those are named.
+
+    >>> d = X.Col("d", 1, "double")
+    >>> order_gap([X.Cmp(">", d, X.Lit(3.0, "double")), X.Func("isnan", (d,), "boolean")])
+    ''
+    >>> order_gap([X.Cmp(">", X.Arith("-", d, d, "double"), X.Lit(0.0, "double"))])
+    '(d - d) computes on the double d, and NaN and the infinities are not reals there'
+    >>> order_gap([X.Cmp("=", X.Cast(d, "string"), X.Lit("0.0", "string"))])
+    'cast(d as string) tells -0.0 from 0.0 (or NaN from NaN)'
+    """
+    for e in exprs:
+        for node in X.walk(e):
+            doubles = [c for c in X.children(node) if X.dtype_of(c) in FRACTIONAL]
+            if not doubles or _order_safe(node):
+                continue
+            if isinstance(node, (X.Arith, X.Neg)):
+                return f"{node} computes on the double {doubles[0]}, and NaN and the infinities are not reals there"
+            if isinstance(node, X.PyUdf):
+                return (f"{node} passes the double {doubles[0]} to Python, where NaN compares unlike "
+                        f"in Spark's order")
+            return f"{node} tells -0.0 from 0.0 (or NaN from NaN)"
+    return ""
+
+
+def _order_safe(node: X.Expr) -> bool:
+    """`node` reads its double children only as Spark compares them."""
+    if isinstance(node, (X.Cmp, X.In, X.IsNull, X.IsNotNull, X.Case, X.Coalesce, X.And, X.Or, X.Not)):
+        return True
+    if isinstance(node, X.Func):
+        return node.name in _ORDER_SAFE_FUNCTIONS
+    if isinstance(node, X.Cast):
+        return node.dtype not in ("string", "binary", "other")
+    return False
+
+
+def order_facts(ev: "Evaluator", rows: "list[SymbolicRow]", exprs: Iterable[X.Expr]) -> "z3.BoolRef":
+    """What Spark's order says of NaN, for the doubles `exprs` read on `rows`: `isnan` is never
+    NULL and holds of a non-NULL value only, every NaN is the same value, above every other double the claim
+    reads (columns and literals). True of the reals order_gap maps a table's doubles to (NaN
+    to one value above all others), so a proof may assume it; with it, `isnan(d)` under a sort
+    on `d` descending is seen to keep the first rows.
+
+    >>> import z3
+    >>> from magicpush_lab.symbolic.encode import Evaluator, truth
+    >>> from magicpush_lab.symbolic.table import SymbolicRow
+    >>> d = X.Col("d", 1, "double")
+    >>> ev, a, b = Evaluator(), SymbolicRow("a"), SymbolicRow("b")
+    >>> claim = z3.Implies(z3.And(truth(ev.eval(isnan(d), a)), ev.eval(d, b).notnull), ev.eval(d, a).value >= ev.eval(d, b).value)
+    >>> z3.prove(z3.Implies(order_facts(ev, [a, b], [isnan(d)]), claim))
+    proved
+    """
+    import z3
+
+    from magicpush_lab.symbolic.encode import truth
+
+    terms: list[X.Expr] = []
+    literals: list[float] = []
+    for e in exprs:
+        for n in X.walk(e):
+            if isinstance(n, X.Col) and X.dtype_of(n) in FRACTIONAL and n not in terms:
+                terms.append(n)
+            if isinstance(n, X.Func) and n.name == "isnan" and n.args and n.args[0] not in terms:
+                terms.append(n.args[0])
+            if isinstance(n, X.Lit) and n.dtype in FRACTIONAL and isinstance(n.value, (int, float)) \
+                    and n.value == n.value and abs(n.value) != float("inf"):
+                literals.append(float(n.value))
+    cells = []
+    facts = []
+    for t in terms:
+        for r in rows:
+            value, test = ev.eval(t, r), ev.eval(isnan(t), r)
+            cells.append((value, truth(test)))
+            facts.append(test.notnull)  # isnan is TRUE or FALSE, never NULL
+            facts.append(z3.Implies(truth(test), value.notnull))
+    for value, is_nan in cells:
+        facts += [z3.Implies(is_nan, value.value > z3.RealVal(lit)) for lit in literals]
+    for i, (a, a_nan) in enumerate(cells):
+        for b, b_nan in cells[i + 1:]:
+            if a.sort != b.sort:
+                continue
+            facts.append(z3.Implies(z3.And(a_nan, b_nan), a.value == b.value))
+            facts.append(z3.Implies(z3.And(a_nan, z3.Not(b_nan), b.notnull), a.value > b.value))
+            facts.append(z3.Implies(z3.And(b_nan, z3.Not(a_nan), a.notnull), b.value > a.value))
+    return z3.And(*facts) if facts else z3.BoolVal(True)

@@ -47,8 +47,8 @@ COVERAGE: dict[str, dict[str, str]] = {
         "describe": INSPECTION,
         "distinct": "GroupBy (every column a key)",
         "drop": "DropColumn",
-        "dropDuplicates": "GroupBy (every column a key); on a subset of the columns, barrier: it keeps one "
-                          "arbitrary row per key",
+        "dropDuplicates": "GroupBy (every column a key); on a subset of the columns Deduplicate (a GroupBy on "
+                          "the subset keeping one arbitrary row per key: filters on the subset only)",
         "dropDuplicatesWithinWatermark": "barrier: streaming deduplication is not analysed",
         "drop_duplicates": "as dropDuplicates",
         "dropna": "Filter",
@@ -110,7 +110,8 @@ COVERAGE: dict[str, dict[str, str]] = {
         "scalar": f"{NOT_A_STEP} (a Column: a scalar subquery)",
         "schema": INSPECTION,
         "select": "RowTransform, or DropColumn when it only keeps columns; RowExpand for explode, "
-                  "posexplode, explode_outer, inline; CumAggr for window functions; UnPivot for stack",
+                  "posexplode, explode_outer, inline; CumAggr for window functions (partition, order and "
+                  "frame read); UnPivot for stack",
         "selectExpr": "as select",
         "semanticHash": INSPECTION,
         "show": INSPECTION,
@@ -138,7 +139,8 @@ COVERAGE: dict[str, dict[str, str]] = {
         "unpersist": PASS_THROUGH,
         "unpivot": "UnPivot",
         "where": "Filter",
-        "withColumn": "RowTransform; RowExpand for explode and the like; CumAggr for window functions",
+        "withColumn": "RowTransform; RowExpand for explode and the like; CumAggr for window functions "
+                      "(partition, order and frame read)",
         "withColumnRenamed": "RowTransform (renames)",
         "withColumns": "as withColumn",
         "withColumnsRenamed": "RowTransform (renames)",
@@ -164,7 +166,8 @@ COVERAGE: dict[str, dict[str, str]] = {
         "max": "GroupBy",
         "mean": "GroupBy",
         "min": "GroupBy",
-        "pivot": "Pivot, with `.agg`",
+        "pivot": "Pivot, with `.agg` (filters on keys; on pivoted columns by aggregate: max/min, sum of a "
+                 "double)",
         "sum": "GroupBy",
         "transformWithState": "not traced (streaming)",
         "transformWithStateInPandas": "not traced (streaming)",

@@ -358,7 +358,8 @@ _FUNCTION_NAMES = {"StartsWith": "startswith", "EndsWith": "endswith", "RegExpEx
                    "StringLPad": "lpad", "StringRPad": "rpad", "StringInstr": "instr",
                    "StringRepeat": "repeat", "UnBase64": "unbase64", "XxHash64": "xxhash64",
                    "DateFormatClass": "date_format", "FromUnixTime": "from_unixtime",
-                   "TruncDate": "trunc", "TruncTimestamp": "date_trunc", "StringLocate": "locate"}
+                   "TruncDate": "trunc", "TruncTimestamp": "date_trunc", "StringLocate": "locate",
+                   "IsNaN": "isnan"}
 
 
 def _snake(name: str) -> str:
@@ -443,14 +444,7 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         return P.RowExpand(to_plan(n.kids[0], ctx), _snake(generator.cls) if generator else "generate",
                            generated, bool(n.field("outer")), origin, array)
     if n.cls == "Window":
-        partition = tuple(to_expr(e, ctx) for e in expressions(n.field("partitionSpec")))
-        computed = []
-        for e in expressions(n.field("windowExpressions")):
-            if e.cls != "Alias":
-                raise TranslateError("unnamed window expression")
-            computed.append(X.Col(e.field("name"), _expr_id(e), "other"))
-        child = to_plan(n.kids[0], ctx)
-        return P.Window(child, _inline_partition(partition, child), tuple(computed), origin)
+        return _window(n, ctx, origin)
     if n.cls == "FlatMapGroupsInPandas":
         return _grouped_map(n, ctx, origin)
     if n.cls in ("LocalLimit", "Offset", "Tail"):
@@ -502,20 +496,24 @@ _BARRIERS = {
     "LateralJoin": "lateralJoin: a correlated join is not analysed yet",
     "NearestByJoin": "nearestByJoin: each row keeps its top matches among the whole other input: "
                      "not analysed yet",
-    "Deduplicate": "dropDuplicates on a subset of the columns keeps one arbitrary row per key: not analysed yet",
+    "Deduplicate": "dropDuplicates over columns the plan does not show: not analysed",
 }
 
 
 def _distinct(n: Node, ctx: Context, origin: int | None) -> P.Plan:
     """distinct() and dropDuplicates() over every column: a GroupBy whose keys are all the columns
-    (Spark's own rewrite of DISTINCT). On a subset of the columns the other columns come from an
-    arbitrary row of the group, so that stays a barrier."""
+    (Spark's own rewrite of DISTINCT). On a subset of the columns, as Spark rewrites it too, a
+    GroupBy on the subset whose other columns are `first` of the group: one arbitrary row's
+    values (`deduplicate`), so only filters keeping or dropping whole groups move below it."""
     child = to_plan(n.kids[0], ctx)
     keys = tuple(to_expr(e, ctx) for e in expressions(n.field("keys"))) if n.cls == "Deduplicate" \
         else child.output
-    if not child.output or set(keys) != set(child.output):
+    if not child.output or not set(keys) <= set(child.output):
         raise TranslateError(_BARRIERS["Deduplicate"])
-    return P.Aggregate(child, tuple(child.output), tuple((c, c) for c in child.output), origin)
+    if set(keys) == set(child.output):
+        return P.Aggregate(child, tuple(child.output), tuple((c, c) for c in child.output), origin)
+    outputs = tuple((c, c) if c in keys else (c, X.Agg("first", c, c.dtype)) for c in child.output)
+    return P.Aggregate(child, tuple(k for k in child.output if k in keys), outputs, origin, deduplicate=True)
 
 
 def _grouped_map(n: Node, ctx: Context, origin: int | None) -> P.Plan:
@@ -670,14 +668,95 @@ def _pivot_slot(agg: X.Agg, chosen: X.Expr) -> X.Expr:
 
 
 def _inline_partition(partition: tuple[X.Expr, ...], child: P.Plan) -> tuple[X.Expr, ...]:
-    """Spark partitions by an expression through a helper column (`upper(s) AS _w0`) it adds
-    just below the window; read the expression back when its inputs pass through unchanged."""
+    """Spark partitions (and orders) by an expression through a helper column (`upper(s) AS _w0`)
+    it adds just below the window; read the expression back when its inputs pass through
+    unchanged."""
     if not isinstance(child, P.Project):
         return partition
     defined = {c: e for c, e in child.outputs if e != c}
     inlined = tuple(X.substitute(k, defined) for k in partition)
     ok = all(X.columns(k) <= set(child.output) for k in inlined)
     return inlined if ok else partition
+
+
+def _window(n: Node, ctx: Context, origin: int | None) -> P.Window:
+    """A Window node: its partition and order keys and, per computed column, the function and
+    the frame of rows it reads (ir/plan.WindowCall)."""
+    child = to_plan(n.kids[0], ctx)
+    partition = tuple(to_expr(e, ctx) for e in expressions(n.field("partitionSpec")))
+    order = _sort_order(n.field("orderSpec"), ctx)
+    computed, calls = [], []
+    for e in expressions(n.field("windowExpressions")):
+        if e.cls != "Alias":
+            raise TranslateError("unnamed window expression")
+        call = _window_call(e.kids[0], ctx)
+        computed.append(X.Col(e.field("name"), _expr_id(e), call.dtype if call else "other"))
+        calls.append(call)
+    keys = _inline_partition(partition + tuple(k for k, _, _ in order), child)
+    inlined_order = tuple((k, asc, nulls) for k, (_, asc, nulls) in zip(keys[len(partition):], order))
+    return P.Window(child, keys[:len(partition)], tuple(computed), origin, inlined_order,
+                    tuple(calls) if all(calls) else ())  # type: ignore[arg-type]
+
+
+# window functions whose value counts the whole partition whatever their frame says
+_WHOLE_PARTITION = {"PercentRank", "CumeDist", "NTile"}
+_RANKS = {"RowNumber": "int", "Rank": "int", "DenseRank": "int", "NTile": "int",
+          "PercentRank": "double", "CumeDist": "double"}
+
+
+def _window_call(n: Node, ctx: Context) -> P.WindowCall | None:
+    """`fn(...) OVER (... frame)` as a WindowCall; None when the expression is not a
+    WindowExpression with a frame the plan shows (then the window reads whole partitions)."""
+    if n.cls != "WindowExpression" or len(n.kids) != 2:
+        return None
+    fn_node, spec = n.kids
+    frame = next((k for k in spec.kids if k.cls == "SpecifiedWindowFrame"), None)
+    inner = fn_node.kids[0] if fn_node.cls == "AggregateExpression" and fn_node.kids else fn_node
+    args = tuple(to_expr(k, ctx) for k in inner.kids)
+    name = _snake(inner.cls)
+    dtype = _RANKS.get(inner.cls) or _window_type(name, args)
+    lower = upper = None
+    rows = True
+    if frame is not None and inner.cls not in _WHOLE_PARTITION and len(frame.kids) == 2:
+        lower, upper = (_frame_bound(b) for b in frame.kids)
+        rows = str((frame.field("frameType") or {}).get("object", "")).endswith("RowFrame$")
+    return P.WindowCall(name, args, lower, upper, rows, dtype)
+
+
+def _frame_bound(n: Node) -> int | None:
+    """A frame bound as an offset from the current row (None: unbounded, or a bound whose
+    direction the plan does not tell, which counts as reading the rows beyond it)."""
+    if n.cls == "CurrentRow":
+        return 0
+    if n.cls == "Literal":
+        try:
+            value = float(str(n.field("value")))
+        except ValueError:
+            return None
+        # only the side matters to the proofs; a fractional RANGE offset keeps its sign
+        return int(value) if value.is_integer() else (1 if value > 0 else -1)
+    return None
+
+
+def _window_type(name: str, args: tuple[X.Expr, ...]) -> str:
+    if name == "count":
+        return "long"
+    if name in ("average", "avg", "mean", "stddev", "variance"):
+        return "double"
+    first = _type_of(args[0]) if args else "other"
+    if name == "sum" and first in INTEGRAL:
+        return "long"
+    return first
+
+
+def _sort_order(entries: Any, ctx: Context) -> tuple[tuple[X.Expr, bool, bool], ...]:
+    """SortOrder entries as (key, ascending, nulls first)."""
+    order = []
+    for entry in expressions(entries):
+        direction = str((entry.field("direction") or {}).get("object", ""))
+        nulls = str((entry.field("nullOrdering") or {}).get("object", ""))
+        order.append((to_expr(entry.kids[0], ctx), direction.endswith("Ascending$"), nulls.endswith("NullsFirst$")))
+    return tuple(order)
 
 
 def _top_k(n: Node, ctx: Context, origin: int | None) -> P.Plan:
@@ -690,12 +769,8 @@ def _top_k(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         # one barrier for the pair: Spark's LocalLimit below is the same limit, not a second reason
         return P.Other((to_plan(sort, ctx),), output_of(n),
                        "limit without a sort: which rows are kept depends on partitioning", origin)
-    order = []
-    for entry in expressions(sort.field("order")):
-        direction = str((entry.field("direction") or {}).get("object", ""))
-        nulls = str((entry.field("nullOrdering") or {}).get("object", ""))
-        order.append((to_expr(entry.kids[0], ctx), direction.endswith("Ascending$"), nulls.endswith("NullsFirst$")))
-    return P.TopK(to_plan(sort.kids[0], ctx), tuple(order), int(limit.field("value")), origin)
+    return P.TopK(to_plan(sort.kids[0], ctx), _sort_order(sort.field("order"), ctx), int(limit.field("value")),
+                  origin)
 
 
 def _named(e: Node, ctx: Context) -> tuple[X.Col, X.Expr]:

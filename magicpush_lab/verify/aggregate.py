@@ -32,10 +32,11 @@ import z3
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL
-from magicpush_lab.symbolic.aggregate_ops import Member, aggregates, group_output, merge_step, same_group
+from magicpush_lab.symbolic import nan
+from magicpush_lab.symbolic.aggregate_ops import Member, aggregates, group_output, merge_step, pivot_slots, same_group
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Cell, Unsupported, fresh_cell
+from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, fresh_cell, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import SUPERSET, Verdict
@@ -56,6 +57,10 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     by_groups = _whole_groups(op, f, pred, kind, timeout_ms)
     if by_groups is not None and by_groups.proved:
         return by_groups
+    if op.deduplicate:
+        return _deduplicate_refusal(op, f, kind) or by_groups or refuse("no predicate keeps whole groups")
+    if op.pivot and X.columns(f) & set(pivot_slots(op)):
+        return _pivoted_columns(op, f, pred, kind, timeout_ms)
     general = _general(op, f, pred, kind, timeout_ms)
     reads_aggregates = any(isinstance(n, X.Agg) for c, e in op.outputs if c in X.columns(f) for n in X.walk(e))
     # the failure that explains most: the paper's pre-conditions when F reads an aggregate
@@ -111,6 +116,11 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
     node = X.first_nondeterministic(f, g, *op.keys, *on_keys.values())
     if node is not None:
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{node} is nondeterministic")
+    # (a) relates two rows of a group: over the reals only where their doubles are compared, as
+    # Spark groups them (every NaN in one group, -0.0 with 0.0)
+    gap = nan.order_gap((g, *op.keys))
+    if gap:
+        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{gap}: the rows of a group are related over the reals")
     try:
         original, rewritten = Evaluator(), Evaluator()
         r1, r2 = SymbolicRow("in0"), SymbolicRow("in1")
@@ -138,6 +148,102 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
     hides = satisfiable(z3.And(domain([r1]), reads.error()), timeout_ms)
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved: G keeps or drops whole groups", {},
                    hides is not False)
+
+
+# ----------------------------------------------------------------------------- dropDuplicates, pivot
+
+
+def _deduplicate_refusal(op: P.Aggregate, f: X.Expr, kind: str) -> Verdict | None:
+    """dropDuplicates(subset): the other columns come from one arbitrary row of each group, so
+    a filter reading them would change which row that is (only whole groups can move)."""
+    others = sorted((c for c, e in op.outputs if isinstance(e, X.Agg) and c in X.columns(f)), key=str)
+    if not others:
+        return None
+    keys = ", ".join(str(k) for k in op.keys)
+    return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS,
+                   f"dropDuplicates on [{keys}] keeps one arbitrary row of each group: a filter on {others[0]}, "
+                   "not one of those columns, below it would change which row that is")
+
+
+def _pivoted_columns(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: int) -> Verdict:
+    """A filter on pivoted columns, proved slot by slot from the GroupBy pre-conditions.
+
+    G has the shape `K AND (NOT (p <=> v1) OR H1) AND ...`: conjuncts K on the group (proved to
+    keep or drop whole groups, F => K), and for each pivot value v_i a test H_i of the rows of
+    that value only; the rows of every other value stay. Let F_i be the conjuncts of F that
+    read column v_i (and the keys). For a group whose rows of value v_i are S:
+      (i) F_i fails when the column is NULL (no row of v_i), so a group that loses all of S
+          shows no row F_i passes, and one that keeps a row F_i passes keeps S's value;
+      (ii) F_i(Aggr(S)) = F_i(Aggr(H_i(S))) for every S: the GroupBy superset pushdown of H_i
+          for F_i over `fn(x)` alone (pre-conditions (1), (2), (3'), (4) and the base case);
+    so where F passes every F_i passes and every column keeps its value, and where F fails some
+    F_i fails, before and after. The late filter stays: groups with rows of other values remain.
+    """
+    def refuse(reason: str, example: dict | None = None) -> Verdict:
+        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
+
+    if kind != SUPERSET:
+        return refuse("a pivot keeps every group that has rows of another value, its pivoted column NULL: "
+                      "the late filter must stay")
+    slots = pivot_slots(op)
+    by_value = {s.chosen: (c, s) for c, s in slots.items()}
+    on_group, tests = [], []
+    for part in X.conjuncts(pred):
+        found = _slot_part(part, by_value)
+        if found is None:
+            on_group.append(part)
+        else:
+            tests.append(found)
+    if not tests:
+        return refuse("the predicate tests no pivoted value's rows")
+    if on_group:
+        whole = _whole_groups(op, f, X.and_(*on_group), SUPERSET, timeout_ms)
+        if whole is None or not whole.proved:
+            return whole or refuse("a global pivot")
+    keys = tuple((c, e) for c, e in op.outputs if c not in slots)
+    for (col, slot), h in tests:
+        f_i = X.and_(*(c for c in X.conjuncts(f) if col in X.columns(c) and not X.columns(c) & (set(slots) - {col})))
+        if f_i == X.TRUE:
+            return refuse(f"the predicate tests the rows of {slot.chosen}, whose column {col} the late filter "
+                          "does not read alone")
+        reason = _fails_on_null(op, f_i, col, timeout_ms)
+        if reason:
+            return refuse(reason)
+        one = P.Aggregate(op.child, op.keys, keys + ((col, slot.agg),), op.origin)
+        verdict = _general(one, f_i, h, SUPERSET, timeout_ms)
+        if not verdict.proved:
+            return refuse(f"pivoted column {col} ({slot.agg} over the rows where {slot.chosen}): {verdict.reason}",
+                          verdict.counterexample)
+    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved: each pivoted value's rows, as for its aggregate")
+
+
+def _slot_part(part: X.Expr, by_value: dict) -> tuple | None:
+    """((column, slot), H) when `part` is `NOT (p <=> v) OR H` for a pivoted value v."""
+    if not isinstance(part, X.Or):
+        return None
+    for d in part.args:
+        if isinstance(d, X.Not) and d.arg in by_value:
+            rest = X.or_(*(x for x in part.args if x is not d))
+            return by_value[d.arg], rest
+    return None
+
+
+def _fails_on_null(op: P.Aggregate, f_i: X.Expr, col: X.Col, timeout_ms: int) -> str:
+    """Why F_i may pass a group whose pivoted column `col` is NULL, or ""."""
+    try:
+        ev, row = Evaluator(), SymbolicRow("in0")
+        out = SymbolicRow("out")  # other outputs free
+        for c, e in op.outputs:
+            if not any(isinstance(n, X.Agg) for n in X.walk(e)):
+                out.cells[(c.name, c.id)] = ev.eval(e, row)
+        out.cells[(col.name, col.id)] = Cell(default_value(sort_of(col.dtype)), z3.BoolVal(False))
+        passes = _passes(f_i, out, ev)
+    except (Unsupported, z3.Z3Exception) as err:
+        return f"cannot model: {err}"
+    proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(ev.error())), z3.Not(passes)), timeout_ms)
+    if proof.proved:
+        return ""
+    return f"the late filter can keep a group without rows for {col} (NULL there): {proof.reason}"
 
 
 # ----------------------------------------------------------------------------- refusals and (1), (2)

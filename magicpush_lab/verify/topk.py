@@ -9,7 +9,18 @@ with it. Then the rows it keeps are a prefix P of the sorted input, and
 for every k. The condition speaks of two rows, so it is proved on a base case
 of 2 rows whatever k is. Rows that tie in the sort order get the same verdict
 from F, so the choice Spark makes among ties at the k-th row is the same kind of
-choice in both pipelines. Nothing else is pushed through a limit.
+choice in both pipelines.
+
+A superset pushdown adds a prefix-closed G with F => G on every row and keeps F: then
+TopK(G(T)) = G(TopK(T)) as above, and F(G(TopK(T))) = F(TopK(T)), so a conjunct such as
+`amount > 999` moves below `orderBy(desc("amount")).limit(k)` when the late filter also
+reads another column.
+
+Sort keys compare as Spark compares them: NaN above every number and equal to itself,
+-0.0 equal to 0.0. Where the keys and G only compare doubles (or pass them through CASE,
+coalesce, greatest/least), a table's doubles map to reals that sort and compare the same
+way, so the proof over the reals covers NaN; arithmetic on a double, a Python UDF reading
+one, or a function telling -0.0 from 0.0 is refused by name (symbolic/nan.order_gap).
 """
 
 from __future__ import annotations
@@ -20,7 +31,9 @@ import z3
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.symbolic.encode import Evaluator, compare, truth
+from magicpush_lab.symbolic import nan
+from magicpush_lab.symbolic.encode import Evaluator, truth
+from magicpush_lab.symbolic.row_ops import sorts_no_later
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.counterexample import tables_from_model
@@ -36,32 +49,50 @@ def verify(op: P.TopK, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     def refuse(reason: str, example: dict | None = None) -> Verdict:
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
 
-    if kind != EQUIVALENT or len(g) != 1 or g[0] != f:
-        return refuse("only the late filter itself can move below a limit")
-    node = X.first_nondeterministic(f, *(k for k, _, _ in op.order))
+    pred = g[0] if len(g) == 1 else None
+    if pred is None or (kind == EQUIVALENT and pred != f):
+        return refuse("only the late filter itself can replace it below a limit")
+    keys = tuple(k for k, _, _ in op.order)
+    node = X.first_nondeterministic(f, pred, *keys)
     if node is not None:
         return refuse(f"{node} is nondeterministic")
+    gap = nan.order_gap((pred, *keys))
+    if gap:
+        return refuse(f"{gap}: the rows a limit keeps are compared over the reals")
     try:
         ev = Evaluator()
         r1, r2 = SymbolicRow("first"), SymbolicRow("second")
-        before = _sorts_no_later(op, r1, r2, ev)
-        keeps1, keeps2 = truth(ev.eval(f, r1)), truth(ev.eval(f, r2))
+        before = sorts_no_later(op.order, r1, r2, ev)
+        keeps1, keeps2 = truth(ev.eval(pred, r1)), truth(ev.eval(pred, r2))
+        implied = _implied(f, pred) if pred != f else None
     except (Unsupported, z3.Z3Exception) as err:
         return refuse(f"cannot model: {err}")
-    facts = domain([r1, r2])
-    # below the limit F runs on every row, above it only on k of them: it must not raise anywhere
+    facts = z3.And(domain([r1, r2]), nan.order_facts(ev, [r1, r2], (pred, *keys)))
+    # below the limit G runs on every row, above it F ran only on k of them: G must not raise anywhere
     no_errors = prove(z3.Implies(facts, z3.Not(ev.error())), timeout_ms)
     if not no_errors.proved:
-        return refuse("the late filter can raise on rows the limit would have dropped")
+        return refuse("the predicate can raise on rows the limit would have dropped")
+    if implied is not None:
+        proof = prove(implied[0], timeout_ms)
+        if not proof.proved:
+            example = tables_from_model(proof.model, [[implied[1]]]) if proof.model is not None else {}
+            return refuse(f"the predicate does not keep every row the late filter keeps: {proof.reason}", example)
     proof = prove(z3.Implies(z3.And(facts, before, keeps2), keeps1), timeout_ms)
     if not proof.proved:
         # a strict order makes the counterexample's difference independent of how ties break
-        strict = prove(z3.Implies(z3.And(facts, before, z3.Not(_sorts_no_later(op, r2, r1, ev)), keeps2), keeps1),
-                       timeout_ms)
+        strict = prove(z3.Implies(z3.And(facts, before, z3.Not(sorts_no_later(op.order, r2, r1, ev)), keeps2),
+                                  keeps1), timeout_ms)
         model = strict.model if strict.model is not None else proof.model
-        return refuse(f"the late filter is not prefix-closed in the sort order: {proof.reason}",
+        return refuse(f"the predicate is not prefix-closed in the sort order: {proof.reason}",
                       _counterexample(model, op.k, r1, r2) if model is not None else {})
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+
+
+def _implied(f: X.Expr, pred: X.Expr) -> tuple[z3.BoolRef, SymbolicRow]:
+    """On one row: F keeps it => G keeps it (a superset G may be weaker than F)."""
+    row, original, rewritten = SymbolicRow("row"), Evaluator(), Evaluator()
+    keeps_f, keeps_g = truth(original.eval(f, row)), truth(rewritten.eval(pred, row))
+    return z3.Implies(z3.And(domain([row]), z3.Not(original.error())), z3.Implies(keeps_f, keeps_g)), row
 
 
 def _counterexample(model: z3.ModelRef, k: int, first: SymbolicRow, second: SymbolicRow) -> dict:
@@ -71,16 +102,3 @@ def _counterexample(model: z3.ModelRef, k: int, first: SymbolicRow, second: Symb
     if len(table) != 2:
         return {"input 1": table}
     return {"input 1": [table[0]] * k + [table[1]]}
-
-
-def _sorts_no_later(op: P.TopK, a: SymbolicRow, b: SymbolicRow, ev: Evaluator) -> z3.BoolRef:
-    """Row a comes before b or ties with it, under the operator's lexicographic order."""
-    result: z3.BoolRef = z3.BoolVal(True)  # all keys equal: a tie
-    for key, ascending, nulls_first in reversed(op.order):
-        x, y = ev.eval(key, a), ev.eval(key, b)
-        both = z3.And(x.notnull, y.notnull)
-        less = z3.Or(z3.And(both, compare("<" if ascending else ">", x.value, y.value)),
-                     z3.And(z3.Not(x.notnull), y.notnull) if nulls_first else z3.And(x.notnull, z3.Not(y.notnull)))
-        equal = z3.Or(z3.And(both, x.value == y.value), z3.And(z3.Not(x.notnull), z3.Not(y.notnull)))
-        result = z3.Or(less, z3.And(equal, result))
-    return result
