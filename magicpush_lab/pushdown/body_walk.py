@@ -4,7 +4,8 @@
 The whole-groups route is a proof of its own. The row-by-row route is a walk: a body made of
 filters, projections and sorts maps each row on its own, so F is pushed through its operators
 one by one, each step proved by the ROW-TO-ROW verifier, equivalence first; the predicate that
-reaches fn's input is the candidate, and its kind is the weakest step's.
+reaches fn's input is the candidate, and its kind is the weakest step's. A double column is
+read there as pandas reads it, NaN as missing (grouped_map.missing_doubles).
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ def candidates(op: P.GroupedMap, f: X.Expr, budget: Budget) -> Iterator[Candidat
             return
         if isinstance(walked, tuple):
             how = "the late filter pushed through the pandas body, operator by operator"
-            yield Candidate((walked[0],), how)
+            # NaN is missing to pandas: the predicate reads it as NULL (verify/grouped_map.py)
+            read = GM.missing_doubles(walked[0])
+            yield Candidate((read if read is not None else walked[0],), how)
 
 
 def verify(op: P.GroupedMap, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
@@ -80,6 +83,7 @@ def _row_wise(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int
     if isinstance(walked, str):
         return GM.refused(kind, walked, GM.ROW_WISE_ROWS)
     found, found_kind = walked
+    found = GM.missing_doubles(found) or found
     if found != g:
         why = f"pushing through the body gives {found}, not this candidate"
         return GM.refused(kind, why, GM.ROW_WISE_ROWS)

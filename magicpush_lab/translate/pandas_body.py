@@ -14,7 +14,19 @@ small pandas pipeline into IR operators over a Source whose columns are
     pdf.assign(total=pdf.amount.sum())            Project whose output holds an aggregate
     pd.DataFrame({"k": [pdf.k.iloc[0]],           Aggregate without keys: one row
                   "n": [pdf.v.sum()]})
+    pd.DataFrame({"k": pdf.k, "y": pdf.v * 2})    Project
+    pdf.loc[mask], pdf.loc[:, ["a", "b"]]          Filter, Project
+    pdf.loc[mask, "c"] = value                    Project (CASE WHEN mask THEN value ELSE c)
+    pdf.merge(LOOKUP, on="k", how="left")         Project of lookups in a recorded frame (and a
+                                                  Filter for how="inner")
     return <frame>
+
+Scalars of the group are aggregates (`pandas_<fn>` calls, opaque to the proofs, which never
+push a filter on them): `len(pdf)`, `pdf.shape[0]`, `s.sum()` and the like, `s.nunique()`,
+`s.iloc[0]`, `s.iloc[-1]`, `s.values[0]`, `s.to_numpy()[-1]`, the same of `pdf.loc[mask, "c"]`
+(the rows the mask keeps), a name bound to one of them (`base = ...`), and
+`pdf.groupby(k)["c"].transform("mean")` (a value per row from its subgroup). Arithmetic with
+them broadcasts over the rows, so the body is no longer row by row.
 
 Expressions are written in the IR so that Spark's semantics give pandas' result
 (docs/semantics.md, "GroupedMap"): a comparison involving a missing value is
@@ -64,11 +76,14 @@ class _Frame:
 
 @dataclass(frozen=True)
 class _Series:
-    """A pandas Series expression; `mask` when it is a boolean that is never missing."""
+    """A pandas Series expression; `mask` when it is a boolean that is never missing; `aggregate`
+    when it is one value of the whole group; `where` when it holds only the rows a mask keeps
+    (`pdf.loc[mask, "c"]`), which only a reduction to one value may use."""
 
     expr: X.Expr
     mask: bool = False
     aggregate: bool = False
+    where: X.Expr | None = None
 
 
 def body_plan(source: str | None, inputs: tuple[X.Col, ...]) -> P.Plan:
@@ -79,21 +94,48 @@ def body_plan(source: str | None, inputs: tuple[X.Col, ...]) -> P.Plan:
         tree = ast.parse(textwrap.dedent(source))
     except SyntaxError as err:
         raise Unsupported(f"source does not parse: {err.msg}") from err
+    frames = _recorded_frames(tree)
+    last = tree.body[-1] if tree.body else None
+    if isinstance(last, ast.FunctionDef):  # the tracer writes what the function reads in front of it
+        return _Reader(inputs, frames).function(last)
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
-    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
-    if not defs and len(lambdas) == 1:
+    if len(lambdas) == 1:
         # `lambda pdf: ...` (the tracer keeps just the lambda) is a function returning its body
         fn = lambdas[0]
         as_def = ast.FunctionDef("<lambda>", fn.args, [ast.Return(fn.body, lineno=1)], [], None, lineno=1)
-        return _Reader(inputs).function(as_def)
-    if len(defs) != 1:
-        raise Unsupported("expected one function definition")
-    return _Reader(inputs).function(defs[0])
+        return _Reader(inputs, frames).function(as_def)
+    raise Unsupported("expected one function definition")
+
+
+_MAX_FRAME_ROWS = 256
+
+
+def _recorded_frames(tree: ast.Module) -> dict[str, tuple[tuple[str, tuple], ...]]:
+    """Small pandas frames the tracer recorded in front of the function
+    (`NAME = pandas.DataFrame({"k": [...], ...})`): name -> its columns and their values."""
+    found = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr == "DataFrame" and len(node.value.args) == 1 and not node.value.keywords):
+            continue
+        try:
+            columns = ast.literal_eval(node.value.args[0])
+        except ValueError:
+            continue
+        if isinstance(columns, dict) and columns and all(isinstance(k, str) and isinstance(v, list)
+                                                         for k, v in columns.items()):
+            lengths = {len(v) for v in columns.values()}
+            if len(lengths) == 1 and lengths.pop() <= _MAX_FRAME_ROWS:
+                found[node.targets[0].id] = tuple((k, tuple(v)) for k, v in columns.items())
+    return found
 
 
 class _Reader:
-    def __init__(self, inputs: tuple[X.Col, ...]) -> None:
+    def __init__(self, inputs: tuple[X.Col, ...], frames: dict | None = None) -> None:
         self.inputs = inputs
+        self.frames = frames or {}
+        self.scalars: dict[str, _Series] = {}  # names bound to a scalar of the group
         # columns made in the body get ids below any Spark exprId, numbered in reading order,
         # so reading the same source twice gives equal plans
         self._ids: Iterator[int] = itertools.count(-1_000_000, -1)
@@ -123,8 +165,36 @@ class _Reader:
             if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
                 raise Unsupported(f"statement {type(stmt).__name__} at line {stmt.lineno}")
             target = stmt.targets[0]
-            if isinstance(target, ast.Name):
+            if isinstance(target, ast.Name) and self._is_scalar(stmt.value, env):
+                frame = self._frame_of_scalar(stmt.value, env)
+                value = self.series(stmt.value, frame, env)
+                if not value.aggregate:
+                    raise Unsupported(f"{target.id} = {ast.unparse(stmt.value)}: not a scalar of the group")
+                self.scalars[target.id] = value
+                env.pop(target.id, None)
+            elif isinstance(target, ast.Name):
                 env[target.id] = self.frame(stmt.value, env)
+                self.scalars.pop(target.id, None)
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
+                    and target.value.attr == "loc" and isinstance(target.value.value, ast.Name) \
+                    and isinstance(target.slice, ast.Tuple) and len(target.slice.elts) == 2 \
+                    and _constant(target.slice.elts[1], str) is not None:
+                name = target.value.value
+                frame = self._name(name, env)
+                if any(v is frame for k, v in env.items() if k != name.id):
+                    raise Unsupported(f"{name.id} is bound to a frame another name holds too")
+                mask = self.series(target.slice.elts[0], frame, env)
+                if not mask.mask:
+                    raise Unsupported(".loc[...] = with something other than a boolean mask")
+                column = target.slice.elts[1].value
+                value = self.series(stmt.value, frame, env)
+                old = X.Lit(None, _dtype(value.expr))
+                if any(c.name == column for c in frame.plan.output):
+                    old = frame.column(column)
+                    if _dtype(old) != _dtype(value.expr):
+                        raise Unsupported(f".loc[mask, {column!r}] = a value of another type")
+                made = _Series(X.Case(((mask.expr, value.expr),), old), aggregate=False)
+                env[name.id] = self._assign(frame, ((column, made),))
             elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                     and _constant(target.slice, str) is not None:
                 frame = self._name(target.value, env)
@@ -147,6 +217,22 @@ class _Reader:
     def frame(self, node: ast.expr, env: dict[str, _Frame]) -> _Frame:
         if isinstance(node, ast.Name):
             return self._name(node, env)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "loc":
+            base = self.frame(node.value.value, env)
+            rows, cols = (node.slice.elts if isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2
+                          else (node.slice, None))
+            out = base
+            if not (isinstance(rows, ast.Slice) and rows.lower is None and rows.upper is None and rows.step is None):
+                mask = self.series(rows, base, env)
+                if not mask.mask:
+                    raise Unsupported(".loc[...] with something other than a boolean mask")
+                out = _Frame(P.Filter(base.plan, mask.expr), base.order)
+            if cols is not None:
+                names = _string_list(cols)
+                if names is None:
+                    raise Unsupported(".loc[rows, columns] with a literal column list")
+                out = _Frame(P.Project(out.plan, tuple((c, c) for c in map(out.column, names))), out.order)
+            return out
         if isinstance(node, ast.Subscript):
             base = self.frame(node.value, env)
             names = _string_list(node.slice)
@@ -157,8 +243,11 @@ class _Reader:
                 raise Unsupported("a frame indexed by something other than a boolean mask or a column list")
             return _Frame(P.Filter(base.plan, mask.expr), base.order)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "pd" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in ("pd", "pandas") \
                 and node.func.attr == "DataFrame" and node.func.value.id not in env:
+            if len(node.args) == 1 and isinstance(node.args[0], ast.Dict) and node.args[0].values \
+                    and not any(isinstance(v, ast.List) for v in node.args[0].values):
+                return self._columns_frame(node, env)
             return self._one_row(node, env)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
@@ -210,6 +299,8 @@ class _Reader:
                 base.column(n)  # pandas raises on a missing column
             kept = tuple((c, c) for c in base.plan.output if c.name not in names)
             return _Frame(P.Project(base.plan, kept), base.order)
+        if method == "merge":
+            return self._merge(base, call, kw)
         if method == "rename" and not call.args and kw.keys() == {"columns"} \
                 and isinstance(kw["columns"], ast.Dict):
             mapping = {}
@@ -295,34 +386,96 @@ class _Reader:
             if name is None or not isinstance(v, ast.List) or len(v.elts) != 1:
                 raise Unsupported("pd.DataFrame({name: [scalar], ...}) is the form read")
             scalar = v.elts[0]
-            first = isinstance(scalar, ast.Subscript) and isinstance(scalar.value, ast.Attribute) \
-                and scalar.value.attr == "iloc" and _constant(scalar.slice, int) == 0
-            series_node = None
-            if first:
-                series_node = scalar.value.value
-            elif isinstance(scalar, ast.Call) and isinstance(scalar.func, ast.Attribute):
-                series_node = scalar.func.value
-            if not isinstance(series_node, (ast.Attribute, ast.Subscript)) \
-                    or not isinstance(series_node.value, ast.Name):
-                raise Unsupported(f"scalar {ast.unparse(scalar)!r}")
-            source = self._name(series_node.value, env)
-            if frame is not None and source is not frame:
+            source = self._frame_of_scalar(scalar, env) if not (isinstance(scalar, ast.Name)
+                                                                 and scalar.id in self.scalars) else frame
+            if frame is not None and source is not None and source is not frame:
                 raise Unsupported("pd.DataFrame over scalars of different frames")
-            frame = source
-            if first:
-                col = self.series(series_node, frame, env).expr
-                if not isinstance(col, X.Col):
-                    raise Unsupported(f"scalar {ast.unparse(scalar)!r}")
-                agg = X.Agg("pandas_first", col, col.dtype)
-            else:
-                s = self.series(scalar, frame, env)
-                if not s.aggregate:
-                    raise Unsupported(f"scalar {ast.unparse(scalar)!r}")
-                agg = s.expr  # type: ignore[assignment]
-            outputs.append((self.fresh(name, agg.dtype), agg))
+            frame = frame or source
+            if frame is None:
+                raise Unsupported(f"scalar {ast.unparse(scalar)!r}")
+            s = self.series(scalar, frame, env)
+            if not s.aggregate:
+                raise Unsupported(f"scalar {ast.unparse(scalar)!r}")
+            outputs.append((self.fresh(name, _dtype(s.expr)), s.expr))
         if frame is None:
             raise Unsupported("pd.DataFrame with no columns")
         return _Frame(P.Aggregate(frame.plan, (), tuple(outputs)))
+
+    def _columns_frame(self, call: ast.Call, env: dict[str, _Frame]) -> _Frame:
+        """pd.DataFrame({"k": pdf.k, "y": pdf.v * 2}): the series of one frame, side by side (their
+        index is the frame's, so they align row by row)."""
+        if call.keywords:
+            raise Unsupported("pd.DataFrame({...}) with keyword arguments")
+        frame: _Frame | None = None
+        for v in call.args[0].values:
+            owner = self._frame_of_scalar(v, env)
+            if frame is not None and owner is not frame:
+                raise Unsupported("pd.DataFrame of series of different frames")
+            frame = owner
+        assert frame is not None
+        outputs = []
+        for k, v in zip(call.args[0].keys, call.args[0].values):
+            name = _constant(k, str)
+            if name is None:
+                raise Unsupported("pd.DataFrame({...}) with literal column names")
+            s = self.series(v, frame, env)
+            col = self.fresh(name, _dtype(s.expr))
+            outputs.append((col, s.expr))
+        if len({c.name for c, _ in outputs}) != len(outputs):
+            raise Unsupported("pd.DataFrame with a repeated column name")
+        return _Frame(P.Project(frame.plan, tuple(outputs)), frame.order)
+
+    def _merge(self, base: _Frame, call: ast.Call, kw: dict[str, ast.expr]) -> _Frame:
+        """pdf.merge(LOOKUP, on=keys, how="left" | "inner") with LOOKUP a small frame the tracer
+        recorded: each of its other columns is a lookup of the row's keys (NULL without a match,
+        which how="inner" drops). Its keys must be unique (else rows would repeat), its other
+        columns new, and a key is never missing in it (pandas would match a missing key)."""
+        if len(call.args) != 1 or not isinstance(call.args[0], ast.Name) or call.args[0].id not in self.frames \
+                or set(kw) - {"on", "how"} or "on" not in kw:
+            raise Unsupported("merge(<a recorded frame>, on=..., how=...) is the form read")
+        how = _constant(kw["how"], str) if "how" in kw else "inner"
+        if how not in ("inner", "left"):
+            raise Unsupported(f"merge(how={how!r})")
+        keys = _string_list(kw["on"]) or ([kw["on"].value] if _constant(kw["on"], str) is not None else None)
+        if not keys:
+            raise Unsupported("merge(on=...) with literal column names")
+        table = dict(self.frames[call.args[0].id])
+        if set(keys) - set(table):
+            raise Unsupported(f"merge on a column the recorded frame {call.args[0].id} lacks")
+        rows = list(zip(*[table[k] for k in keys]))
+        if len(set(rows)) != len(rows) or any(v is None or v != v for r in rows for v in r):
+            raise Unsupported(f"merge with a frame whose keys repeat or are missing ({call.args[0].id})")
+        left_keys = tuple(map(base.column, keys))
+        key_types = [_literal_type(r) if not isinstance(r, bool) else "boolean" for r in rows[0]] if rows else []
+        for c, t in zip(left_keys, key_types):
+            if (t == "string") != (c.dtype == "string"):
+                raise Unsupported(f"merge of {c.name} ({c.dtype}) with keys of another type")
+        matches = [X.and_(*(X.Cmp("=", c, _typed_literal(v, c)) for c, v in zip(left_keys, r))) for r in rows]
+        outputs = [(c, c) for c in base.plan.output]
+        taken = {c.name for c in base.plan.output}
+        for name, values in table.items():
+            if name in keys:
+                continue
+            if name in taken:
+                raise Unsupported(f"merge adds {name!r}, which the frame has: pandas would rename both")
+            dtype = _column_type(values)
+            branches = tuple((m, X.Lit(v, dtype)) for m, v in zip(matches, values))
+            outputs.append((self.fresh(name, dtype), X.Case(branches, X.Lit(None, dtype))))
+        plan: P.Plan = base.plan
+        if how == "inner":
+            plan = P.Filter(plan, X.or_(*matches) if matches else X.FALSE)
+        return _Frame(P.Project(plan, tuple(outputs)))
+
+    def _is_scalar(self, node: ast.expr, env: dict[str, _Frame]) -> bool:
+        """Whether `node` reads as a value of the whole group rather than a frame or a series."""
+        return _scalar_form(node) or (isinstance(node, ast.Name) and node.id in self.scalars)
+
+    def _frame_of_scalar(self, node: ast.expr, env: dict[str, _Frame]) -> _Frame:
+        """The frame whose columns an expression reads (its first frame name)."""
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in env:
+                return env[n.id]
+        raise Unsupported(f"{ast.unparse(node)} reads no frame")
 
     def _aggregate_output(self, name: str, fn: str, col: X.Col) -> tuple[X.Col, X.Expr]:
         agg = _pandas_agg(fn, col)
@@ -351,6 +504,8 @@ class _Reader:
         """Columns set in order; a name already present is replaced in place, a new one appended."""
         outputs = [(c, c) for c in base.plan.output]
         for name, s in items:
+            if s.where is not None:
+                raise Unsupported(f"{name}: the rows of pdf.loc[mask, column] set as a column (aligned by index)")
             if s.mask is False and s.aggregate is False and isinstance(s.expr, X.Lit):
                 raise Unsupported(f"{name}: a constant column")
             col = self.fresh(name, _dtype(s.expr))
@@ -364,6 +519,9 @@ class _Reader:
     # -------------------------------------------------------------------- series
 
     def series(self, node: ast.expr, frame: _Frame, env: dict[str, _Frame]) -> _Series:
+        made = self._scalar(node, frame, env)
+        if made is not None:
+            return made
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                 and node.attr not in _AGGREGATES:
             return _Series(self._column_of(node.value, node.attr, frame, env, by_attribute=True))
@@ -403,6 +561,70 @@ class _Reader:
             return self._series_method(node, frame, env)
         raise Unsupported(f"expression {ast.unparse(node)!r}")
 
+    def _scalar(self, node: ast.expr, frame: _Frame, env: dict[str, _Frame]) -> _Series | None:
+        """A value of the whole group (an aggregate), a per-row value of a subgroup
+        (`transform`), or the rows of `pdf.loc[mask, "c"]`; None for other expressions."""
+        if isinstance(node, ast.Name) and node.id in self.scalars:
+            return self.scalars[node.id]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+                and len(node.args) == 1 and not node.keywords:
+            self._whole_frame(node.args[0], frame, env)
+            return _Series(X.Agg("pandas_size", None, "long"), aggregate=True)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+                and _constant(node.slice, int) == 0:
+            self._whole_frame(node.value.value, frame, env)
+            return _Series(X.Agg("pandas_size", None, "long"), aggregate=True)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "loc" \
+                and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2 \
+                and _constant(node.slice.elts[1], str) is not None:
+            self._whole_frame(node.value.value, frame, env)
+            mask = self.series(node.slice.elts[0], frame, env)
+            if not mask.mask:
+                raise Unsupported(".loc[...] with something other than a boolean mask")
+            return _Series(frame.column(node.slice.elts[1].value), where=mask.expr)
+        position = _position(node)
+        if position is not None:  # s.iloc[0], s.values[-1], s.to_numpy()[0]
+            inner, at = position
+            s = self.series(inner, frame, env)
+            if not isinstance(s.expr, X.Col) or s.aggregate:
+                raise Unsupported(f"{ast.unparse(node)}: a position of something other than a column")
+            fn = "pandas_first" if at == 0 else "pandas_last"
+            return _Series(X.Agg(fn if s.where is None else f"{fn}_where", _where(s), s.expr.dtype), aggregate=True)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "transform":
+            return self._transform(node, frame, env)
+        return None
+
+    def _whole_frame(self, node: ast.expr, frame: _Frame, env: dict[str, _Frame]) -> None:
+        if not (isinstance(node, ast.Name) and env.get(node.id) is frame):
+            raise Unsupported(f"{ast.unparse(node)} is not the frame it is used on")
+
+    def _transform(self, call: ast.Call, frame: _Frame, env: dict[str, _Frame]) -> _Series:
+        """pdf.groupby(k)["c"].transform("mean"): each row's value of its subgroup, a function of
+        the subgroup's rows (pandas leaves out rows with a missing key: their value is missing)."""
+        fn = _constant(call.args[0], str) if len(call.args) == 1 and not call.keywords else None
+        if fn not in _AGGREGATES:
+            raise Unsupported("transform with the name of a sum, mean, max, min or count")
+        target = call.func.value
+        if isinstance(target, ast.Subscript) and _constant(target.slice, str) is not None:
+            grouped, column = target.value, target.slice.value
+        elif isinstance(target, ast.Attribute):
+            grouped, column = target.value, target.attr
+        else:
+            raise Unsupported(f"{ast.unparse(call)}")
+        if not (isinstance(grouped, ast.Call) and isinstance(grouped.func, ast.Attribute)
+                and grouped.func.attr == "groupby" and len(grouped.args) == 1 and not grouped.keywords):
+            raise Unsupported("transform of groupby(keys)[column]")
+        self._whole_frame(grouped.func.value, frame, env)
+        keys = _string_list(grouped.args[0]) or ([grouped.args[0].value]
+                                                 if _constant(grouped.args[0], str) is not None else None)
+        if not keys:
+            raise Unsupported("groupby with literal column names")
+        for k in keys:
+            frame.column(k)
+        col = frame.column(column)
+        agg = _pandas_agg(fn, col)
+        return _Series(X.Agg(f"{agg.fn}_by_{'_'.join(keys)}", col, agg.dtype), aggregate=True)
+
     def _column_of(self, name: ast.Name, column: str, frame: _Frame, env: dict[str, _Frame],
                    by_attribute: bool = False) -> X.Col:
         # a Series of another frame would be aligned by index labels: not modelled
@@ -420,8 +642,19 @@ class _Reader:
             s = self.series(call.func.value, frame, env)
             if not isinstance(s.expr, X.Col):
                 raise Unsupported(f"{method}() of an expression")
-            return _Series(_pandas_agg(method, s.expr), aggregate=True)
+            agg = _pandas_agg(method, s.expr)
+            if s.where is not None:
+                agg = X.Agg(f"{agg.fn}_where", _where(s), agg.dtype)
+            return _Series(agg, aggregate=True)
+        if method == "nunique" and not call.args:
+            s = self.series(call.func.value, frame, env)
+            if not isinstance(s.expr, X.Col):
+                raise Unsupported("nunique() of an expression")
+            return _Series(X.Agg("pandas_nunique" if s.where is None else "pandas_nunique_where", _where(s), "long"),
+                           aggregate=True)
         s = self.series(call.func.value, frame, env)
+        if s.where is not None:
+            raise Unsupported(f"{method}() of pdf.loc[mask, column]: only reductions to one value are read")
         if method in ("isna", "isnull", "notna", "notnull") and not call.args:
             missing = X.IsNull(s.expr) if method in ("isna", "isnull") else X.IsNotNull(s.expr)
             return _Series(missing, mask=True)
@@ -442,8 +675,8 @@ class _Reader:
 
 def _compare(op: str, a: _Series, b: _Series) -> X.Expr:
     """pandas' comparison: False where a value is missing (True for !=), never missing itself."""
-    if a.aggregate or b.aggregate or a.mask or b.mask:
-        raise Unsupported("comparison of masks or aggregates")
+    if a.mask or b.mask or a.where is not None or b.where is not None:
+        raise Unsupported("comparison of masks")
     ta, tb = _dtype(a.expr), _dtype(b.expr)
     numeric = _is_number(ta) and _is_number(tb)
     strings = ta == "string" and tb == "string" and op in ("=", "!=")
@@ -473,6 +706,63 @@ def _arith(op: str, a: _Series, b: _Series) -> X.Expr:
     return X.Arith(op, left, right, dtype)
 
 
+def _where(s: _Series) -> X.Expr:
+    """The column a reduction reads: only the rows a `.loc` mask keeps."""
+    if s.where is None:
+        return s.expr
+    return X.Case(((s.where, s.expr),), X.Lit(None, _dtype(s.expr)))
+
+
+def _position(node: ast.expr) -> tuple[ast.expr, int] | None:
+    """(series, 0 or -1) for `s.iloc[i]`, `s.values[i]`, `s.to_numpy()[i]` with i 0 or -1."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    at = _constant(node.slice, int)
+    if at is None and isinstance(node.slice, ast.UnaryOp) and isinstance(node.slice.op, ast.USub):
+        inner = _constant(node.slice.operand, int)
+        at = -inner if inner is not None else None
+    if at not in (0, -1):
+        return None
+    holder = node.value
+    if isinstance(holder, ast.Attribute) and holder.attr in ("iloc", "values"):
+        return holder.value, at
+    if isinstance(holder, ast.Call) and isinstance(holder.func, ast.Attribute) and holder.func.attr == "to_numpy" \
+            and not holder.args and not holder.keywords:
+        return holder.func.value, at
+    return None
+
+
+def _scalar_form(node: ast.expr) -> bool:
+    """Whether an expression is written as a value of the whole group (its outermost call or
+    subscript reduces a series to one value)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+        return True
+    if _position(node) is not None:
+        return True
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in (*_AGGREGATES, "nunique") and not node.args:
+        return True
+    if isinstance(node, ast.BinOp):
+        return _scalar_form(node.left) and (_scalar_form(node.right) or isinstance(node.right, ast.Constant)) or \
+            _scalar_form(node.right) and isinstance(node.left, ast.Constant)
+    return False
+
+
+def _column_type(values: tuple) -> str:
+    present = [v for v in values if v is not None and v == v]
+    if present and all(isinstance(v, bool) for v in present):
+        return "boolean"
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return "long"
+    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return "double"
+    if present and all(isinstance(v, str) for v in present):
+        return "string"
+    raise Unsupported("a recorded frame column of mixed or unknown type")
+
+
 def _frame_attribute(name: str) -> bool:
     """`pdf.<name>` is pandas' own attribute (pdf.size, pdf.T), not the column of that name."""
     import pandas
@@ -488,7 +778,7 @@ def _exact_mix(a: X.Expr, b: X.Expr) -> None:
 
 
 def _numeric(s: _Series) -> None:
-    if s.mask or s.aggregate or not _is_number(_dtype(s.expr)):
+    if s.mask or s.where is not None or not _is_number(_dtype(s.expr)):
         raise Unsupported(f"arithmetic on {s.expr} ({_dtype(s.expr)})")
 
 

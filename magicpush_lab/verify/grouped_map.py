@@ -22,9 +22,13 @@ ROW-TO-ROW verifier, as the paper's Section 5.2 does: that walk is the walk's ow
 
 pandas is not Spark (docs/semantics.md, "GroupedMap"); what the model cannot
 follow is refused:
-- a Spark NaN reaches fn as NaN, exactly like NULL does, and comes back as NULL:
-  a G that reads a float or double column is refused (G would tell NaN from NULL
-  where fn cannot);
+- a Spark NaN reaches fn as NaN, exactly like NULL does, and comes back as NULL: a
+  row with NaN in a double column is, to fn, the same row with NULL there. G reads
+  each double column as pandas does (`missing_doubles`: NaN read as NULL), so on such
+  a row it is G on the NULL row, which the proof covers; G may not compute in doubles
+  (Spark's `inf - inf` is NaN, which pandas would have made missing, and NaN sorts above
+  every number in Spark), and a float (32-bit) column is refused (numpy compares it in 32
+  bits);
 - numpy integer arithmetic wraps: every integer `+ - *` and negation the proof
   relies on must be proved to stay in the range of its narrowest column;
 - a long column with a missing value becomes float64 in pandas, which rounds
@@ -114,7 +118,7 @@ def key_determined(op: P.GroupedMap) -> dict[X.Col, X.Expr]:
         if isinstance(node, (P.Project, P.Aggregate)):
             # the first row's value of a group-constant column is that value
             firsts = {c: known[e.arg] for c, e in node.outputs
-                      if isinstance(e, X.Agg) and e.fn == "pandas_first" and e.arg in known}
+                      if isinstance(e, X.Agg) and e.fn in ("pandas_first", "pandas_last") and e.arg in known}
             known = {c: X.substitute(e, known) for c, e in node.outputs
                      if not any(isinstance(n, X.Agg) for n in X.walk(e)) and X.columns(e) <= set(known)}
             known.update(firsts)
@@ -126,7 +130,9 @@ def key_determined(op: P.GroupedMap) -> dict[X.Col, X.Expr]:
 def is_row_wise(op: P.GroupedMap) -> str:
     """Why the body is not a row-by-row map, or "" when it is."""
     for node in chain(op.body):
-        if isinstance(node, (P.Filter, P.Reorder, P.Source)):
+        if isinstance(node, P.Filter) and not any(isinstance(n, X.Agg) for n in X.walk(node.condition)):
+            continue
+        if isinstance(node, (P.Reorder, P.Source)):
             continue
         if isinstance(node, P.Project) \
                 and not any(isinstance(n, X.Agg) for _, e in node.outputs for n in X.walk(e)):
@@ -158,11 +164,58 @@ def predicate_refusal(op: P.GroupedMap, f: X.Expr, g: X.Expr) -> str:
     node = X.first_nondeterministic(f, g, *op.keys)
     if node is not None:
         return f"{node} is nondeterministic"
-    floats = sorted(c.name for c in X.columns(g) if c.dtype in FRACTIONAL)
+    floats = sorted(c.name for c in X.columns(_without_missing_reads(g)) if c.dtype in FRACTIONAL)
     if floats:
-        return (f"the predicate reads {', '.join(floats)}: fn sees NaN as missing, like NULL, so a"
-                f" predicate on a float column cannot stand for what fn does")
+        return (f"the predicate reads {', '.join(floats)} other than as pandas does: fn sees NaN as missing,"
+                f" like NULL, so it must read NaN as NULL and not compute in doubles")
     return ""
+
+
+def _as_missing(c: X.Col) -> X.Expr:
+    return X.Case(((X.Not(X.Func("isnan", (c,), "boolean")), c),), X.Lit(None, c.dtype))
+
+
+def missing_doubles(g: X.Expr) -> X.Expr | None:
+    """G reading each double column as pandas does: a NaN as missing (NULL), so that on a row with
+    NaN it is G on the row with NULL, which is what fn sees. None when G computes in doubles
+    (arithmetic or a function of them may make a NaN of numbers, which fn would see as missing
+    and Spark does not) or reads a float (32-bit) column.
+
+    >>> amount = X.Col("amount", 1, "double")
+    >>> str(missing_doubles(X.Cmp(">", amount, X.Lit(995.0, "double"))))
+    'CASE WHEN NOT isnan(amount) THEN amount ELSE NULL END > 995.0'
+    >>> missing_doubles(X.Cmp(">", X.Arith("*", amount, X.Lit(2.0, "double"), "double"), X.Lit(4.0, "double")))
+    """
+    doubles = [c for c in X.columns(g) if c.dtype in FRACTIONAL]
+    if not doubles:
+        return g
+    if any(c.dtype != "double" for c in doubles):
+        return None
+    for node in X.walk(g):
+        if isinstance(node, (X.Arith, X.Neg, X.Func, X.PyUdf)) and X.dtype_of(node) in FRACTIONAL:
+            return None
+    return X.substitute(g, {c: _as_missing(c) for c in doubles})
+
+
+def _without_missing_reads(g: X.Expr) -> X.Expr:
+    """G with its NaN-as-NULL reads of double columns taken out (what is left must read none)."""
+    marks = {}
+    for c in X.columns(g):
+        if c.dtype == "double":
+            marks[_as_missing(c)] = X.Lit(None, "boolean")
+    if not marks or any(isinstance(n, (X.Arith, X.Neg, X.Func)) and X.dtype_of(n) in FRACTIONAL
+                        and n not in marks for n in X.walk(g)):
+        return g
+    return _replace_nodes(g, marks)
+
+
+def _replace_nodes(e: X.Expr, found: dict) -> X.Expr:
+    if e in found:
+        return found[e]
+    kids = X.children(e)
+    if not kids:
+        return e
+    return X.with_children(e, tuple(_replace_nodes(k, found) for k in kids))
 
 
 def refused(kind: str, reason: str, rows: int = WHOLE_GROUPS_ROWS, example: dict | None = None) -> Verdict:

@@ -8,7 +8,9 @@ compares the output bags; every pushing case has a neighbour that must not push.
 
 from __future__ import annotations
 
+import inspect
 import random
+import textwrap
 from dataclasses import dataclass
 from typing import Callable
 
@@ -16,6 +18,8 @@ import pandas as pd
 import pytest
 from pyspark.sql import functions as F
 
+from magicpush_lab.capture.trace import Udf
+from magicpush_lab.capture.udfs import with_captured_constants
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 from .harness import bag, rewritten_pipeline, run_engine, udf_record
@@ -82,8 +86,45 @@ def keep_ids(pdf):
 last_two = lambda pdf: pdf.sort_values("v").head(2)  # noqa: E731 - a lambda body is read too
 last_two.__name__ = "last_two"
 
+
+def flag_big(pdf):
+    pdf = pdf[pdf["v"] > 0]
+    return pdf.assign(big=pdf["amount"] > 5)
+
+
+def normalised(pdf):
+    base = pdf.loc[pdf.v == 1, "amount"].values[0]
+    pdf["rel"] = pdf.amount - base
+    return pdf
+
+
+def counted(pdf):
+    return pd.DataFrame({"store": [pdf.store.iloc[0]], "n": [len(pdf)]})
+
+
+def with_sub_max(pdf):
+    pdf["m"] = pdf.groupby("v")["amount"].transform("max")
+    return pdf
+
+
+def above_mean(pdf):
+    return pdf[pdf.v > pdf.v.mean()]
+
+
+SIZES = pd.DataFrame({"store": ["a", "b", "c"], "size_class": ["S", "L", "L"]})
+
+
+def with_size(pdf):
+    return pdf.merge(SIZES, on="store", how="left")
+
+
+def biggest_sized(pdf):
+    return pdf.merge(SIZES, on="store").sort_values("v", ascending=False).head(1)
+
+
 FUNCTIONS = {f.__name__: f for f in (keep_positive, top_two, with_flag, with_big_key, key_doubled, totals,
-                                      doubled, with_twice, summary, share, shifted, keep_ids, last_two)}
+                                      doubled, with_twice, summary, share, shifted, keep_ids, last_two, flag_big,
+                                      normalised, counted, with_sub_max, above_mean, with_size, biggest_sized)}
 
 SALES = "v int, store string, amount double"
 SCHEMAS = {
@@ -97,6 +138,12 @@ SCHEMAS = {
     "share": SALES + ", total double",
     "shifted": SALES + ", w double",
     "keep_ids": "id long, store string",
+    "flag_big": SALES + ", big boolean",
+    "normalised": SALES + ", rel double",
+    "counted": "store string, n long",
+    "with_sub_max": SALES + ", m double",
+    "with_size": SALES + ", size_class string",
+    "biggest_sized": SALES + ", size_class string",
 }
 
 
@@ -113,6 +160,11 @@ def sales_rows(seed: int = 11) -> list[tuple]:
 
 
 ID_ROWS = [(2 ** 53 + 1, "a"), (None, "a"), (5, "b"), (2 ** 60 + 3, "b"), (-1, "c"), (9, None)]
+
+# every group has a row with v == 1 (the reference `normalised` reads; pandas raises without one)
+REF_ROWS = [(1, "a", 2.0), (3, "a", 5.0), (3, "a", 5.0), (None, "a", float("nan")), (1, "b", float("nan")),
+            (7, "b", 1.0), (1, "c", None), (4, "c", 3.5), (1, None, 1.0), (1000, None, None), (9, "d", 2.0),
+            (1, "d", -1.0)]
 
 
 # ----------------------------------------------------------------------------- cases
@@ -172,12 +224,40 @@ CASES = [
          "key_doubled", lambda: F.col("v2") > 10, None, keys=("v",)),
     Case("filter through a row-by-row body that receives a long column: must not be pushed",
          "keep_ids", lambda: F.col("id") > 6, None, table="ids"),
+    # pandas compares a double with NaN as missing: the predicate reads NaN as NULL
+    Case("a flag from a comparison of a double, NaN missing to pandas: pushed reading NaN as NULL",
+         "flag_big", lambda: F.col("big"), EQUIVALENT,
+         "coalesce(CASE WHEN NOT isnan(amount) THEN amount ELSE NULL END > 5, False)"),
+    Case("the same flag and its double column: pushed as well", "flag_big",
+         lambda: F.col("big") & (F.col("amount") < 9.5), EQUIVALENT),
+    # scalars of the group: the body is read, filters on the keys push, the rest must not
+    Case("filter on the key through a body normalising by a reference row: pushed", "normalised",
+         lambda: F.col("store") == "a", EQUIVALENT, "store = 'a'", table="ref"),
+    Case("filter on the normalised value: must not be pushed", "normalised", lambda: F.col("rel") > 0, None,
+         table="ref"),
+    Case("filter on the key through a one-row frame with len(pdf): pushed", "counted",
+         lambda: F.col("store") == "b", EQUIVALENT, "store = 'b'"),
+    Case("filter on the group's row count: must not be pushed", "counted", lambda: F.col("n") > 2, None),
+    Case("filter on the key through groupby().transform: pushed", "with_sub_max",
+         lambda: F.col("store") == "c", EQUIVALENT, "store = 'c'"),
+    Case("filter on a per-row column through groupby().transform: must not be pushed", "with_sub_max",
+         lambda: F.col("v") > 900, None),
+    Case("filter on the key through a mask against the group's mean: pushed", "above_mean",
+         lambda: F.col("store") == "a", EQUIVALENT, "store = 'a'"),
+    Case("filter on a per-row column through a mask against the group's mean: must not be pushed", "above_mean",
+         lambda: F.col("v") > 900, None),
+    Case("filter on a column looked up by the key in a recorded frame: pushed as the keys", "with_size",
+         lambda: F.col("size_class") == "L", EQUIVALENT),
+    Case("filter on a per-row column through a merge and head: must not be pushed", "biggest_sized",
+         lambda: F.col("v") > 900, None),
 ]
 
 
 def _source(spark, case: Case):
     if case.table == "ids":
         return spark.createDataFrame(ID_ROWS, "id long, store string")
+    if case.table == "ref":
+        return spark.createDataFrame(REF_ROWS, SALES)
     return spark.createDataFrame(sales_rows(), SALES)
 
 
@@ -192,7 +272,7 @@ def test_grouped_map_case(spark, case: Case):
     sources = [_source(spark, case)]
     body = _body(case)
     original = body(sources).filter(case.late())
-    walk = run_engine(sources, original, [udf_record(case.fn, FUNCTIONS[case.fn], return_type="struct")])
+    walk = run_engine(sources, original, [_recorded(case.fn)])
 
     if case.expect is None:
         assert walk.pushed == [], f"must not push, pushed {[str(p.predicate) for p in walk.pushed]}"
@@ -208,6 +288,15 @@ def test_grouped_map_case(spark, case: Case):
     rewritten = rewritten_pipeline(walk, sources, body, case.late, case.expect == SUPERSET)
     assert bag(rewritten) == bag(original)
     assert len(bag(original)) > 0, "the case's data should keep some rows, or the comparison proves little"
+
+
+def _recorded(name: str) -> Udf:
+    """The function as the tracer records it: with the frames and modules it reads in front."""
+    fn = FUNCTIONS[name]
+    source = textwrap.dedent(inspect.getsource(fn))
+    if name == "last_two":
+        source = "last_two = lambda pdf: pdf.sort_values(\"v\").head(2)"
+    return Udf(name, with_captured_constants(source, fn), True, "struct")
 
 
 # ----------------------------------------------------------------------------- why the refusals matter
