@@ -13,6 +13,7 @@ The result is only a candidate; the verifier decides whether it is correct.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import time
 from fractions import Fraction
 from typing import Iterable, Sequence
@@ -47,7 +48,8 @@ def predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow],
     except z3.Z3Exception:
         pass  # simplification is an optimisation; the raw formula still works
     try:
-        dnf = _dnf(phi, positive=True)
+        # the DNF is built in Python, a lifted if-then-else at a time: it has a deadline too
+        dnf = _dnf(phi, positive=True, deadline=time.monotonic() + limit_ms(timeout_ms) / 1000)
     except NotExpressible:
         return None
     if dnf is None:
@@ -76,34 +78,37 @@ def predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow],
 # ----------------------------------------------------------------------------- DNF
 
 
-def _dnf(f: z3.BoolRef, positive: bool) -> list[Conj] | None:
-    """Disjunctive normal form of f (or of Not f), as lists of literals; None if too big."""
+def _dnf(f: z3.BoolRef, positive: bool, deadline: float = math.inf) -> list[Conj] | None:
+    """Disjunctive normal form of f (or of Not f), as lists of literals; None if too big or not
+    found by `deadline` (a `time.monotonic()` value)."""
+    if time.monotonic() > deadline:
+        return None
     if z3.is_true(f):
         return [()] if positive else []
     if z3.is_false(f):
         return [] if positive else [()]
     if z3.is_not(f):
-        return _dnf(f.arg(0), not positive)
+        return _dnf(f.arg(0), not positive, deadline)
     if z3.is_and(f) or z3.is_or(f):
         conj = z3.is_and(f) == positive
-        parts = [_dnf(a, positive) for a in f.children()]
+        parts = [_dnf(a, positive, deadline) for a in f.children()]
         if any(p is None for p in parts):
             return None
         return _product(parts) if conj else _union(parts)
     if z3.is_app_of(f, z3.Z3_OP_ITE) and z3.is_bool(f):
         c, a, b = f.children()
-        return _dnf(z3.Or(z3.And(c, a), z3.And(z3.Not(c), b)), positive)
+        return _dnf(z3.Or(z3.And(c, a), z3.And(z3.Not(c), b)), positive, deadline)
     if z3.is_eq(f) and z3.is_bool(f.arg(0)):
         a, b = f.children()
-        return _dnf(z3.Or(z3.And(a, b), z3.And(z3.Not(a), z3.Not(b))), positive)
+        return _dnf(z3.Or(z3.And(a, b), z3.And(z3.Not(a), z3.Not(b))), positive, deadline)
     if z3.is_implies(f):
         a, b = f.children()
-        return _dnf(z3.Or(z3.Not(a), b), positive)
+        return _dnf(z3.Or(z3.Not(a), b), positive, deadline)
     ite = first_term_ite(f)
     if ite is not None:
         c, a, b = ite.children()
         lifted = z3.If(c, z3.substitute(f, (ite, a)), z3.substitute(f, (ite, b)))
-        return _dnf(lifted, positive)
+        return _dnf(lifted, positive, deadline)
     lit = f if positive else z3.Not(f)
     return [(z3.simplify(lit, arith_lhs=True),)]
 
