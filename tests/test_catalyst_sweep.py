@@ -5,8 +5,12 @@ Every built-in function of the installed Spark comes with an example in its regi
 (`ExpressionInfo`); each example's expression goes into a pipeline over a traced source, with a
 late filter on a column beside it (which crosses the expression's projection) and one on the
 expression's own value (which must either push, stop with a reason, or be refused because it
-cannot be written back). The DataFrame methods are swept by tests/test_api_families.py, whose
-pipelines are optimized too.
+cannot be written back).
+
+The logical operators come from the DataFrame API: a table names, for each Catalyst plan class
+a public method makes, the case of tests/test_api_families.py that makes it; the test checks
+that the class is in that case's traced plan and that optimizing the case, with a late filter
+on its output, gives suggestions or notes and never fails.
 """
 
 from __future__ import annotations
@@ -16,8 +20,11 @@ import re
 import pytest
 
 from magicpush_lab.budget import Budget
+from magicpush_lab.kernel.extension import load, unload
 from magicpush_lab.pipeline import optimize_trace
 from tests.cells import run_cells
+from tests.test_api_families import CASES as API_CASES
+from tests.test_api_families import SETUP as API_SETUP
 
 pytestmark = pytest.mark.slow
 
@@ -71,3 +78,50 @@ def test_every_builtin_function_translates_or_stops_with_a_reason(spark, shell):
             crashed.append((name, cls, notes or "nothing said"))
     assert tried > 300, tried  # most examples make a pipeline
     assert crashed == []
+
+
+# Catalyst logical plan class -> the API case (tests/test_api_families.py) whose analyzed plan has
+# it (`distinct()` is analyzed as a Deduplicate, `unpivot` as an Expand: they are covered there)
+PLAN_CLASSES = {
+    "Project": "select", "Filter": "filter Column", "Join": "join inner",
+    "Aggregate": "groupBy agg Columns", "Expand": "rollup", "Generate": "explode", "Window": "window",
+    "Sort": "orderBy", "GlobalLimit": "limit", "LocalLimit": "limit", "Offset": "offset", "Union": "union",
+    "Intersect": "intersect", "Except": "subtract", "Sample": "sample", "Repartition": "coalesce",
+    "RepartitionByExpression": "repartition", "Deduplicate": "dropDuplicates subset",
+    "SubqueryAlias": "alias", "ResolvedHint": "hint",
+    "MapInPandas": "mapInPandas", "MapInArrow": "mapInArrow", "FlatMapGroupsInPandas": "applyInPandas",
+    "FlatMapGroupsInArrow": "applyInArrow", "FlatMapCoGroupsInPandas": "cogroup applyInPandas",
+    "AttachDistributedSequence": "zipWithIndex", "LateralJoin": "lateralJoin", "CollectMetrics": "observe",
+    "LogicalRDD": "rdd map toDF", "DeduplicateWithinWatermark": "dropDuplicatesWithinWatermark",
+    "NearestByJoin": "nearestByJoin",
+}
+_API = {c.name: c for c in API_CASES}
+
+
+def _late(ip) -> str:
+    """A late filter on the case's output: on its first column, which every case keeps."""
+    first = ip.user_ns["out"].columns[0]
+    return f"late = out.filter(F.col({first!r}).isNotNull())"
+
+
+@pytest.mark.parametrize("cls,case", sorted(PLAN_CLASSES.items()), ids=sorted(PLAN_CLASSES))
+def test_every_plan_class_of_the_dataframe_api_translates_or_stops_with_a_reason(spark, cls, case):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    ip.user_ns["spark"] = spark
+    unload(ip)
+    tracer = load(ip)
+    try:
+        cells = [API_SETUP, *_API[case].cells]
+        run_cells(ip, cells)
+        cells.append(_late(ip))
+        run_cells(ip, cells[-1:])
+        trace = tracer.trace()
+        classes = {c for e in trace.events if e.plan is not None for c in trace.plans.classes(e.plan)}
+        assert cls in classes, sorted(classes)
+        result = optimize_trace(trace, cells, all_pipelines=True, budget=Budget(5.0))
+    finally:
+        unload(ip)
+    assert not [n for n in result.notes if CRASH in n], result.notes
+    assert result.suggestions or result.notes
