@@ -254,6 +254,69 @@ def code_udf_store(spark, t):
     return t["sales"].withColumn("code", F.udf(store_code, StringType())(c("store")))
 
 
+# ----------------------------------------------------------------------------- real-notebook shapes
+# The five shapes of the real-notebooks issue: a DataFrame shared by branches that meet again,
+# a late filter written one condition at a time, dropna(thresh=...), a UDF with many branches
+# (the budget's heaviest search), and ten filters stopped by one step.
+
+def shared_branches(spark, t):
+    base = t["sales"].withColumn("gross", F.udf(with_tax, DoubleType())(c("amount")))
+    north, south = base.filter(c("region") == "north"), base.filter(c("region") == "south")
+    return north.unionByName(south)
+
+
+def analyst_chain(spark, t):
+    joined = t["sales"].join(t["stores"], "store")
+    flagged = joined.withColumn("band", F.udf(band, StringType())(c("amount")))
+    return flagged.filter(c("size") > 100).filter(c("day") >= F.lit("2023-01-01").cast("date"))
+
+
+def dropna_thresh(spark, t):
+    net = t["sales"].withColumn("net", F.when(c("qty") > 0, c("amount")))
+    return net.dropna(thresh=9).withColumn("label", F.udf(qty_label, StringType())(c("qty")))
+
+
+def price_band(amount):
+    if amount is None:
+        return None
+    if amount > 950:
+        return "b0"
+    elif amount > 900:
+        return "b1"
+    elif amount > 850:
+        return "b2"
+    elif amount > 800:
+        return "b3"
+    elif amount > 750:
+        return "b4"
+    elif amount > 700:
+        return "b5"
+    elif amount > 650:
+        return "b6"
+    elif amount > 600:
+        return "b7"
+    elif amount > 500:
+        return "b8"
+    elif amount > 400:
+        return "b9"
+    elif amount > 300:
+        return "b10"
+    elif amount > 200:
+        return "b11"
+    return "low"
+
+
+def many_branches(spark, t):
+    return t["sales"].withColumn("pb", F.udf(price_band, StringType())(c("amount")))
+
+
+def ten_filters(spark, t):
+    df = t["sales"].withColumn("r", F.rand(5) * 10)
+    for i in range(9):
+        df = df.filter(c("r") > i / 2)
+    return df
+
+
 CASES: list[Case] = [
     Case("udf_band", "Python UDF output", udf_band, lambda: c("band") == "top"),
     Case("udf_tax", "Python UDF output", udf_tax, lambda: c("gross") > 1194.0),
@@ -298,6 +361,13 @@ CASES: list[Case] = [
     Case("expr_join_qty", "expression join key", expr_join_qty, lambda: c("k") == 3),
     Case("year_eq", "non-sargable (year)", year_sargable, lambda: c("yr") == 2023),
     Case("arith_shift", "non-sargable (arithmetic)", arith_sargable, lambda: c("shifted") > 1000.0),
+    Case("shared_branches", "one read feeding two branches that meet", shared_branches,
+         lambda: c("gross") > 1194.0),
+    Case("analyst_chain", "late filter written one condition at a time", analyst_chain,
+         lambda: c("amount") > 990.0),
+    Case("dropna_thresh", "dropna(thresh=...)", dropna_thresh, lambda: c("label") == "few"),
+    Case("many_branches", "UDF with 13 branches", many_branches, lambda: c("pb").isin("b0", "b5")),
+    Case("ten_filters", "filters on a random column", ten_filters, lambda: c("r") > 4.5),
 ]
 
 BY_NAME = {case.name: case for case in CASES}
