@@ -170,7 +170,7 @@ def test_notebook_rewrite_keeps_every_sink(shell, spark, c: Case):
 
 
 # 5. one note per blocking step, naming its code and cell
-TEN_FILTERS = [SETUP, 'noisy = cases.withColumn("r", F.rand(5) * 10)',
+TEN_FILTERS = [SETUP, 'noisy = cases.withColumn("r", F.rand(5) * 10)\ncases.show(3)',
                'for i in range(10):\n    noisy = noisy.filter(F.col("r") > i / 2)']
 
 
@@ -196,6 +196,7 @@ class CandidateBudget(Budget):
 
 
 TWO_PIPELINES = [SETUP,
+                 'cases.groupBy("country").count().show()',
                  'fr = cases.withColumn("w", F.col("new_cases") * 2).filter(F.col("country") == "FR")',
                  URGENT + 'de = cases.withColumn("u", urgent("country")).withColumn("v", F.col("u") + 1)'
                  '.filter((F.col("v") == 2) & (F.col("deaths") > 2))']
