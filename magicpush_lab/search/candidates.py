@@ -224,7 +224,8 @@ def through_aggregate(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Ca
         aggs = [n for n in X.walk(substituted) if isinstance(n, X.Agg)]
         if not aggs:
             on_keys.append(substituted)
-        elif all(a.arg is not None for a in aggs):
+        elif all(a.arg is not None and a.fn != "count" for a in aggs):
+            # (a count is no value of its argument: `count(s) - count(s)` is not `s - s`)
             per_row = X.transform(substituted, lambda n: n.arg if isinstance(n, X.Agg) else None)
             on_rows.append(_readable(per_row, budget))
     if on_keys and on_rows:

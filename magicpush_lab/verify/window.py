@@ -62,7 +62,7 @@ def verify(op: P.Window, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     if kind == EQUIVALENT and read:
         return refuse(f"the late filter reads {describe(op, read[0])}, which a filter below the window would change")
     keys = (*op.partition, *(k for k, _, _ in op.order))
-    node = X.first_nondeterministic(f, pred, *keys)
+    node = X.first_nondeterministic(f, pred, *keys, *(a for c in op.calls for a in c.args))
     if node is not None:
         return refuse(f"{node} is nondeterministic")
     gap = nan.order_gap((pred, *keys))

@@ -104,7 +104,57 @@ def run(plan: P.Plan, tables: dict[int, list[Row]]) -> list[Row]:
         rows = run(plan.child, tables)
         key = functools.cmp_to_key(lambda a, b: _order(plan, a, b) or _cmp_rows(a, b))
         return sorted(rows, key=key)[: plan.k]
+    if isinstance(plan, P.Window):
+        return _window(plan, run(plan.child, tables))
     raise Undefined(f"no reference semantics for {type(plan).__name__}")
+
+
+def _window(plan: P.Window, rows: list[Row]) -> list[Row]:
+    """Each row with its window values: partitions as Spark groups them (NULLs together, every
+    NaN together, -0.0 with 0.0), each sorted by the window's order; rows that tie in it must
+    be equal rows (the fuzzer orders by every column), else the numbering is Spark's choice."""
+    if len(plan.calls) != len(plan.computed):
+        raise Undefined("a window without its functions")
+    parts: dict[tuple, list[Row]] = {}
+    for r in rows:
+        parts.setdefault(tuple(_key(evaluate(k, r)) for k in plan.partition), []).append(r)
+    out = []
+    for members in parts.values():
+        ordered = sorted(members, key=functools.cmp_to_key(lambda a, b: _order(plan, a, b) or _cmp_rows(a, b)))
+        for i, r in enumerate(ordered):
+            if any(_order(plan, r, o) == 0 and _cmp_rows(r, o) != 0 for o in ordered):
+                raise Undefined("rows that tie in the window's order differ")
+            made = dict(r)
+            for col, call in zip(plan.computed, plan.calls):
+                made[(col.name, col.id)] = _window_value(plan, call, ordered, i)
+            out.append(made)
+    return out
+
+
+def _window_value(plan: P.Window, call: P.WindowCall, ordered: list[Row], i: int) -> Any:
+    if call.fn == "row_number":
+        return i + 1
+    if call.fn == "rank":
+        return 1 + sum(1 for o in ordered if _order(plan, o, ordered[i]) < 0)
+    if call.fn == "dense_rank":
+        return len({tuple(_key(evaluate(k, o)) for k, _, _ in plan.order)
+                    for o in ordered if _order(plan, o, ordered[i]) <= 0})
+    if call.fn in ("lag", "lead"):
+        j = i + (call.lower if call.lower is not None else 0)
+        return evaluate(call.args[0], ordered[j]) if 0 <= j < len(ordered) else None
+    if call.rows:
+        lo = 0 if call.lower is None else max(0, i + call.lower)
+        hi = len(ordered) - 1 if call.upper is None else min(len(ordered) - 1, i + call.upper)
+        frame = ordered[lo:hi + 1]
+    elif call.lower is None and call.upper in (0, None):  # RANGE: the current row's ties count as it
+        frame = [o for o in ordered if call.upper is None or _order(plan, o, ordered[i]) <= 0]
+    else:
+        raise Undefined(f"a RANGE frame {call.lower}..{call.upper}")
+    if call.fn in ("first", "last"):
+        picked = frame[0] if call.fn == "first" else frame[-1]
+        return evaluate(call.args[0], picked) if frame else None
+    agg = X.Agg(call.fn, call.args[0] if call.args else None, call.dtype)
+    return _agg(agg, frame)
 
 
 def _full_outer_join(plan: P.OuterJoin, tables: dict[int, list[Row]]) -> list[Row]:
@@ -151,6 +201,11 @@ class _Value(X.Lit):
 def _agg(a: X.Agg, rows: list[Row]) -> Any:
     if a.arg is None:
         return len(rows)
+    if a.fn == "first":  # dropDuplicates' other columns: defined only when the group agrees on them
+        values = {_key(evaluate(a.arg, r)) for r in rows}
+        if len(values) > 1:
+            raise Undefined(f"{a}: the group's rows differ, and which one is kept is Spark's choice")
+        return evaluate(a.arg, rows[0]) if rows else None
     vals = [v for v in (evaluate(a.arg, r) for r in rows) if v is not None]
     if a.fn == "count":
         return len(vals)
@@ -162,6 +217,8 @@ def _agg(a: X.Agg, rows: list[Row]) -> Any:
         return pick
     if a.fn == "sum":
         return _fits(sum(vals), a.dtype)
+    if a.fn in ("avg", "average") and all(isinstance(v, (int, float)) for v in vals):
+        return sum(vals) / len(vals)
     return _undefined(a)
 
 

@@ -11,6 +11,7 @@ import functools
 import textwrap
 from typing import Any
 
+from pyspark.sql import Window
 from pyspark.sql import functions as F
 
 from magicpush_lab.ir import expr as X
@@ -43,6 +44,15 @@ def dataframe(spark, plan: P.Plan, tables: dict[int, list[dict]]):
     if isinstance(plan, P.Union):
         frames = [dataframe(spark, i, tables) for i in plan.inputs]
         return functools.reduce(lambda a, b: a.union(b), frames).toDF(*(c.name for c in plan.output))
+    if isinstance(plan, P.Aggregate) and plan.deduplicate:
+        return dataframe(spark, plan.child, tables).dropDuplicates([k.name for k in plan.keys]) \
+            .select(*(c.name for c in plan.output))
+    if isinstance(plan, P.Window):
+        spec = Window.partitionBy(*(column(k) for k in plan.partition))
+        if plan.order:
+            spec = spec.orderBy(*(_sort_key(column(e), asc, nulls_first) for e, asc, nulls_first in plan.order))
+        made = [_window_function(call, spec).alias(c.name) for c, call in zip(plan.computed, plan.calls)]
+        return dataframe(spark, plan.child, tables).select("*", *made)
     if isinstance(plan, P.Aggregate):
         grouped = dataframe(spark, plan.child, tables).groupBy(*(column(k) for k in plan.keys))
         made = [column(e).alias(c.name) for c, e in plan.outputs if any(isinstance(n, X.Agg) for n in X.walk(e))]
@@ -65,6 +75,21 @@ def rows_of(df, cols: tuple[X.Col, ...]) -> list[dict]:
 
 def column(e: X.Expr) -> Any:
     return to_column(e, udf=_udf)
+
+
+def _window_function(call: P.WindowCall, spec: Any) -> Any:
+    """A WindowCall as the PySpark window function over `spec` with its frame."""
+    args = [column(a) for a in call.args]
+    if call.fn in ("row_number", "rank", "dense_rank"):
+        return getattr(F, call.fn)().over(spec)
+    if call.fn in ("lag", "lead"):
+        return getattr(F, call.fn)(args[0], abs(call.lower or 1)).over(spec)
+    unbounded = (Window.unboundedPreceding, Window.unboundedFollowing)
+    bounds = (unbounded[0] if call.lower is None else call.lower, unbounded[1] if call.upper is None else call.upper)
+    framed = spec.rowsBetween(*bounds) if call.rows else spec.rangeBetween(*bounds)
+    fn = {"count": F.count, "sum": F.sum, "max": F.max, "min": F.min, "first": F.first, "last": F.last,
+          "avg": F.avg}[call.fn]
+    return fn(args[0] if args else F.lit(1)).over(framed)
 
 
 def _sort_key(c: Any, asc: bool, nulls_first: bool) -> Any:

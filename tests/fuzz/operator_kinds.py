@@ -1,0 +1,169 @@
+"""Random operators of the kinds issue 20 closed, for the differential fuzzer's pipelines.
+
+Each generator has generate.py's shape, `(rng, plan, names, used) -> P.Plan | None` (None
+when the plan's columns do not allow it), builds well-typed IR whose new columns come from
+`names`, and is run by both executors: the reference evaluator (tests/engine/reference.py:
+windows, `first` for dropDuplicates, `avg`) and Spark (tests/engine/spark_ir.py):
+
+- `window`: row_number, rank, dense_rank, lag/lead, running, moving, suffix and whole-partition
+  sum/count/max/min/first/last, partitioned by a column, by nothing or by an expression
+  (`upper(s)`, `abs(a)`); ordered by every input column, so rows that tie in the order are
+  equal rows and the numbering is not Spark's choice;
+- `double_keyed_window`: the same with a double first in the order or as the partition key
+  (the tables have NaN, the infinities, -0.0 and 0.0);
+- `deduplicate`: dropDuplicates on a strict subset of the columns (the reference leaves a
+  group undefined when its rows differ outside the subset: which one Spark keeps is its choice);
+- `pivot_by_aggregate`: groupBy().pivot() with max, min, sum, count(*), count of a column or avg,
+  each slot written as translate/spark_plan.py writes it;
+- `top_k_on_doubles`: orderBy with a double first, then every other column, and a limit.
+
+To wire them in, generate.py extends its operator list, e.g.
+
+    from tests.fuzz import operator_kinds
+    OPERATORS = [project, project, filter_, join, join, aggregate, pivot, top_k, union, unpivot,
+                 *operator_kinds.OPERATORS]
+
+`OPERATORS` below weights them as generate.py weights its own (one entry each, windows twice).
+
+>>> import random
+>>> from tests.fuzz.generate import LEFT, Names
+>>> rng, names = random.Random(3), Names()
+>>> [type(op(rng, LEFT, names, set())).__name__ for op in OPERATORS]
+['Window', 'Window', 'Window', 'Aggregate', 'Aggregate', 'TopK']
+"""
+
+from __future__ import annotations
+
+import random
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+
+from tests.fuzz.generate import Names, of_type
+
+NULL = X.Lit(None, "null")
+_NUMERIC = ("int", "long", "double")
+
+# (function, frame lower, frame upper, ROWS frame): what notebooks compute over a window
+_FRAMED = [("sum", None, 0, True), ("sum", None, 0, False), ("count", None, 0, True), ("max", None, 0, True),
+           ("min", -1, 0, True), ("sum", -2, 0, True), ("sum", 0, None, True), ("count", 0, None, True),
+           ("max", None, None, True), ("first", None, 0, False), ("first", None, None, True),
+           ("last", None, None, True), ("last", None, 0, False)]
+
+
+def window(rng: random.Random, plan: P.Plan, names: Names, used: set[int]) -> P.Plan | None:
+    cols = plan.output
+    if not cols:
+        return None
+    partition = _partition(rng, cols)
+    return _window(rng, plan, names, partition, _total_order(rng, cols))
+
+
+def double_keyed_window(rng: random.Random, plan: P.Plan, names: Names, used: set[int]) -> P.Plan | None:
+    cols = plan.output
+    doubles = of_type(cols, "double")
+    if not doubles:
+        return None
+    d = rng.choice(doubles)
+    if rng.random() < 0.5:  # partition by the double: NaN together, -0.0 with 0.0
+        rest = [c for c in cols if c != d]
+        return _window(rng, plan, names, (d,), _total_order(rng, rest) if rest else ())
+    return _window(rng, plan, names, _partition(rng, cols), _total_order(rng, cols, first=d))
+
+
+def _window(rng: random.Random, plan: P.Plan, names: Names, partition: tuple[X.Expr, ...],
+            order: tuple[tuple[X.Expr, bool, bool], ...]) -> P.Plan | None:
+    calls = [_call(rng, plan.output) for _ in range(rng.randint(1, 2))]
+    calls = [c for c in calls if c is not None]
+    if not calls:
+        return None
+    computed = tuple(names.col(c.dtype) for c in calls)
+    return P.Window(plan, partition, computed, None, order, tuple(calls))
+
+
+def _partition(rng: random.Random, cols: tuple[X.Col, ...]) -> tuple[X.Expr, ...]:
+    kind = rng.random()
+    if kind < 0.15:
+        return ()
+    strings, ints = of_type(cols, "string"), of_type(cols, "int")
+    if kind < 0.35 and strings:
+        return (X.Func("upper", (rng.choice(strings),), "string"),)
+    if kind < 0.45 and ints:
+        return (X.Func("abs", (rng.choice(ints),), "int"),)
+    return (rng.choice([c for c in cols if c.dtype != "double"] or list(cols)),)
+
+
+def _total_order(rng: random.Random, cols, first: X.Col | None = None) -> tuple[tuple[X.Expr, bool, bool], ...]:
+    """Every column, `first` leading: rows tying in it are equal rows."""
+    rest = [c for c in cols if c != first]
+    rng.shuffle(rest)
+    keys = ([first] if first is not None else []) + rest
+    return tuple((c, rng.random() < 0.5, rng.random() < 0.5) for c in keys)
+
+
+def _call(rng: random.Random, cols: tuple[X.Col, ...]) -> P.WindowCall | None:
+    kind = rng.random()
+    if kind < 0.3:
+        fn = rng.choice(["row_number", "row_number", "rank", "dense_rank"])
+        return P.WindowCall(fn, (), None, 0, True, "int")
+    if kind < 0.5:
+        arg = rng.choice(cols)
+        return rng.choice([P.WindowCall("lag", (arg,), -1, -1, True, arg.dtype),
+                           P.WindowCall("lead", (arg,), 1, 1, True, arg.dtype)])
+    fn, lower, upper, rows = rng.choice(_FRAMED)
+    args = [c for c in cols if c.dtype in _NUMERIC] if fn == "sum" else list(cols)
+    if not args:
+        return None
+    arg = rng.choice(args)
+    dtype = {"count": "long"}.get(fn, "long" if fn == "sum" and arg.dtype != "double" else arg.dtype)
+    return P.WindowCall(fn, (arg,), lower, upper, rows, dtype)
+
+
+def deduplicate(rng: random.Random, plan: P.Plan, names: Names, used: set[int]) -> P.Plan | None:
+    cols = plan.output
+    if len(cols) < 2:
+        return None
+    keys = set(rng.sample(list(cols), rng.randint(1, len(cols) - 1)))
+    outputs = tuple((c, c) if c in keys else (c, X.Agg("first", c, c.dtype)) for c in cols)
+    return P.Aggregate(plan, tuple(c for c in cols if c in keys), outputs, deduplicate=True)
+
+
+def pivot_by_aggregate(rng: random.Random, plan: P.Plan, names: Names, used: set[int]) -> P.Plan | None:
+    cols = plan.output
+    ints = of_type(cols, "int")
+    keys = [c for c in cols if c.dtype != "double" and c not in ints[:1]]
+    if not ints or not keys:
+        return None
+    by, key = ints[0], rng.choice(keys)
+    values = [c for c in cols if c not in (by, key)] or [key]
+    fn = rng.choice(["max", "min", "sum", "count", "count*", "avg"])
+    numeric = [c for c in values if c.dtype in _NUMERIC]
+    if fn in ("sum", "avg") and not numeric:
+        fn = "max"
+    arg = rng.choice(numeric if fn in ("sum", "avg") else values)
+    slots = []
+    for v in (0, 1):
+        chosen = X.Cmp("<=>", by, X.Lit(v, "int"))
+        slots.append(_slot(fn, arg, chosen, names))
+    return P.Aggregate(plan, (key,), ((key, key), *slots), pivot=True)
+
+
+def _slot(fn: str, arg: X.Col, chosen: X.Expr, names: Names) -> tuple[X.Col, X.Expr]:
+    """One pivoted column, as translate/spark_plan._pivot_slot writes it."""
+    if fn in ("count", "count*"):
+        counted = X.Lit(1, "int") if fn == "count*" else arg
+        rows = X.Agg("count", X.Case(((chosen, X.Lit(1, "int")),), NULL), "long")
+        value = X.Agg("count", X.Case(((chosen, counted),), NULL), "long")
+        return names.col("long"), X.Case(((X.Cmp(">", rows, X.Lit(0, "long")), value),), NULL)
+    dtype = {"sum": "long" if arg.dtype != "double" else "double", "avg": "double"}.get(fn, arg.dtype)
+    return names.col(dtype), X.Agg(fn, X.Case(((chosen, arg),), NULL), dtype)
+
+
+def top_k_on_doubles(rng: random.Random, plan: P.Plan, names: Names, used: set[int]) -> P.Plan | None:
+    doubles = of_type(plan.output, "double")
+    if not doubles:
+        return None
+    return P.TopK(plan, _total_order(rng, plan.output, first=rng.choice(doubles)), rng.randint(1, 4))
+
+
+OPERATORS = [window, window, double_keyed_window, deduplicate, pivot_by_aggregate, top_k_on_doubles]
