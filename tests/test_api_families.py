@@ -223,10 +223,14 @@ CASES = [
          ["Other", "Source"], barrier="mapInPandas: the function sees whole batches"),
     case("mapInArrow", ['def same(it):\n    yield from it', 'out = people.mapInArrow(same, people.schema)'],
          ["Other", "Source"], barrier="mapInArrow: the function sees whole batches"),
-    # an RDD round trip: the RDD's lambdas are not read; toDF's DataFrame is a new source at its call
-    case("rdd map toDF", ['rt = people.rdd.map(lambda r: (r.id, r.score)).toDF(["id", "score"])',
-                          'out = rt.filter("id > 1")'],
-         ["Filter", "Source"], check=_source_is("createDataFrame")),
+    # an RDD round trip: the lambdas are read as a projection over the rows of the DataFrame they
+    # came from, when the types are given; with column names only Spark infers them from the rows
+    case("rdd map toDF with a schema", ['rt = people.rdd.map(lambda r: (r.id, r.score)).toDF("id int, score double")',
+                                        'out = rt.filter("id > 1")'],
+         ["Filter", "RowTransform", "Source"], check=_source_is("createDataFrame")),
+    case("rdd map toDF with column names", ['rt = people.rdd.map(lambda r: (r.id, r.score)).toDF(["id", "score"])',
+                                            'out = rt.filter("id > 1")'],
+         ["Filter", "Other", "Source"], barrier="inferred from the RDD's first rows"),
     case("zipWithIndex", 'out = people.zipWithIndex()', ["DropColumn", "RowTransform", "Other", "Source"],
          barrier="zipWithIndex: each row's index"),
     case("lateralJoin", 'out = people.alias("p").lateralJoin(depts.alias("d"), F.col("p.dept") == F.col("d.dept"))',

@@ -166,6 +166,11 @@ class Hooks:
         self._patch(classes.udf, "__init__", self._udf_defined())
         self._patch(classes.udf, "_create_judf", self._udf_pickled())
 
+    def add(self, owner: type, name: str, make: Callable[[Any], Any]) -> None:
+        """Wrap one more method (a registration of another part of capture/, such as rdd.py);
+        put back with the others by `uninstall`."""
+        self._patch(owner, name, make)
+
     def uninstall(self) -> None:
         """Put every original method back."""
         for owner, name, had_own, original in reversed(self._patches):

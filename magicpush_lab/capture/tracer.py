@@ -18,6 +18,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Iterator, Mapping
 
+from magicpush_lab.capture import rdd
 from magicpush_lab.capture.classic import ClassicBackend
 from magicpush_lab.capture.hooks import Call, Hooks, depth
 from magicpush_lab.capture.recorder import Recorder
@@ -37,6 +38,7 @@ class Tracer:
         self.sites = CellSites()
         self.udfs = UdfCapture()
         self.recorder = Recorder(self.backend, self.udfs)
+        self.rdd = rdd.RddLineage()
         self._hooks = Hooks(self)
         self._lock = threading.RLock()
         self._suspended = 0
@@ -55,6 +57,8 @@ class Tracer:
             if _ACTIVE is not None:
                 raise RuntimeError("another Tracer is installed; uninstall it first")
             self._hooks.install()
+            for owner, name, make in rdd.patches(self, self.rdd):  # RDD round trips' lineage
+                self._hooks.add(owner, name, make)
             _ACTIVE = self
 
     def uninstall(self) -> None:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator
 from magicpush_lab.capture.trace import Udf
 
 
-def _function_source(func: Callable[..., Any]) -> str | None:
+def function_source(func: Callable[..., Any]) -> str | None:
     """The dedented source of a UDF's function; for a lambda, just the lambda expression."""
     try:
         src = textwrap.dedent(inspect.getsource(func))
@@ -33,9 +33,33 @@ def _function_source(func: Callable[..., Any]) -> str | None:
     except SyntaxError:
         return src.strip()
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+    if len(lambdas) > 1:  # several on the line: the one whose body holds the code's positions
+        lambdas = [n for n in lambdas if _holds_code(n, func.__code__, src)]
     if len(lambdas) == 1:
         return ast.get_source_segment(src, lambdas[0]) or src
     return src
+
+
+def _holds_code(node: ast.Lambda, code: Any, src: str) -> bool:
+    """Whether the compiled lambda `code` is this lambda of `src` (the text getsource gave, which
+    starts at the code's first line): its instructions sit inside the lambda's body."""
+    first = code.co_firstlineno
+    body = node.body
+    lines = src.splitlines(keepends=True)
+
+    def offset(line: int, col: int) -> int:  # positions count UTF-8 bytes from the line's start
+        return sum(len(x.encode()) for x in lines[:line - 1]) + col
+
+    start, end = offset(body.lineno, body.col_offset), offset(body.end_lineno or body.lineno, body.end_col_offset or 0)
+    found = False
+    for line, _, col, _ in code.co_positions():
+        if line is None or col is None or (line, col) == (first, 0):
+            continue  # the code's own entry and exit, placed at the start of its first line
+        at = offset(line - first + 1, col)
+        if not start <= at <= end:
+            return False
+        found = True
+    return found
 
 
 _MAX_CAPTURED_ITEMS = 256
@@ -108,7 +132,7 @@ def _collect(func: Any, imports: dict[str, str], constants: dict[str, Any], help
         elif isinstance(value, types.FunctionType) and id(value) not in seen and depth < _MAX_HELPER_DEPTH \
                 and len(helpers) < _MAX_HELPERS and value.__name__ == name:
             seen.add(id(value))
-            source = _function_source(value)
+            source = function_source(value)
             if source is None:
                 continue
             if value.__name__ == "<lambda>":
@@ -221,7 +245,7 @@ class UdfCapture:
     def defined(self, udf: Any, func: Any) -> None:
         """A UserDefinedFunction was made of `func`: keep its source."""
         with self._lock:
-            self._udfs[str(udf._name)] = (udf, _function_source(func))
+            self._udfs[str(udf._name)] = (udf, function_source(func))
 
     def pickled(self, udf: Any, func: Any) -> None:
         """Spark pickles `func` now: the constants it reads, and the collected lists among them,

@@ -341,6 +341,10 @@ def _spark_function(t: z3.ExprRef, kind, symbols: dict[str, tuple[str, X.Col]]) 
         if z3.is_int_value(start) and z3.is_int_value(size) and start.as_long() >= 0 and size.as_long() >= 0:
             return X.Func("substring", (_term(t.arg(0), symbols, "string"), X.Lit(start.as_long() + 1, "int"),
                                         X.Lit(size.as_long(), "int")), "string")
+    if kind == z3.Z3_OP_SEQ_AT and z3.is_int_value(z3.simplify(t.arg(1))) and z3.simplify(t.arg(1)).as_long() >= 0:
+        at = z3.simplify(t.arg(1)).as_long()  # one character, "" past the end, as substring gives
+        return X.Func("substring", (_term(t.arg(0), symbols, "string"), X.Lit(at + 1, "int"), X.Lit(1, "int")),
+                      "string")
     if kind == z3.Z3_OP_SEQ_CONCAT:
         return X.Func("concat", tuple(_term(c, symbols, "string") for c in t.children()), "string")
     if kind == z3.Z3_OP_SEQ_REPLACE_ALL:

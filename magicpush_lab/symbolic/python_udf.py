@@ -233,6 +233,9 @@ def module_env(source: str) -> dict[str, PyVal]:
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda) and node.value is not entry \
                 and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             env[node.targets[0].id] = _function(node.value, node.targets[0].id, env, None)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in env \
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            env[node.targets[0].id] = env[node.value.id]  # another name for a function
     return env
 
 
@@ -544,6 +547,11 @@ def _try(s: ast.Try, st: State, out: Outcome, frame: _Frame | None) -> State:
 
 def _merge_states(a: State, b: State) -> State:
     live = z3.Or(a.live, b.live)
+    # a path that cannot be taken binds nothing: the names are the other path's
+    if z3.is_false(z3.simplify(a.live)):
+        return State(b.env, z3.simplify(live))
+    if z3.is_false(z3.simplify(b.live)):
+        return State(a.env, z3.simplify(live))
     env: dict[str, PyVal] = {}
     for name in a.env.keys() & b.env.keys():
         try:
@@ -873,13 +881,35 @@ def _compare_one(op: ast.cmpop, a: PyVal, b: PyVal, st: State, out: Outcome) -> 
 # ----------------------------------------------------------------------------- calls
 
 
+def _spread(e: ast.Call) -> ast.Call:
+    """`f(**{"a": x})` as `f(a=x)`: a dict display with literal string keys spread as keywords."""
+    if not any(k.arg is None for k in e.keywords):
+        return e
+    keywords = []
+    for k in e.keywords:
+        if k.arg is not None:
+            keywords.append(k)
+        elif isinstance(k.value, ast.Dict) and all(isinstance(x, ast.Constant) and isinstance(x.value, str)
+                                                   for x in k.value.keys):
+            keywords += [ast.keyword(arg=x.value, value=v) for x, v in zip(k.value.keys, k.value.values)]
+        else:
+            raise Unsupported("**kwargs in a call")
+    names = [k.arg for k in keywords]
+    if len(set(names)) != len(names):
+        raise Unsupported("a keyword given twice")
+    return ast.Call(func=e.func, args=e.args, keywords=keywords, lineno=e.lineno, col_offset=e.col_offset)
+
+
 def _call(e: ast.Call, st: State, out: Outcome, frame: _Frame | None) -> PyVal:
-    if any(k.arg is None for k in e.keywords) or any(isinstance(a, ast.Starred) for a in e.args):
-        raise Unsupported("*args or **kwargs in a call")
+    e = _spread(e)
+    if any(isinstance(a, ast.Starred) for a in e.args):
+        raise Unsupported("*args in a call")
     where = _where(e)
     if isinstance(e.func, ast.Name) and e.func.id not in st.env and \
             not (frame is not None and e.func.id in frame.locals) and e.func.id in _BUILTINS:
-        args = [_expr(a, st, out, frame) for a in e.args]
+        # isinstance's second argument names classes: it is read from the source, not evaluated
+        evaluated = e.args[:1] if e.func.id == "isinstance" else e.args
+        args = [_expr(a, st, out, frame) for a in evaluated] + [NONE] * (len(e.args) - len(evaluated))
         kwargs = {k.arg: _expr(k.value, st, out, frame) for k in e.keywords}
         return _builtin(e.func.id, args, kwargs, e, st, out, frame)
     if isinstance(e.func, ast.Attribute):

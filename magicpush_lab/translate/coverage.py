@@ -96,8 +96,11 @@ COVERAGE: dict[str, dict[str, str]] = {
         "plot": INSPECTION,
         "printSchema": INSPECTION,
         "randomSplit": _SAMPLE + " (each part is recorded, so the lineage is kept)",
-        "rdd": "not traced: the RDD's functions are not read; a DataFrame made back from it (toDF, "
-               "createDataFrame) is a new Source at that call",
+        "rdd": "RowTransform (and a Filter for filter steps) when a DataFrame is made back with a schema "
+               "(`toDF(\"a int, b string\")`, `createDataFrame(rdd, schema)`): map, filter and mapValues "
+               "functions read as Python UDFs of the DataFrame's columns, checked as createDataFrame checks "
+               "them; barrier when the types are inferred (column names only), for flatMap and for steps "
+               "that are not a function of one element (distinct, reduceByKey...)",
         "registerTempTable": f"{NOT_A_STEP} (names the DataFrame for SQL)",
         "repartition": "Reorder",
         "repartitionById": "Reorder",

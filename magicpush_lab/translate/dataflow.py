@@ -12,7 +12,8 @@ from typing import Mapping
 from magicpush_lab.capture.trace import VIEW_READERS, Event, Trace, Udf, is_source_op
 from magicpush_lab.ir import plan as P
 from magicpush_lab.translate.plan_json import PlanNodes
-from magicpush_lab.translate.spark_plan import Context, PandasBodyReason, to_plan
+from magicpush_lab.translate import rdd
+from magicpush_lab.translate.spark_plan import Context, PandasBodyReason, output_of, to_plan
 
 
 def with_view_inputs(trace: Trace) -> Trace:
@@ -99,6 +100,7 @@ def translate_event(trace: Trace, eid: int, pandas_body_reason: PandasBodyReason
     for key in events_by_key:
         by_loose.setdefault(nodes.loose(key), []).append(key)
     udfs = udfs_by_name(by_id[i] for i in upstream)
+    rebuilt = {i: _round_trip_reader(by_id, by_id[i]) for i in upstream if rdd.is_round_trip(by_id[i])}
     ctx = Context(
         events_by_key=events_by_key,
         source_events=frozenset(i for i in upstream if is_source_op(by_id[i].op) and not by_id[i].inputs),
@@ -107,8 +109,21 @@ def translate_event(trace: Trace, eid: int, pandas_body_reason: PandasBodyReason
         nodes=nodes,
         events_by_loose=by_loose,
         pandas_body_reason=pandas_body_reason,
+        rebuilt=rebuilt,
     )
     return to_plan(nodes.node(by_id[eid].plan), ctx)
+
+
+def _round_trip_reader(by_id: Mapping[int, Event], event: Event):
+    """How the leaf of a DataFrame made back from an RDD is read: the recorded steps over the
+    plan of the DataFrame the rows came from (translate/rdd.py)."""
+    def read(n, ctx: Context) -> P.Plan:
+        frame = by_id.get(event.inputs[0])
+        if frame is None or frame.plan is None or ctx.nodes is None:
+            return P.Other((), output_of(n), "RDD round trip: the DataFrame the rows came from was not traced",
+                           event.id)
+        return rdd.round_trip_plan(event, to_plan(ctx.nodes.node(frame.plan), ctx), output_of(n))
+    return read
 
 
 def collected_sources(trace: Trace, udfs, nodes: PlanNodes | None = None) -> dict[int, P.Source]:

@@ -70,6 +70,9 @@ class Context:
     # caller: reading a body is the symbolic layer's job). Without it every pandas UDF counts
     # as reading its whole batch, which only ever blocks a pushdown.
     pandas_body_reason: PandasBodyReason | None = None
+    # event id -> how that event's plan is read instead of from the plan alone (an RDD round
+    # trip's leaf is read as the steps over the DataFrame the rows came from: translate/rdd.py)
+    rebuilt: Mapping[int, Callable[["Node", "Context"], P.Plan]] = field(default_factory=dict)
 
     def origin_of(self, n: Node) -> int | None:
         origin = self.events_by_key.get(n.key)
@@ -390,6 +393,8 @@ _REORDER = {"Sort", "Repartition", "RepartitionByExpression", "RebalancePartitio
 def to_plan(n: Node, ctx: Context) -> P.Plan:
     """Translate a plan node and everything below it."""
     origin = ctx.origin_of(n)
+    if origin is not None and origin in ctx.rebuilt:
+        return ctx.rebuilt[origin](n, ctx)
     if origin is not None and origin in ctx.source_events:
         return P.Source(_source_name(n), output_of(n), origin)
     if n.cls in _LEAVES or not n.kids:
