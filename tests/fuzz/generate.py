@@ -287,12 +287,22 @@ def unpivot(rng, plan, names, used):
 OPERATORS = [project, project, filter_, join, join, aggregate, pivot, top_k, union, unpivot]
 
 
+def operators() -> list:
+    """This module's operators and the kinds of operator_kinds.py (windows, dropDuplicates on a
+    subset, pivots by aggregate, limits on double keys), weighted as these are. Imported here,
+    not at the top: operator_kinds builds on this module's helpers."""
+    from tests.fuzz import operator_kinds
+
+    return [*OPERATORS, *operator_kinds.OPERATORS]
+
+
 def pipeline(rng: random.Random, names: Names) -> P.Plan:
     plan: P.Plan = LEFT
     used: set[int] = set()
+    kinds = operators()
     for _ in range(rng.randint(1, 3)):
         for _ in range(10):
-            made = rng.choice(OPERATORS)(rng, plan, names, used)
+            made = rng.choice(kinds)(rng, plan, names, used)
             if made is not None:
                 plan = made
                 break

@@ -17,12 +17,7 @@ windows, `first` for dropDuplicates, `avg`) and Spark (tests/engine/spark_ir.py)
   each slot written as translate/spark_plan.py writes it;
 - `top_k_on_doubles`: orderBy with a double first, then every other column, and a limit.
 
-To wire them in, generate.py extends its operator list, e.g.
-
-    from tests.fuzz import operator_kinds
-    OPERATORS = [project, project, filter_, join, join, aggregate, pivot, top_k, union, unpivot,
-                 *operator_kinds.OPERATORS]
-
+generate.py's `operators()` adds them to its own list, so every fuzz run draws them.
 `OPERATORS` below weights them as generate.py weights its own (one entry each, windows twice).
 
 >>> import random
