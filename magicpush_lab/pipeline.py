@@ -30,6 +30,7 @@ from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
 from magicpush_lab.suggestion import (CellChange, OptimizeResult, ProofStep, Suggestion, Together,
                                       describe_refusal, refusal_json)
 from magicpush_lab.symbolic.pandas_udf import unreadable_reason
+from magicpush_lab.symbolic.python_udf import unmodelled
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.translate.dataflow import longest_path, sink_paths, translate_event, with_view_inputs
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
@@ -152,7 +153,7 @@ def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[
     if not filters_to_push(plan) and not join_conjuncts(plan):
         return [], ["the pipeline has no filter to push"], [], []
     walk = push_down_all(plan, budget)
-    notes = step_notes(trace, walk.refusals)
+    notes = step_notes(trace, walk.refusals, plan)
     refusals = [refusal_json(r, name) for r in walk.refusals]
     placed = []
     for pushed in walk.pushed:
@@ -187,9 +188,10 @@ def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[
     return suggestions, notes, [joint] if joint is not None and joint.cells else [], refusals
 
 
-def step_notes(trace: Trace, refusals: Sequence[Refusal]) -> list[str]:
+def step_notes(trace: Trace, refusals: Sequence[Refusal], plan: P.Plan | None = None) -> list[str]:
     """One note per step that stopped a filter, in the order they were met: its user code and
-    cell, and each distinct reason it gave (ten late filters stopped by one UDF are one note)."""
+    cell, and each distinct reason it gave (ten late filters stopped by one UDF are one note),
+    then what the step's Python UDFs do that the model reads as unknown values (`plan`'s)."""
     steps: dict[object, list[Refusal]] = {}
     for r in refusals:
         steps.setdefault(r.event if r.event is not None else (r.operator, r.reason), []).append(r)
@@ -197,8 +199,46 @@ def step_notes(trace: Trace, refusals: Sequence[Refusal]) -> list[str]:
     for found in steps.values():
         shown = next((r for r in found if r.candidate), found[0])  # the one with a counterexample
         reasons = tuple(dict.fromkeys(r.reason for r in found))
-        notes.append(describe_refusal(shown, step_text(trace, found[0].event), reasons))
+        boxes = black_boxes(trace, plan, found[0].event) if plan is not None else []
+        note = describe_refusal(shown, step_text(trace, found[0].event), reasons)
+        notes.append(note + "".join(f"; {b}" for b in boxes))
     return notes
+
+
+def black_boxes(trace: Trace, plan: P.Plan, eid: int | None) -> list[str]:
+    """What the Python UDFs of step `eid` call that the model does not read (it reads each as an
+    unknown value of its arguments), each with its function, cell and line, e.g.
+    "`d.isocalendar()` in `is_weekend` (cell [2], line 4): not modelled"."""
+    if eid is None:
+        return []
+    udfs: dict[str, X.PyUdf] = {}
+    for node in P.nodes(plan):
+        if getattr(node, "origin", None) == eid:
+            for e in P.expressions(node):
+                for x in X.walk(e):
+                    if isinstance(x, X.PyUdf) and x.kind == "python" and x.source:
+                        udfs.setdefault(x.name, x)
+    found = []
+    for u in udfs.values():
+        try:
+            calls, unread = unmodelled(u.source or "", tuple(X.dtype_of(a) for a in u.args))
+        except Exception:  # noqa: BLE001 - a note's detail is never worth the pipeline's notes
+            continue
+        if unread is not None:
+            found.append(f"`{u.name}` is not read ({unread})")
+        for text, line in calls:
+            found.append(f"`{text}` in `{u.name}`{_udf_line(trace, u.name, line)}: not modelled")
+    return found
+
+
+def _udf_line(trace: Trace, name: str, line: int) -> str:
+    """" (cell [N], line L)" for line `line` of the function `name` (1: its `def`), from the
+    last traced cell that defines it; "" when no cell does."""
+    for cell in reversed(trace.cells):
+        for i, text in enumerate(cell.source.splitlines()):
+            if text.lstrip().startswith(f"def {name}("):
+                return f" (cell [{cell.execution_count}], line {i + line})"
+    return ""
 
 
 MAX_CODE = 80  # characters of a step's code in a note

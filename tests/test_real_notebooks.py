@@ -220,3 +220,26 @@ def test_a_budget_spent_midway_returns_what_was_proved_and_says_where_it_stopped
 
 def pipeline_of(result, sink_event: int) -> str:
     return next(s.pipeline for s in result.suggestions if s.sink_event == sink_event)
+
+
+# 6. a UDF the model reads only in part: the note names what it does not read, and where
+ISO_WEEK = [SETUP, 'WEEKEND = 6\n@F.udf("boolean")\ndef is_weekend(d):\n    week = d.isocalendar()\n'
+                   '    return week[2] >= WEEKEND',
+            'late = cases.withColumn("we", is_weekend("day")).filter(F.col("we"))']
+WEEKDAY = [SETUP, 'WEEKEND = 6\n@F.udf("boolean")\ndef is_weekend(d):\n    return d is not None and d.isoweekday() >= WEEKEND',
+           'late = cases.withColumn("we", is_weekend("day")).filter(F.col("we"))']
+
+
+@pytest.mark.parametrize("cells,named", [(ISO_WEEK, "`d.isocalendar()` in `is_weekend` (cell ["),
+                                         (WEEKDAY, None)], ids=["isocalendar is unknown", "isoweekday is read"])
+def test_a_note_names_the_udf_code_the_model_does_not_read_with_its_cell_and_line(shell, spark, cells, named):
+    trace = traced(shell, cells)
+    result = optimize_trace(trace, cells)
+    boxes = [n for n in result.notes if "not modelled" in n]
+    if named is None:
+        assert boxes == [] and result.suggestions, result.notes
+        sinks = sink_variables(trace)
+        assert sink_bags(spark, rewritten(cells, result.suggestions[0].cells), sinks) == sink_bags(spark, cells, sinks)
+    else:
+        assert result.suggestions == () and len(boxes) == 1, result.notes
+        assert named in boxes[0] and "line 4): not modelled" in boxes[0], boxes
