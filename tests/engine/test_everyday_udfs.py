@@ -29,6 +29,16 @@ from .harness import check_pushdown, run_engine
 
 REGIONS = {"AB": "EU", "CD": "US", "EF": "EU"}
 ALLOWED = {"AB-12", "CD-7"}
+# more items than the tracer records: a UDF reading these reads an unknown value
+MANY_REGIONS = {**{f"Z{i}": "EU" for i in range(300)}, **REGIONS}
+MANY_ALLOWED = {f"Z-{i}" for i in range(300)} | ALLOWED
+
+
+class Limits:
+    high = 100
+
+
+LIMITS = Limits()  # an object, not a literal: the tracer does not record it
 START = date(2024, 3, 1)
 
 
@@ -114,6 +124,30 @@ def digits_only(code):
 
 def band(v):
     return "high" if v > 100 else "low"
+
+
+def titled(code):
+    return (code or "").title()
+
+
+def many_region(code):
+    if code is None:
+        return None
+    return MANY_REGIONS.get(code[:2], code[:2])
+
+
+def many_allowed(code):
+    return code in MANY_ALLOWED
+
+
+def band_of_object(v):
+    return "high" if v > LIMITS.high else "low"
+
+
+def qty_band_of_object(qty):
+    if qty is None:
+        return None
+    return band_of_object(qty)
 
 
 def qty_band(qty):
@@ -203,10 +237,16 @@ CASES = [
     Case("replace pushes as Spark's replace", cleaned, ("code",), "string", lambda x: x == "AB12", EQUIVALENT),
     Case("upper() is Python's own case mapping: not Spark's upper, nothing pushed on it", shouted, ("code",),
          "string", lambda x: x == "AB-12", SUPERSET, "code IS NOT NULL"),
+    Case("title() is a black box of its text: nothing pushed", titled, ("code",), "string",
+         lambda x: x == "Ab-12", None),
     # lookups
     Case("dict.get with the key as default pushes as the keys and the key itself", region, ("code",), "string",
          lambda x: x == "EU", EQUIVALENT),
     Case("membership in a recorded set pushes as IN", allowed, ("code",), "boolean", lambda x: x, EQUIVALENT),
+    Case("dict.get on a dict too large to record: an unknown lookup, only the NULL guard", many_region,
+         ("code",), "string", lambda x: x == "EU", SUPERSET, "code IS NOT NULL"),
+    Case("membership in a set too large to record: an unknown set, nothing pushed", many_allowed, ("code",),
+         "boolean", lambda x: x, None),
     # regular expressions
     Case("re.fullmatch of a pattern in the subset pushes as rlike", well_formed, ("code",), "boolean", lambda x: x,
          EQUIVALENT),
@@ -215,6 +255,8 @@ CASES = [
     # helpers, try/except, early returns, lambdas, f-strings
     Case("a helper function the UDF calls is read", qty_band, ("qty",), "string", lambda x: x == "high",
          EQUIVALENT, "qty > 100"),
+    Case("a helper reading an object the tracer does not record: only the NULL guard", qty_band_of_object,
+         ("qty",), "string", lambda x: x == "high", SUPERSET, "qty IS NOT NULL"),
     Case("ZeroDivisionError caught: the NULL result pushes as its causes", safe_ratio, ("amount", "qty"),
          "double", lambda x: x.isNull(), SUPERSET),
     Case("int() of text caught: which texts parse is a black box, nothing pushed", code_number, ("code",), "int",
