@@ -143,6 +143,8 @@ CASES = [
          lambda: F.col("amount") > 4, None, naive_differs=True),
     Case("moving sum over the two rows before: a prefix moves below", moving,
          lambda: F.col("ts") <= 8, EQUIVALENT, "ts <= 8"),
+    Case("moving sum over the two rows before: a suffix of ts must not", moving,
+         lambda: F.col("ts") >= 5, None, naive_differs=True),
     # first / last: last over the whole partition needs whole partitions
     Case("first and last: a filter on the partition key moves below", firsts,
          lambda: F.col("cust").isNull() | (F.col("cust") == "b"), EQUIVALENT, "cust IS NULL OR cust = 'b'"),
@@ -162,6 +164,8 @@ CASES = [
          lambda: (F.col("amount") - F.col("amount")) == 0.0, None, naive_differs=True),
     Case("partition by a double with NaN and infinities: a filter on it moves below", summed_by_score,
          lambda: F.col("score") > 1.5, EQUIVALENT, "score > 1.5"),
+    Case("partition by a double: a filter on another column must not", summed_by_score,
+         lambda: F.col("ts") > 5, None, naive_differs=True),
     Case("partition by a double where -0.0 and 0.0 share a partition: amount >= 0 moves below",
          total_by_amount, lambda: F.col("amount") >= 0.0, EQUIVALENT, "amount >= 0.0"),
     # (a filter reading only the partition key is one Spark's optimizer moves below the window
