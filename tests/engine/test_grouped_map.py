@@ -118,13 +118,23 @@ def with_size(pdf):
     return pdf.merge(SIZES, on="store", how="left")
 
 
+# more rows than the tracer records: a merge with it is not read
+MANY_SIZES = pd.DataFrame({"store": ["a", "b", "c"] + [f"z{i}" for i in range(300)],
+                           "size_class": ["S", "L", "L"] + ["M"] * 300})
+
+
+def with_many_sizes(pdf):
+    return pdf.merge(MANY_SIZES, on="store", how="left")
+
+
 def biggest_sized(pdf):
     return pdf.merge(SIZES, on="store").sort_values("v", ascending=False).head(1)
 
 
 FUNCTIONS = {f.__name__: f for f in (keep_positive, top_two, with_flag, with_big_key, key_doubled, totals,
                                       doubled, with_twice, summary, share, shifted, keep_ids, last_two, flag_big,
-                                      normalised, counted, with_sub_max, above_mean, with_size, biggest_sized)}
+                                      normalised, counted, with_sub_max, above_mean, with_size, biggest_sized,
+                                      with_many_sizes)}
 
 SALES = "v int, store string, amount double"
 SCHEMAS = {
@@ -144,6 +154,7 @@ SCHEMAS = {
     "with_sub_max": SALES + ", m double",
     "with_size": SALES + ", size_class string",
     "biggest_sized": SALES + ", size_class string",
+    "with_many_sizes": SALES + ", size_class string",
 }
 
 
@@ -248,6 +259,8 @@ CASES = [
          lambda: F.col("v") > 900, None),
     Case("filter on a column looked up by the key in a recorded frame: pushed as the keys", "with_size",
          lambda: F.col("size_class") == "L", EQUIVALENT),
+    Case("filter on a column looked up in a frame too large to record: must not be pushed", "with_many_sizes",
+         lambda: F.col("size_class") == "L", None),
     Case("filter on a per-row column through a merge and head: must not be pushed", "biggest_sized",
          lambda: F.col("v") > 900, None),
 ]
