@@ -142,23 +142,35 @@ class Replayed:
 
 def replay_and_optimize(path: Path, budget: Budget, *, timeout: float, measure: bool = True,
                         all_pipelines: bool = False, kernel_name: str = "python3",
-                        progress: Callable[[str], None] | None = None, run: Runner | None = None) -> Replayed:
+                        progress: Callable[[str], None] | None = None, run: Runner | None = None,
+                        deadline: float | None = None) -> Replayed:
     """Replay the notebook or percent script at `path` in a fresh kernel with tracing, optimize
-    its trace and measure on that kernel (the CLI and the server's replay route). Raises
-    capture.replay.ReplayError for a failing cell, ValueError/OSError for a file that is not a
-    notebook, RuntimeError when no kernel starts. The file is only read."""
+    its trace and measure on that kernel (the CLI). Raises capture.replay.ReplayError for a
+    failing cell (or one past `timeout`, or the replay past `deadline` seconds), ValueError/
+    OSError for a file that is not a notebook, RuntimeError when no kernel starts. The file is
+    only read. (The server replays in a kernel of its own kernel manager, with
+    capture.replay.KernelReplay, and optimizes with `optimize_replayed`.)"""
     from magicpush_lab.capture.replay import Replay, read_document
 
     read_document(path)  # not notebook JSON, unreadable: fail before starting a kernel
     say = progress or (lambda _: None)
-    with Replay(path, timeout=timeout, kernel_name=kernel_name, progress=say) as replay:
+    with Replay(path, timeout=timeout, kernel_name=kernel_name, progress=say, deadline=deadline) as replay:
         say(f"{path.name}: optimizing ({len(replay.trace.events)} traced calls)")
-        result = optimize_and_measure(replay.trace, replay.notebook_cells, budget,
-                                      _announced(replay.measure, path, say) if measure else None,
-                                      cell_ids=replay.notebook_cell_ids, all_pipelines=all_pipelines, run=run)
-        if replay.notes:  # the replay order is part of what the suggestions were computed on
-            result = replace(result, notes=tuple(replay.notes) + tuple(result.notes))
+        result = optimize_replayed(replay, budget, _announced(replay.measure, path, say) if measure else None,
+                                   all_pipelines=all_pipelines, run=run)
         return Replayed(result, replay.document)
+
+
+def optimize_replayed(replay: Any, budget: Budget, measurer: Measurer | None, *, all_pipelines: bool = False,
+                      run: Runner | None = None) -> OptimizeResult:
+    """Optimize a replayed notebook's trace and measure on its kernel: `replay` has the `trace`,
+    the `document` and the `notes` on the order its cells ran in (capture.replay's `Replay` and
+    `KernelReplay` both do), which are part of what the suggestions were computed on."""
+    result = optimize_and_measure(replay.trace, replay.document.sources, budget, measurer,
+                                  cell_ids=replay.document.ids, all_pipelines=all_pipelines, run=run)
+    if replay.notes:
+        result = replace(result, notes=tuple(replay.notes) + tuple(result.notes))
+    return result
 
 
 def _announced(measurer: Measurer, path: Path, say: Callable[[str], None]) -> Measurer:

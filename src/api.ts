@@ -9,7 +9,7 @@ import {
   IOptimizeResult,
   IRuntimeRequest,
   IRuntimeResult
-} from './tokens';
+} from './contract';
 
 const NOT_INSTALLED =
   'MagicPush Lab server extension is not installed or not enabled';

@@ -1,5 +1,5 @@
 /**
- * Shared identifiers and the JSON contract of the `/magicpush-lab/optimize` route.
+ * Shared identifiers, the kernel protocol's constants and the JSON contract's types.
  */
 
 /** Plugin id; its settings schema is `schema/plugin.json`. */
@@ -41,177 +41,36 @@ export interface ITraceStatus {
 /** MIME type of `%magicpush apply N`: cells for the notebook to rewrite (src/applyRenderer.ts). */
 export const APPLY_MIME = 'application/vnd.magicpush.apply+json';
 
-/** The trace, as recorded in the kernel; its fields are read by the server only. */
-export type Trace = { [key: string]: unknown };
-
-export type SuggestionKind = 'equivalent' | 'superset';
-
-/** One operator the predicate was pushed through, and how the step was proved. */
-export interface IProofStep {
-  operator: string;
-  category: string;
-  base_case_rows: number;
-  kind: SuggestionKind;
-}
-
-/** A notebook cell to rewrite; `index` counts every cell, markdown included. */
-export interface ICellChange {
-  index: number;
-  original: string;
-  rewritten: string;
-}
-
-export interface ISuggestion {
-  source: string;
-  predicate: string;
-  kind: SuggestionKind;
-  proof: IProofStep[];
-  cells: ICellChange[];
-  source_event: number;
-  predicate_ir: { [key: string]: unknown };
-  rows_before: number | null;
-  rows_after: number | null;
-  row_reduction: number | null;
-  estimated: boolean;
-  /** The original could raise on a row that the rewrite filters out first. */
-  may_hide_errors?: boolean;
-  /** Other proved predicates for the same source, none implying another. */
-  alternatives?: ISuggestion[];
-  /** How the predicate was chosen among the alternatives on live data, once measured. */
-  ranked?: string | null;
-  /** Whether the predicate reaches the source's file scan; null when not measured. */
-  scan_filters?: IScanFilters | null;
-  /** The pipeline it is for: the variable holding the pipeline's last DataFrame. */
-  pipeline?: string | null;
-  /** The trace event of the late filter the predicate comes from. */
-  late_filter_event?: number | null;
-  /** Notebook position of the cell holding the late filter; null when its code changed. */
-  late_filter_cell?: number | null;
-  /** The trace event of the pipeline's last DataFrame. */
-  sink_event?: number | null;
-}
-
-/** One traced call of a pipeline (magicpush_lab/pipeline_graph.py). */
-export interface IPipelineNode {
-  id: number;
-  op: string;
-  label: string;
-  inputs: number[];
-  cell: number | null;
-  /** The engine's operator for the call, or why it is a barrier. */
-  what: string;
-}
-
-export interface IPipelineGraph {
-  name: string;
-  sink: number;
-  nodes: IPipelineNode[];
-}
-
-/** Why a filter stopped at an operator; for the naive candidate, the rows that refute it. */
-export interface IRefusal {
-  pipeline: string;
-  operator: string;
-  reason: string;
-  candidate: string;
-  counterexample: { [input: string]: { [column: string]: unknown }[] };
-}
-
-/** All suggestions of one pipeline as the single rewrite the engine proved jointly. */
-export interface ITogether {
-  pipeline: string;
-  kind: SuggestionKind;
-  cells: ICellChange[];
-  suggestions: number;
-}
-
-/** One conjunct of the pushed predicate, and whether Spark hands it to the scan. */
-export interface IScanConjunct {
-  predicate: string;
-  reaches_scan: boolean;
-}
-
-/** What the source's file scan gets of the predicate (Spark's PushedFilters). */
-export interface IScanFilters {
-  /** The scan's file format ("Parquet"), or null when the source is not a file scan. */
-  scan: string | null;
-  pushed: string[];
-  partition_filters: string[];
-  conjuncts: IScanConjunct[];
-  all_pushed: boolean;
-  note?: string;
-}
-
-export interface INotebookCellPayload {
-  source: string;
-  cell_type: string;
-  id: string | null;
-}
-
-export interface IOptimizeRequest {
-  /** Left out: the server pulls the trace from the kernel `kernel_id` names. */
-  trace?: Trace;
-  notebook: { path: string | null; cells: INotebookCellPayload[] };
-  kernel_id: string | null;
-  measure: boolean;
-  time_budget?: number;
-  /** Every pipeline of the notebook, not only the longest. */
-  all_pipelines?: boolean;
-}
-
-export interface IOptimizeResult {
-  notebook: string | null;
-  suggestions: ISuggestion[];
-  /** Per pipeline with several suggestions: all of them as one proved rewrite. */
-  together?: ITogether[];
-  /** What was not pushed further, and why. */
-  refusals?: IRefusal[];
-  /** Each optimized pipeline's calls, as a graph. */
-  pipelines?: IPipelineGraph[];
-  optimizer_seconds: number;
-  notes: string[];
-  measure_errors: string[];
-}
-
-export interface IMeasureRequest {
-  kernel_id: string;
-  suggestions: ISuggestion[];
-  /** Seconds of exact counting before the counts are estimated on a sample. */
-  measure_time_limit?: number;
-  /** The share of rows (0, 1] the estimate counts. */
-  sample_fraction?: number;
-}
-
-export interface IMeasureResult {
-  suggestions: ISuggestion[];
-  measure_errors: string[];
-}
-
-/** `POST runtime`: time one suggestion's pipeline, original and rewritten, on the live session. */
-export interface IRuntimeRequest {
-  kernel_id: string;
-  suggestion: ISuggestion;
-  runs?: number;
-  time_limit?: number;
-}
-
-export interface IRuntimeResult {
-  original_seconds: number[];
-  rewritten_seconds: number[];
-  median_original: number | null;
-  median_rewritten: number | null;
-  /** median_original / median_rewritten; null unless both were timed. */
-  speedup: number | null;
-  /** Whether both outputs are equal as bags; null when they were not compared. */
-  outputs_equal: boolean | null;
-  note: string;
-}
-
-export interface IHealth {
-  version: string;
-  z3: boolean;
-  pyspark: boolean;
-}
+/*
+ * The JSON contract of the routes: types generated from the server's schema
+ * (magicpush_lab/server/contract.schema.json) into src/contract.ts.
+ */
+export type {
+  ICellChange,
+  IError,
+  IHealth,
+  IMeasureRequest,
+  IMeasureResult,
+  INotebook,
+  INotebookCellPayload,
+  IOptimizeRequest,
+  IOptimizeResult,
+  IPipelineGraph,
+  IPipelineNode,
+  IProofStep,
+  IRefusal,
+  IReplayRequest,
+  IRuntimeRequest,
+  IRuntimeResult,
+  IScanConjunct,
+  IScanFilters,
+  ISuggestion,
+  ISuggestionIn,
+  ITogether,
+  Predicate,
+  SuggestionKind,
+  Trace
+} from './contract';
 
 /** User settings (see schema/plugin.json). */
 export interface ISettings {

@@ -3,6 +3,7 @@ the Python side. TypeScript is read as text: no Node, Spark or JVM needed."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict
 from pathlib import Path
@@ -12,7 +13,9 @@ import pytest
 from magicpush_lab import protocol
 from magicpush_lab.suggestion import CellChange, OptimizeResult, ProofStep, Suggestion, Together
 
-TOKENS = (Path(__file__).resolve().parents[1] / "src" / "tokens.ts").read_text(encoding="utf-8")
+SRC = Path(__file__).resolve().parents[1] / "src"
+# the contract's interfaces are generated into src/contract.ts, which src/tokens.ts re-exports
+TOKENS = (SRC / "tokens.ts").read_text(encoding="utf-8") + "\n" + (SRC / "contract.ts").read_text(encoding="utf-8")
 
 
 def ts_string(name: str) -> str:
@@ -56,3 +59,40 @@ SUGGESTION = Suggestion("df", "x > 1", "equivalent", (STEP,), (CELL,), 0, {})
 ])
 def test_interface_fields_are_the_json_keys(interface, python_json):
     assert ts_fields(interface) == set(python_json)
+
+
+# -- the route contract: one schema, the front end's types generated from it --------------------
+
+
+def test_the_front_ends_types_are_generated_from_the_schema():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("contract_types", SRC.parent / "scripts" / "contract_types.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (SRC / "contract.ts").read_text(encoding="utf-8") == module.generate(), \
+        "src/contract.ts is out of date: run python scripts/contract_types.py"
+
+
+X_ABOVE_1 = {"kind": "Cmp", "op": ">", "left": {"kind": "Col", "name": "x", "id": 3, "dtype": "int"},
+             "right": {"kind": "Lit", "value": 1, "dtype": "int"}}
+PROVED = Suggestion("df", "F.col('x') > 1", "equivalent", (STEP,), (CELL,), 0, X_ABOVE_1, late_filter_event=2,
+                    sink_event=2)
+MEASURED = Suggestion("df", "F.upper(F.col('s')) == 'A'", "superset", (STEP,), (CELL,), 0,
+                      {"kind": "Cmp", "op": "=", "left": {"kind": "Func", "name": "upper", "args": [
+                          {"kind": "Col", "name": "s"}], "dtype": "string"},
+                       "right": {"kind": "Lit", "value": "A", "dtype": "string"}},
+                      alternatives=(PROVED,)).measured(1000, 10)
+
+
+@pytest.mark.parametrize("definition, python_json", [
+    ("OptimizeResult", OptimizeResult((PROVED, MEASURED), 0.5, notes=("n",)).to_json(notebook="n.ipynb")),
+    ("OptimizeResult", OptimizeResult((), 0.1, together=(Together("df", "equivalent", (CELL,), 2),)).to_json()),
+    ("Suggestion", MEASURED.to_json()),
+    ("SuggestionIn", PROVED.to_json()),
+])
+def test_the_engines_answers_are_what_the_schema_describes(definition, python_json):
+    from magicpush_lab.server.validation import validator
+
+    errors = [e.message for e in validator(definition).iter_errors(json.loads(json.dumps(python_json)))]
+    assert errors == []

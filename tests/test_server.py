@@ -110,16 +110,17 @@ async def test_missing_trace_is_400(jp_fetch):
     "body,field",
     [
         ({"trace": {}, "notebook": {"cells": "print(1)"}}, "'notebook.cells' must be an array, got string"),
-        ({"trace": {}, "notebook": {"cells": [{"source": 3}]}}, "'notebook.cells[0].source' must be a string"),
+        ({"trace": {}, "notebook": {"cells": [{"source": 3, "cell_type": "code", "id": None}]}},
+         "'notebook.cells[0].source' must be a string"),
         ({"trace": {}, "notebook": {"cells": [{"cell_type": "code"}]}}, "'notebook.cells[0].source' is missing"),
         ({"trace": {}, "notebook": {"path": 7}}, "'notebook.path' must be a string or null"),
         ({"trace": [], "notebook": {}}, "'trace' must be an object, got array"),
         ({"trace": {}, "kernel_id": 12}, "'kernel_id' must be a string or null, got number"),
         ({"trace": {}, "measure": "yes"}, "'measure' must be a boolean, got string"),
-        ({"trace": {}, "time_budget": True}, "'time_budget' must be a number of seconds, got boolean"),
+        ({"trace": {}, "time_budget": True}, "'time_budget' must be a number or null, got boolean"),
         ({"trace": {}, "time_budget": -1}, "'time_budget' must be between 0"),
         ({"trace": {}, "all_pipelines": 1}, "'all_pipelines' must be a boolean, got number"),
-        ([1, 2], "'body' must be a JSON object, got array"),
+        ([1, 2], "'body' must be an object, got array"),
     ],
 )
 async def test_wrong_types_are_400_naming_the_field(jp_fetch, body, field):

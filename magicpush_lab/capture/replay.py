@@ -11,8 +11,10 @@ Notebooks are `.ipynb` files or percent-format scripts (`# %%` cell markers).
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -238,27 +240,227 @@ def write_document(doc: Document, changes: dict[int, str], out: str | os.PathLik
 
 
 def _last_frame(traceback: Sequence[str] | str | None) -> str | None:
+    """Where a cell failed: the innermost frame in the notebook's own code, else the innermost
+    frame by its file's name alone (a library's directory says nothing about the notebook).
+
+    >>> _last_frame(["Cell In[2], line 3", "File /usr/lib/python3/site-packages/pandas/frame.py:12, in f",
+    ...              "File /usr/lib/python3/site-packages/pandas/frame.py, line 12"])
+    'Cell In[2], line 3'
+    >>> _last_frame("File /srv/lib/helpers.py, line 9")
+    'File helpers.py, line 9'
+    """
     if not traceback:
         return None
     text = traceback if isinstance(traceback, str) else "\n".join(traceback)
     frames = [m.group(0).strip() for m in (_FRAME.match(line) for line in _ANSI.sub("", text).splitlines()) if m]
-    return frames[-1] if frames else None
+    if not frames:
+        return None
+    own = [f for f in frames if not f.startswith("File ")]
+    if own:
+        return own[-1]
+    where, _, line = frames[-1].rpartition(", line ")
+    return f"File {os.path.basename(where[len('File '):])}, line {line}"
+
+
+#: what a replayed kernel is started with: an in-memory history, so that kernels replaying at
+#: the same time never wait on each other's history database
+KERNEL_ARGUMENTS = ["--HistoryManager.hist_file=:memory:"]
+
+#: seconds a fresh kernel may take to answer its first request
+STARTUP_TIMEOUT = 60.0
+
+#: how often a wait for a reply checks that the kernel is still alive
+_POLL_SECONDS = 1.0
+
+
+class _Expired(Exception):
+    """The wait ran past the cell's timeout (`deadline` False) or the whole replay's deadline."""
+
+    def __init__(self, deadline: bool) -> None:
+        super().__init__("deadline" if deadline else "timeout")
+        self.deadline = deadline
+
+
+class _Died(Exception):
+    """The kernel died while a request waited for its reply."""
+
+
+class KernelReplay:
+    """Replay a notebook in a kernel someone else starts and stops, asynchronously: the CLI's
+    `Replay` drives it with a kernel of its own, the Jupyter server with a kernel of its kernel
+    manager (so the replay's kernel is listed, culled and shut down like any other).
+
+    Talks to the kernel on its shell channel only: the outputs of the cells are never read, so a
+    cell printing a lot costs the replaying process nothing. Every wait is bounded by the cell's
+    `timeout` and by the `deadline` (seconds) of the whole replay, and checks that the kernel
+    is alive; cancelling the task running it stops it at once.
+    """
+
+    def __init__(self, document: Document, *, timeout: float | None = 600, deadline: float | None = None,
+                 progress: Callable[[str], None] | None = None) -> None:
+        self.document = document
+        self.path = document.path
+        self.timeout = timeout
+        self.deadline = deadline
+        self.progress = progress or (lambda msg: None)
+        self.order, self.notes = execution_order(document.nb.cells)
+        self.trace: Trace = Trace()
+        self._ends = time.monotonic() + deadline if deadline is not None else None
+        self._kernel: Any = None
+        self._client: Any = None
+
+    def seconds_left(self) -> float | None:
+        """Seconds until the replay's deadline (None: no deadline)."""
+        return None if self._ends is None else max(0.0, self._ends - time.monotonic())
+
+    async def run(self, kernel: Any) -> None:
+        """Replay the notebook in `kernel` (a started kernel manager) and read its trace; raises
+        ReplayError for a failing cell, a timeout, the deadline or a kernel that died."""
+        for note in self.notes:
+            self.progress(f"{self.path.name}: {note}")
+        self._kernel = kernel
+        self._client = kernel.client()
+        self._client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
+        await self._ready()
+        reply = await self._execute("%load_ext magicpush_lab", -1, store_history=False)
+        if reply.get("status") != "ok":
+            raise ReplayError(-1, reply.get("ename", "Error"), _first_line(reply.get("evalue", "cannot load "
+                                                                                      "magicpush_lab")),
+                              path=str(self.path))
+        await self._run_cells()
+        trace = Trace.from_json(await self.expression(_trace_expression(), _trace_mime()))
+        self.trace = with_cell_ids(trace, self.order, self.document)
+
+    async def _ready(self) -> None:
+        msg_id = self._client.kernel_info()
+        try:
+            await self._reply(msg_id, STARTUP_TIMEOUT)
+        except _Expired as err:
+            raise self._expired(err, -1, STARTUP_TIMEOUT) from None
+        except _Died:
+            raise ReplayError(-1, "DeadKernelError", "the kernel died while starting", path=str(self.path)) from None
+
+    async def _run_cells(self) -> None:
+        cells = self.document.nb.cells
+        for k, i in enumerate(self.order, 1):
+            cell = cells[i]
+            tags = cell.get("metadata", {}).get("tags", [])
+            if "skip-execution" in tags:
+                continue
+            self.progress(f"{self.path.name}: running cell {k}/{len(self.order)} (#{i})")
+            reply = await self._execute(cell.source, i, store_history=True)
+            if reply.get("status") == "error" and "raises-exception" not in tags:
+                raise ReplayError(i, reply.get("ename", "Error"), _first_line(reply.get("evalue")),
+                                  _last_frame(reply.get("traceback")), str(self.path))
+            if reply.get("status") == "aborted":
+                raise ReplayError(i, "Aborted", "the kernel aborted the cell", path=str(self.path))
+
+    async def _execute(self, code: str, index: int, *, store_history: bool,
+                       user_expressions: dict[str, str] | None = None) -> dict[str, Any]:
+        msg_id = self._client.execute(code, silent=not code, store_history=store_history,
+                                      user_expressions=user_expressions or {}, allow_stdin=False)
+        try:
+            return await self._reply(msg_id, self.timeout)
+        except _Expired as err:
+            raise self._expired(err, index, self.timeout) from None
+        except _Died:
+            raise ReplayError(index, "DeadKernelError", "the kernel died", path=str(self.path)) from None
+
+    def _expired(self, err: _Expired, index: int, timeout: float | None) -> ReplayError:
+        if err.deadline:
+            return ReplayError(index, "DeadlineExceeded",
+                               f"the replay ran longer than its deadline of {self.deadline:g} s", path=str(self.path))
+        return ReplayError(index, "CellTimeoutError", f"the cell ran longer than {timeout:g}s", path=str(self.path))
+
+    async def _reply(self, msg_id: str, timeout: float | None) -> dict[str, Any]:
+        """The content of the shell reply to `msg_id`; _Expired past the timeout or deadline,
+        _Died when the kernel is gone."""
+        ends = time.monotonic() + timeout if timeout is not None else None
+        while True:
+            now = time.monotonic()
+            if self._ends is not None and now >= self._ends:
+                raise _Expired(deadline=True)
+            if ends is not None and now >= ends:
+                raise _Expired(deadline=False)
+            wait = min(x - now for x in (ends, self._ends, now + _POLL_SECONDS) if x is not None)
+            try:
+                msg = await self._client.get_shell_msg(timeout=max(wait, 0.01))
+            except Exception as err:  # queue.Empty when nothing came; a closed channel
+                if type(err).__name__ != "Empty" or not await self._alive():
+                    raise _Died() from None
+                continue
+            if msg.get("parent_header", {}).get("msg_id") == msg_id:
+                return msg["content"]
+
+    async def _alive(self) -> bool:
+        try:
+            alive = self._kernel.is_alive()
+            return bool(await alive if inspect.isawaitable(alive) else alive)
+        except Exception:  # a kernel being torn down
+            return False
+
+    async def expression(self, expr: str, mime: str) -> Any:
+        """The `mime` data of a Python expression evaluated silently in the kernel."""
+        content = await self._execute("", -1, store_history=False, user_expressions={"r": expr})
+        value = content.get("user_expressions", {}).get("r", {})
+        if value.get("status") != "ok":
+            raise ReplayError(-1, value.get("ename", "Error"), _first_line(value.get("evalue", "no value")),
+                              path=str(self.path))
+        data = value.get("data", {})
+        if mime not in data:
+            raise ReplayError(-1, "ValueError", f"the kernel answered without {mime}", path=str(self.path))
+        return data[mime]
+
+    async def measure(self, requests: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Measure predicates on the replayed kernel's DataFrames (see kernel.measure_bundle)."""
+        from magicpush_lab.protocol import MEASURE_MIME, measure_expression
+
+        if not requests:
+            return []
+        return list(await self.expression(measure_expression(requests), MEASURE_MIME))
+
+    def close(self) -> None:
+        """Stop talking to the kernel (whoever started it shuts it down)."""
+        if self._client is not None:
+            try:
+                self._client.stop_channels()
+            except Exception:  # already closed with its kernel
+                pass
+        self._client = None
+
+
+def _trace_expression() -> str:
+    from magicpush_lab.protocol import TRACE_EXPRESSION
+
+    return TRACE_EXPRESSION
+
+
+def _trace_mime() -> str:
+    from magicpush_lab.protocol import TRACE_MIME
+
+    return TRACE_MIME
 
 
 class Replay:
-    """Context manager: run the notebook at `path` in a new kernel with tracing, shut it down at exit."""
+    """Context manager: run the notebook at `path` in a new kernel with tracing, shut it down at exit.
+
+    The kernel is this process's own (the CLI's); the Jupyter server replays with `KernelReplay`
+    in a kernel of its kernel manager instead.
+    """
 
     def __init__(self, path: str | os.PathLike[str], timeout: float = 600, *, kernel_name: str = "python3",
-                 progress: Callable[[str], None] | None = None) -> None:
+                 progress: Callable[[str], None] | None = None, deadline: float | None = None) -> None:
         self.path = Path(path)
         self.timeout = timeout
+        self.deadline = deadline
         self.kernel_name = kernel_name
         self.progress = progress or (lambda msg: None)
         self.document: Document | None = None
         self.trace: Trace = Trace()
         self.order: list[int] = []  # notebook indices of the code cells, in the order they ran
         self.notes: list[str] = []  # how the order was chosen, when it is worth saying
-        self._client: Any = None
+        self._client: KernelReplay | None = None
+        self._km: Any = None
 
     @property
     def notebook_cells(self) -> list[str]:
@@ -269,14 +471,15 @@ class Replay:
         return self.document.ids if self.document is not None else []
 
     def __enter__(self) -> "Replay":
+        from jupyter_core.utils import run_sync
+
         self.document = read_document(self.path)
-        self.order, self.notes = execution_order(self.document.nb.cells)
-        for note in self.notes:
-            self.progress(f"{self.path.name}: {note}")
+        self._client = KernelReplay(self.document, timeout=self.timeout, deadline=self.deadline,
+                                    progress=self.progress)
+        self.order, self.notes = self._client.order, self._client.notes
         try:
-            self._start()
-            self._run_cells()
-            self.trace = with_cell_ids(self.fetch_trace(), self.order, self.document)
+            run_sync(self._run)()
+            self.trace = self._client.trace
         except BaseException:
             self.close()
             raise
@@ -285,88 +488,52 @@ class Replay:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _start(self) -> None:
-        from nbclient import NotebookClient
+    async def _run(self) -> None:
+        from jupyter_client.manager import AsyncKernelManager
 
-        assert self.document is not None
-        cwd = str(self.path.resolve().parent)
-        # the client writes outputs and counts into the notebook it runs: run a copy, so the
-        # document (and a rewrite written from it) keeps the user's own history
-        self._client = NotebookClient(nbformat.from_dict(self.document.nb), timeout=int(self.timeout), kernel_name=self.kernel_name,
-                                      resources={"metadata": {"path": cwd}}, allow_errors=False,
-                                      shutdown_kernel="immediate")
-        self._client.create_kernel_manager()
-        self._client.start_new_kernel(cwd=cwd)
-        self._client.start_new_kernel_client()
-        reply = self._request("%load_ext magicpush_lab")
-        if reply.get("status") != "ok":
-            raise ReplayError(-1, reply.get("ename", "Error"), reply.get("evalue", "cannot load magicpush_lab"),
-                              path=str(self.path))
+        assert self._client is not None
+        self._km = AsyncKernelManager(kernel_name=self.kernel_name)
+        try:
+            await self._km.start_kernel(cwd=str(self.path.resolve().parent), extra_arguments=KERNEL_ARGUMENTS)
+        except Exception as err:
+            raise RuntimeError(f"cannot start a {self.kernel_name} kernel: {_first_line(str(err))}") from err
+        await self._client.run(self._km)
 
-    def _run_cells(self) -> None:
-        from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+    @staticmethod
+    def _sync(awaitable: Any) -> Any:
+        """Wait for `awaitable` on this thread's event loop, the one the kernel's client uses."""
+        from jupyter_core.utils import run_sync
 
-        assert self.document is not None
-        cells = self._client.nb.cells
-        for k, i in enumerate(self.order, 1):
-            self.progress(f"{self.path.name}: running cell {k}/{len(self.order)} (#{i})")
-            try:
-                self._client.execute_cell(cells[i], i)
-            except CellExecutionError as err:
-                raise ReplayError(i, err.ename, _first_line(err.evalue), _last_frame(err.traceback),
-                                  str(self.path)) from None
-            except CellTimeoutError:
-                raise ReplayError(i, "CellTimeoutError", f"the cell ran longer than {self.timeout}s",
-                                  path=str(self.path)) from None
-            except DeadKernelError as err:
-                raise ReplayError(i, "DeadKernelError", str(err) or "the kernel died", path=str(self.path)) from None
+        async def wait() -> Any:
+            return await awaitable
 
-    def _request(self, code: str, user_expressions: dict[str, str] | None = None) -> dict[str, Any]:
-        """Run `code` (silently when it only carries expressions) and return the execute_reply content."""
-        kc = self._client.kc
-        msg_id = kc.execute(code, silent=not code, store_history=False, user_expressions=user_expressions or {},
-                            allow_stdin=False)
-        reply = self._client.wait_for_reply(msg_id)
-        if reply is None:
-            raise ReplayError(-1, "TimeoutError", "the kernel did not answer", path=str(self.path))
-        return reply["content"]
-
-    def _expression(self, expr: str, mime: str) -> Any:
-        content = self._request("", {"r": expr})
-        value = content.get("user_expressions", {}).get("r", {})
-        if value.get("status") != "ok":
-            raise ReplayError(-1, value.get("ename", "Error"), _first_line(value.get("evalue", "no value")),
-                              path=str(self.path))
-        data = value.get("data", {})
-        if mime not in data:
-            raise ReplayError(-1, "ValueError", f"the kernel answered without {mime}", path=str(self.path))
-        return data[mime]
+        return run_sync(wait)()
 
     def evaluate(self, expr: str) -> str:
         """The repr of a Python expression evaluated in the replayed kernel (text/plain)."""
-        return str(self._expression(expr, "text/plain"))
+        assert self._client is not None, "the replay has ended"
+        return str(self._sync(self._client.expression(expr, "text/plain")))
 
     def fetch_trace(self) -> Trace:
         """Ask the kernel for its trace, the way the frontend does."""
-        from magicpush_lab.protocol import TRACE_EXPRESSION, TRACE_MIME
-
-        return Trace.from_json(self._expression(TRACE_EXPRESSION, TRACE_MIME))
+        assert self._client is not None, "the replay has ended"
+        return Trace.from_json(self._sync(self._client.expression(_trace_expression(), _trace_mime())))
 
     def measure(self, requests: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Measure predicates on the replayed kernel's DataFrames (see kernel.measure_bundle)."""
-        from magicpush_lab.protocol import MEASURE_MIME, measure_expression
-
-        if not requests:
-            return []
-        return list(self._expression(measure_expression(requests), MEASURE_MIME))
+        assert self._client is not None, "the replay has ended"
+        return self._sync(self._client.measure(requests))
 
     def close(self) -> None:
-        if self._client is not None and self._client.km is not None:
+        if self._client is not None:
+            self._client.close()
+        if self._km is not None:
             try:
-                self._client._cleanup_kernel()
+                self._sync(self._km.shutdown_kernel(now=True))
             except Exception:  # the kernel may already be gone
                 pass
         self._client = None
+        self._km = None
 
 
 def with_cell_ids(trace: Trace, order: Sequence[int], doc: Document) -> Trace:

@@ -15,10 +15,11 @@ import inspect
 import json
 import time
 from collections import defaultdict
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from magicpush_lab.protocol import (MEASURE_MIME, RUNTIME_MIME, TRACE_EXPRESSION, TRACE_MIME, measure_expression,
                                     runtime_expression)
+from magicpush_lab.server.validation import RequestError, check_predicate
 from magicpush_lab.suggestion import Suggestion
 
 #: Counting rows runs Spark jobs and may wait behind a cell that is still running.
@@ -147,19 +148,45 @@ def _parse_reply(content: dict[str, Any], expected: int) -> list[dict[str, Any]]
     return payload
 
 
+def refusal(request: dict[str, Any]) -> str | None:
+    """Why the predicates of a measure or runtime request must not reach a kernel, or None.
+
+    Every predicate is built into a Spark Column in the kernel: one calling a function off the
+    contract's allow-list (reflect, input_file_name, udf...) or too big to analyse is refused
+    here, whatever route or request it came from.
+
+    >>> print(refusal({"source_event": 1, "predicate_ir": {"kind": "Func", "name": "reflect", "args": []}}))
+    'predicate_ir.name' is "reflect", which the engine never writes into a predicate: only pure Spark functions are sent to a kernel
+    """
+    try:
+        check_predicate(request.get("predicate_ir"), "predicate_ir")
+        for i, alternative in enumerate(request.get("alternatives") or ()):
+            check_predicate(alternative, f"alternatives[{i}]")
+    except RequestError as err:
+        return err.message
+    return None
+
+
 async def measure_on_kernel(kernel_manager: Any, kernel_id: str, requests: Sequence[dict[str, Any]],
                             timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
     """The live kernel `kernel_id`'s measurement of each request (assist.measure_requests): one
-    measurement or {"error": ...} per request. Raises MeasureError when the kernel cannot
+    measurement or {"error": ...} per request; a request whose predicate may not reach a kernel
+    (`refusal`) is answered here and never sent. Raises MeasureError when the kernel cannot
     measure at all (KernelDied when it is dead or died meanwhile)."""
     if not requests:
         return []
-    if kernel_id not in kernel_manager:
-        # the kernel was shut down while the optimizer ran
-        raise MeasureError(f"kernel {kernel_id} is no longer running")
-    kernel = kernel_manager.get_kernel(kernel_id)
-    content = await _ask_kernel(kernel_id, kernel, measure_expression(list(requests)), timeout)
-    return _parse_reply(content, len(requests))
+    refused = [refusal(r) if isinstance(r, dict) else "a request must be an object" for r in requests]
+    sent = [r for r, why in zip(requests, refused) if why is None]
+    answers: list[dict[str, Any]] = []
+    if sent:
+        if kernel_id not in kernel_manager:
+            # the kernel was shut down while the optimizer ran
+            raise MeasureError(f"kernel {kernel_id} is no longer running")
+        kernel = kernel_manager.get_kernel(kernel_id)
+        content = await _ask_kernel(kernel_id, kernel, measure_expression(sent), timeout)
+        answers = _parse_reply(content, len(sent))
+    counted = iter(answers)
+    return [next(counted) if why is None else {"error": f"not sent to the kernel: {why}"} for why in refused]
 
 
 async def trace_on_kernel(kernel_manager: Any, kernel_id: str, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
@@ -209,7 +236,11 @@ async def runtime_on_kernel(kernel_manager: Any, kernel_id: str, request: dict[s
                             timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
     """Time one suggestion's pipeline on the live kernel `kernel_id`: the kernel's answer, which
     is either the runtime result or {"error", "kind"}. KernelDied for a dead kernel, MeasureError
-    when the kernel does not answer usefully."""
+    when the kernel does not answer usefully, or (kind `invalid_field`) when the predicate may not
+    reach a kernel."""
+    why = refusal(request)
+    if why is not None:
+        raise MeasureError(f"not sent to the kernel: {why}", "invalid_field")
     if kernel_id not in kernel_manager:
         raise MeasureError(f"kernel {kernel_id} is no longer running")
     kernel = kernel_manager.get_kernel(kernel_id)
@@ -220,3 +251,21 @@ async def runtime_on_kernel(kernel_manager: Any, kernel_id: str, request: dict[s
     if not isinstance(payload, dict) or not ("error" in payload or all(k in payload for k in RUNTIME_KEYS)):
         raise MeasureError(f"malformed runtime answer from the kernel: {payload!r:.200}")
     return payload
+
+
+def kernel_measurer(kernel_manager: Any, kernel_id: str, loop: asyncio.AbstractEventLoop,
+                    seconds_left: Callable[[], float | None] = lambda: None) -> Callable[[list[dict[str, Any]]],
+                                                                                      list[dict[str, Any]]]:
+    """The kernel `kernel_id` as an assist.Measurer for a thread that is not the event loop's: the
+    kernel client runs on the server's event loop, the thread waits for its answer. The wait is
+    at most DEFAULT_TIMEOUT, and at most `seconds_left()` when that says a number (a replay's
+    deadline)."""
+    def measure(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        left = seconds_left()
+        if left is not None and left <= 0:
+            raise MeasureError("the request's deadline passed before the rows were counted")
+        timeout = DEFAULT_TIMEOUT if left is None else min(DEFAULT_TIMEOUT, left)
+        return asyncio.run_coroutine_threadsafe(
+            measure_on_kernel(kernel_manager, kernel_id, requests, timeout), loop).result()
+
+    return measure

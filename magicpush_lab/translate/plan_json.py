@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from magicpush_lab.capture.plan_store import KIDS, REF, PlanStore, is_ref
+from magicpush_lab.capture.plan_store import KIDS, REF, PlanStore, is_ref, refs
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,11 +46,14 @@ class PlanNodes:
     Records refer to smaller ids only, so decoding every record up to the one asked for, in
     order, finds each reference decoded: no recursion, however deep the plan."""
 
-    def __init__(self, store: PlanStore) -> None:
+    def __init__(self, store: PlanStore, shape_nodes: int | None = None) -> None:
         self.store = store
         self._nodes: list[Node] = []
         self._loose: list[str] = []
         self._shapes: dict[int, str] = {}
+        self._sizes: list[int] = []
+        # how many more nodes `shape` may write out for this store (SHAPE_NODES by default)
+        self.shape_nodes_left = SHAPE_NODES if shape_nodes is None else shape_nodes
 
     def node(self, rid: int) -> Node:
         for i in range(len(self._nodes), rid + 1):
@@ -71,11 +74,43 @@ class PlanNodes:
         return value
 
     def shape(self, rid: int) -> str:
-        """The subtree's `shape` (its JSON with exprIds numbered by first appearance)."""
+        """A digest of the subtree's `shape` (its JSON with exprIds numbered by first appearance).
+
+        Writing a subtree out costs its size with every shared record repeated, so all the shapes
+        asked of one store may write out at most `shape_nodes_left` nodes (a plan's chain of
+        steps, each compared with an event's, would otherwise cost the square of its length, and
+        a record shared at every level doubles its size per level). Past that, a subtree's shape
+        is unknown: a digest of its own that equals no other, so it is tied to no event.
+
+        >>> store = PlanStore()
+        >>> leaf = store.intern({"class": "x.Leaf", "#kids": [], "exprId": {"id": 1}})
+        >>> top = store.intern({"class": "x.And", "#kids": [leaf, leaf]})
+        >>> nodes = PlanNodes(store, shape_nodes=3)
+        >>> nodes.size(top), nodes.shape(leaf) == PlanNodes(store).shape(leaf), nodes.shape(top) == nodes.shape(top)
+        (3, True, True)
+        >>> nodes.shape(top) == PlanNodes(store).shape(top), nodes.shape_nodes_left
+        (False, 2)
+        """
         found = self._shapes.get(rid)
         if found is None:
-            found = self._shapes[rid] = shape(canonical(self.store.flat(rid)))
+            size = self.size(rid)
+            if size > self.shape_nodes_left:
+                found = f"unknown shape of record {rid}"  # not a digest: equal to no other shape
+            else:
+                self.shape_nodes_left -= size
+                text = _shape_of(self.store.flat(rid))
+                found = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+            self._shapes[rid] = found
         return found
+
+    def size(self, rid: int) -> int:
+        """How many nodes the subtree has written out (Spark's flat form, shared records repeated),
+        at most SIZE_CAP; one pass over the records, memoized."""
+        for i in range(len(self._sizes), rid + 1):
+            record = self.store.record(i)
+            below = sum(self._sizes[j] for j in record[KIDS]) + sum(self._sizes[j] for j in refs(record))
+            self._sizes.append(min(1 + below, SIZE_CAP))
+        return self._sizes[rid]
 
     def loose(self, rid: int) -> str:
         """A digest of the subtree with every exprId left out: equal shapes have equal loose
@@ -125,6 +160,12 @@ def canonical(flat: list[dict[str, Any]]) -> str:
     return json.dumps(flat, sort_keys=True, separators=(",", ":"))
 
 
+#: the most nodes the shapes of one trace's plans may write out in all (PlanNodes.shape)
+SHAPE_NODES = 200_000
+#: sizes past this are all the same "too big"
+SIZE_CAP = 10**12
+
+
 @lru_cache(maxsize=8192)
 def shape(key: str) -> str:
     """A subtree's canonical JSON with its exprIds numbered by first appearance: two plans with
@@ -135,6 +176,11 @@ def shape(key: str) -> str:
     >>> shape(a) == shape(a.replace("7", "3").replace("9", "4")) != shape(a.replace("9", "7"))
     True
     """
+    return _shape_of(json.loads(key))
+
+
+def _shape_of(flat: Any) -> str:
+    """`shape` of a tree in Spark's flat form, without the cache (which would keep big texts alive)."""
     numbers: dict[Any, int] = {}
 
     def renumber(value: Any) -> Any:
@@ -148,7 +194,7 @@ def shape(key: str) -> str:
             return [renumber(v) for v in value]
         return value
 
-    return canonical(renumber(json.loads(key)))
+    return canonical(renumber(flat))
 
 
 def _decode_at(flat: list[dict[str, Any]], i: int) -> tuple[Node, int]:

@@ -1,0 +1,271 @@
+/*
+ * The JSON contract of the server routes (`<base_url>/magicpush-lab/...`), generated from
+ * magicpush_lab/server/contract.schema.json by scripts/contract_types.py. Do not edit: change
+ * the schema and run `python scripts/contract_types.py`.
+ */
+
+/**
+ * The trace, as recorded in the kernel (capture/trace.py); its fields are read by the server only,
+ * when the optimization starts: a trace that does not parse is invalid_trace.
+ */
+export type Trace = { [key: string]: unknown };
+
+export type SuggestionKind = 'equivalent' | 'superset';
+
+/**
+ * A predicate as IR JSON (ir/serialize.py): what the kernel builds into a Spark Column to count or
+ * time it. Python UDFs and aggregates never appear in a pushed predicate, and are refused.
+ */
+export type Predicate = { [key: string]: unknown };
+
+/** One operator the predicate was pushed through, and how the step was proved. */
+export interface IProofStep {
+  operator: string;
+  category: string;
+  base_case_rows: number;
+  kind: SuggestionKind;
+}
+
+/** A notebook cell to rewrite; `index` counts every cell, markdown included. */
+export interface ICellChange {
+  index: number;
+  original: string;
+  rewritten: string;
+}
+
+/** One conjunct of the pushed predicate, and whether Spark hands it to the scan. */
+export interface IScanConjunct {
+  predicate: string;
+  reaches_scan: boolean;
+}
+
+/** What the source's file scan gets of the predicate (Spark's PushedFilters). */
+export interface IScanFilters {
+  /** The scan's file format ("Parquet"), or null when the source is not a file scan. */
+  scan: string | null;
+  pushed: string[];
+  partition_filters: string[];
+  conjuncts: IScanConjunct[];
+  all_pushed: boolean;
+  note?: string;
+}
+
+/**
+ * A suggestion as a client sends it back (to count its rows or time it): the fields optimize
+ * wrote, of which the first seven are needed.
+ */
+export interface ISuggestionIn {
+  source: string;
+  predicate: string;
+  kind: SuggestionKind;
+  proof: IProofStep[];
+  cells: ICellChange[];
+  source_event: number;
+  predicate_ir: Predicate;
+  rows_before?: number | null;
+  rows_after?: number | null;
+  row_reduction?: number | null;
+  estimated?: boolean;
+  /** The original could raise on a row that the rewrite filters out first. */
+  may_hide_errors?: boolean;
+  /** Other proved predicates for the same source, none implying another. */
+  alternatives?: ISuggestionIn[];
+  /** How the predicate was chosen among the alternatives on live data, once measured. */
+  ranked?: string | null;
+  /** Whether the predicate reaches the source's file scan; null when not measured. */
+  scan_filters?: IScanFilters | null;
+  /** The pipeline it is for: the variable holding the pipeline's last DataFrame. */
+  pipeline?: string | null;
+  /** The trace event of the late filter the predicate comes from. */
+  late_filter_event?: number | null;
+  /** Notebook position of the cell holding the late filter; null when its code changed. */
+  late_filter_cell?: number | null;
+  /** The trace event of the pipeline's last DataFrame. */
+  sink_event?: number | null;
+}
+
+/** A proved pushdown, as optimize, measure and replay answer it. */
+export interface ISuggestion {
+  source: string;
+  predicate: string;
+  kind: SuggestionKind;
+  proof: IProofStep[];
+  cells: ICellChange[];
+  source_event: number;
+  predicate_ir: Predicate;
+  rows_before: number | null;
+  rows_after: number | null;
+  row_reduction: number | null;
+  estimated: boolean;
+  /** The original could raise on a row that the rewrite filters out first. */
+  may_hide_errors?: boolean;
+  /** Other proved predicates for the same source, none implying another. */
+  alternatives?: ISuggestion[];
+  /** How the predicate was chosen among the alternatives on live data, once measured. */
+  ranked?: string | null;
+  /** Whether the predicate reaches the source's file scan; null when not measured. */
+  scan_filters?: IScanFilters | null;
+  /** The pipeline it is for: the variable holding the pipeline's last DataFrame. */
+  pipeline?: string | null;
+  /** The trace event of the late filter the predicate comes from. */
+  late_filter_event?: number | null;
+  /** Notebook position of the cell holding the late filter; null when its code changed. */
+  late_filter_cell?: number | null;
+  /** The trace event of the pipeline's last DataFrame. */
+  sink_event?: number | null;
+}
+
+/** One traced call of a pipeline (magicpush_lab/pipeline_graph.py). */
+export interface IPipelineNode {
+  id: number;
+  op: string;
+  label: string;
+  inputs: number[];
+  cell: number | null;
+  /** The engine's operator for the call, or why it is a barrier. */
+  what: string;
+}
+
+export interface IPipelineGraph {
+  name: string;
+  sink: number;
+  nodes: IPipelineNode[];
+}
+
+/** Why a filter stopped at an operator; for the naive candidate, the rows that refute it. */
+export interface IRefusal {
+  pipeline: string;
+  operator: string;
+  reason: string;
+  candidate: string;
+  counterexample: { [input: string]: { [column: string]: unknown }[] };
+}
+
+/** All suggestions of one pipeline as the single rewrite the engine proved jointly. */
+export interface ITogether {
+  pipeline: string;
+  kind: SuggestionKind;
+  cells: ICellChange[];
+  suggestions: number;
+}
+
+/** One cell of the notebook, in notebook order; `id` matches each traced execution to its cell. */
+export interface INotebookCellPayload {
+  source: string;
+  cell_type: string;
+  id: string | null;
+}
+
+/**
+ * The notebook the trace ran in: its path (for the answer) and its cells, whose code the rewrites
+ * start from.
+ */
+export interface INotebook {
+  path?: string | null;
+  cells?: INotebookCellPayload[];
+}
+
+/** POST optimize: prove pushdowns for a trace, and count their rows on the notebook's kernel. */
+export interface IOptimizeRequest {
+  /** Left out: the server pulls the trace from the kernel `kernel_id` names. */
+  trace?: Trace;
+  notebook?: INotebook | null;
+  kernel_id?: string | null;
+  /** Count rows on the kernel (default true). */
+  measure?: boolean;
+  /** Seconds of search and proof, counted from when the optimization starts (default 10). */
+  time_budget?: number | null;
+  /** Seconds of exact counting before the counts are estimated on a sample. */
+  measure_time_limit?: number | null;
+  /** Every pipeline of the notebook, not only the longest. */
+  all_pipelines?: boolean;
+}
+
+/** What optimize and replay answer, and what `magicpush optimize --json` prints. */
+export interface IOptimizeResult {
+  notebook: string | null;
+  suggestions: ISuggestion[];
+  /** Per pipeline with several suggestions: all of them as one proved rewrite. */
+  together?: ITogether[];
+  /** What was not pushed further, and why. */
+  refusals?: IRefusal[];
+  /** Each optimized pipeline's calls, as a graph. */
+  pipelines?: IPipelineGraph[];
+  optimizer_seconds: number;
+  notes: string[];
+  /** Why a suggestion has no row counts; never measurements. */
+  measure_errors: string[];
+}
+
+/**
+ * POST measure: count rows, on the notebook's kernel, for suggestions optimize returned
+ * unmeasured.
+ */
+export interface IMeasureRequest {
+  kernel_id: string;
+  suggestions: ISuggestionIn[];
+  /** Seconds of exact counting before the counts are estimated on a sample. */
+  measure_time_limit?: number | null;
+  /** The share of rows (0, 1] the estimate counts. */
+  sample_fraction?: number | null;
+}
+
+export interface IMeasureResult {
+  suggestions: ISuggestion[];
+  measure_errors: string[];
+}
+
+/** POST runtime: time one suggestion's pipeline, original and rewritten, on the live session. */
+export interface IRuntimeRequest {
+  kernel_id: string;
+  suggestion: ISuggestionIn;
+  /** Timed runs of each side (default 3). */
+  runs?: number | null;
+  /** Seconds all runs share (default 60). */
+  time_limit?: number | null;
+}
+
+export interface IRuntimeResult {
+  original_seconds: number[];
+  rewritten_seconds: number[];
+  median_original: number | null;
+  median_rewritten: number | null;
+  /** median_original / median_rewritten; null unless both were timed. */
+  speedup: number | null;
+  /** Whether both outputs are equal as bags; null when they were not compared. */
+  outputs_equal: boolean | null;
+  note: string;
+}
+
+/**
+ * POST replay: replay a saved notebook under the server's root in a fresh kernel, optimize and
+ * measure it.
+ */
+export interface IReplayRequest {
+  path: string;
+  /** Seconds one cell may run (default 600). */
+  timeout?: number | null;
+  /** Seconds the whole replay may take, cells, optimization and counts together (default 1800). */
+  deadline?: number | null;
+  measure?: boolean;
+  time_budget?: number | null;
+}
+
+export interface IHealth {
+  version: string;
+  z3: boolean;
+  pyspark: boolean;
+}
+
+/**
+ * Every error answer: a message for people and a kind for programs (docs/architecture.md lists
+ * them); a failed replay adds the cell.
+ */
+export interface IError {
+  error: string;
+  kind: string;
+  cell_index?: number;
+  ename?: string;
+  evalue?: string;
+  where?: string | null;
+}

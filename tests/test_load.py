@@ -1,0 +1,150 @@
+"""The server under load: optimize, measure, runtime and replay requests at once, through a real
+Jupyter server on 127.0.0.1, a few hundred requests in all.
+
+Every request must get its own right answer, the health route must answer within half a second
+throughout (nothing blocks the event loop: parsing, optimizing and waiting on kernels happen
+off it), and afterwards no kernel and no Java process started for the requests may be left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_server import NOTEBOOK_CELLS, ROWS, ROWS_AFTER, assert_udf_pushdown, pipeline_kernel  # noqa: F401
+from tests.test_server_replay import descendants, pid_alive
+
+pytest_plugins = ("pytest_jupyter.jupyter_server",)
+
+NOTEBOOKS = Path(__file__).parent / "notebooks"
+
+OPTIMIZE = 12  # of which MEASURED count rows on the notebook's kernel
+MEASURED = 4
+MEASURE = 8
+RUNTIME = 2
+QUICK_REPLAYS = 2  # besides one replay of a PySpark notebook
+HEALTH_EVERY = 0.3
+HEALTH_LIMIT = 0.5
+
+
+@pytest.fixture
+def jp_server_config():
+    return {"ServerApp": {"jpserver_extensions": {"magicpush_lab": True}}}
+
+
+@pytest.fixture
+def fetch(http_server_client, jp_asyncio_loop, jp_base_url, jp_auth_header):
+    """A client of the test server that opens as many connections as there are requests (jp_fetch's
+    opens ten, and would queue the rest, health polls included, on the client's side)."""
+    from tornado.httpclient import AsyncHTTPClient
+
+    async def make() -> Any:  # made on the server's event loop, which the test runs on
+        return AsyncHTTPClient(force_instance=True, max_clients=64)
+
+    client = jp_asyncio_loop.run_until_complete(make())
+
+    async def fetch(route: str, body: dict[str, Any] | None = None) -> Any:
+        url = http_server_client.get_url(f"{jp_base_url.rstrip('/')}/magicpush-lab/{route}")
+        return await client.fetch(url, method="GET" if body is None else "POST", headers=jp_auth_header,
+                                  body=None if body is None else json.dumps(body), request_timeout=600)
+
+    yield fetch
+    client.close()
+
+
+async def post(fetch: Any, route: str, body: dict[str, Any]) -> dict[str, Any]:
+    response = await fetch(route, body)
+    assert response.code == 200
+    return json.loads(response.body)
+
+
+async def test_concurrent_optimize_measure_runtime_and_replay_requests_all_answered(
+        fetch, jp_serverapp, jp_root_dir, pipeline_kernel):  # noqa: F811
+    kernel_id, trace = pipeline_kernel
+    km = jp_serverapp.kernel_manager
+    shutil.copy(NOTEBOOKS / "sales_pipeline.py", jp_root_dir / "sales_pipeline.py")
+    (jp_root_dir / "quick.py").write_text("# %%\nx = 1\n\n# %%\ny = x + 1\n")
+    notebook = {"path": "scores.ipynb", "cells": NOTEBOOK_CELLS}
+    shown = await post(fetch, "optimize", {"trace": trace, "notebook": notebook, "measure": False})
+    suggestion = assert_udf_pushdown(shown)
+
+    ours = os.getpid()
+    before = set(descendants(ours))
+    notebook_kernel = km.get_kernel(kernel_id).provisioner.pid
+    seen: dict[int, str] = {}
+    latencies: list[float] = []
+    done = asyncio.Event()
+
+    async def watch() -> None:
+        """Poll the health route and note every process started meanwhile."""
+        while not done.is_set() and len(latencies) < 600:
+            started = time.monotonic()
+            response = await fetch("health")
+            latencies.append(time.monotonic() - started)
+            assert response.code == 200
+            keep = set(descendants(notebook_kernel)) | {notebook_kernel}
+            seen.update({pid: cmd for pid, cmd in descendants(ours).items() if pid not in before and pid not in keep})
+            await asyncio.sleep(HEALTH_EVERY)
+
+    async def optimize(i: int) -> None:
+        measured = i < MEASURED
+        result = await post(fetch, "optimize", {"trace": trace, "notebook": notebook, "kernel_id": kernel_id,
+                                                   "measure": measured, "time_budget": 30})
+        s = assert_udf_pushdown(result)
+        assert result["measure_errors"] == []
+        expected = (ROWS, ROWS_AFTER) if measured else (None, None)
+        assert (s["rows_before"], s["rows_after"]) == expected
+
+    async def measure() -> None:
+        result = await post(fetch, "measure", {"kernel_id": kernel_id, "suggestions": shown["suggestions"]})
+        assert result["measure_errors"] == []
+        assert (result["suggestions"][0]["rows_before"], result["suggestions"][0]["rows_after"]) == (ROWS, ROWS_AFTER)
+
+    async def runtime() -> None:
+        result = await post(fetch, "runtime", {"kernel_id": kernel_id, "suggestion": suggestion, "runs": 1,
+                                                  "time_limit": 120})
+        assert result["outputs_equal"] is True, result
+
+    async def replay_sales() -> None:
+        result = await post(fetch, "replay", {"path": "sales_pipeline.py", "timeout": 300})
+        sales = next(s for s in result["suggestions"] if s["source"] == "sales")
+        assert (sales["rows_before"], sales["rows_after"]) == (1000, 4)
+
+    async def replay_quick() -> None:
+        result = await post(fetch, "replay", {"path": "quick.py", "timeout": 60})
+        assert result["notebook"] == "quick.py" and result["suggestions"] == []
+
+    watcher = asyncio.ensure_future(watch())
+    started = time.monotonic()
+    try:
+        await asyncio.gather(
+            *(optimize(i) for i in range(OPTIMIZE)), *(measure() for _ in range(MEASURE)),
+            *(runtime() for _ in range(RUNTIME)), replay_sales(), *(replay_quick() for _ in range(QUICK_REPLAYS)))
+    finally:
+        done.set()
+        await watcher
+    took = time.monotonic() - started
+    requests = OPTIMIZE + MEASURE + RUNTIME + 1 + QUICK_REPLAYS + len(latencies)
+    print(f"\nload: {requests} requests in {took:.0f} s ({OPTIMIZE} optimize, {MEASURE} measure, {RUNTIME} runtime, "
+          f"{1 + QUICK_REPLAYS} replay, {len(latencies)} health); health: max {max(latencies):.3f} s, "
+          f"median {sorted(latencies)[len(latencies) // 2]:.3f} s; processes started for the requests: "
+          f"{sum('ipykernel' in c for c in seen.values())} kernels, {sum('java' in c for c in seen.values())} JVMs")
+    assert requests <= 700
+    assert max(latencies) < HEALTH_LIMIT, sorted(latencies)[-5:]
+    # nothing left behind: the replays' kernels shut down, their JVMs with them
+    assert km.list_kernel_ids() == [kernel_id]
+    assert any("java" in cmd for cmd in seen.values()), "the PySpark replay's JVM was never seen"
+    ends = time.monotonic() + 30
+    while any(pid_alive(pid) for pid in seen) and time.monotonic() < ends:
+        await asyncio.sleep(0.5)
+    left = {pid: cmd[:120] for pid, cmd in seen.items() if pid_alive(pid)}
+    assert left == {}, left
+    programs = sorted({os.path.basename(cmd.split()[0]) for cmd in seen.values() if cmd.split()})
+    print("processes started for the requests, all ended:", programs)
