@@ -247,10 +247,17 @@ class _Walk:
         """The proved candidate `chosen` walked on from each input it gives a predicate to."""
         step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, verdict.kind)
         kind = EQUIVALENT if at.kind == EQUIVALENT and verdict.kind == EQUIVALENT else SUPERSET
+        start, stopped = len(self.result.pushed), False
         for i, (child, g) in enumerate(zip(node.children, chosen)):
             if g is not None:
+                before = len(self.result.pushed)
                 self.visit(child, _Carried(g, at.steps + (step,), kind, here, i, at.hides or verdict.may_hide_errors,
                                            at.waypoints))
+                stopped = stopped or len(self.result.pushed) == before
+        if stopped:
+            # the verdict is about the inputs' predicates applied together: one of them stopped
+            # on its way down, so what the others pushed leaves the late filter in place
+            self.result.pushed[start:] = [replace(p, kind=SUPERSET) for p in self.result.pushed[start:]]
         if isinstance(node, P.InnerJoin):
             self._transfer(node, at, chosen, here)
 

@@ -35,6 +35,25 @@ RIGHT = P.Source(name='right', output=(X.Col(name='k', id=5, dtype='int'), X.Col
 
 CASES = [
     Regression(
+        # a full outer join's equivalence is about both inputs' predicates together: the left
+        # one (a != 2) stopped at the limit, and the right one was still called equivalent, so
+        # the late filter was dropped and an all-NULL left row padded with NULLs came through
+        'one_join_input_stopping_below_leaves_the_other_a_superset_pushdown',
+        late=P.Filter(child=P.OuterJoin(left=P.TopK(child=LEFT, order=(
+            (X.Col(name='d', id=4, dtype='double'), True, False), (X.Col(name='s', id=3, dtype='string'), False, True),
+            (X.Col(name='a', id=1, dtype='int'), True, False), (X.Col(name='b', id=2, dtype='long'), False, True)),
+            k=4), right=RIGHT, condition=X.And(args=(
+                X.Cmp(op='=', left=X.Col(name='a', id=1, dtype='int'), right=X.Col(name='k', id=5, dtype='int')),
+                X.Cmp(op='>', left=X.Col(name='a', id=1, dtype='int'), right=X.Lit(value=2147483647, dtype='int')))),
+            preserved='both'),
+            condition=X.Or(args=(
+                X.Cmp(op='!=', left=X.Col(name='a', id=1, dtype='int'), right=X.Lit(value=2, dtype='int')),
+                X.Cmp(op='!=', left=X.Col(name='e', id=7, dtype='double'), right=X.Lit(value=0.0, dtype='double')),
+                X.Cmp(op='!=', left=X.Col(name='s', id=3, dtype='string'), right=X.Col(name='t', id=6, dtype='string'))))),
+        tables={0: [{('a', 1): None, ('b', 2): None, ('s', 3): None, ('d', 4): None}],
+                1: [{('k', 5): 1, ('t', 6): 'x', ('e', 7): 0.0}, {('k', 5): 2, ('t', 6): 'y', ('e', 7): 1.5}], 2: []},
+    ),
+    Regression(
         'keys_only_groupby_over_outer_join_runs_on_spark',
         late=P.Filter(child=P.Aggregate(child=P.OuterJoin(left=LEFT, right=RIGHT, condition=X.Cmp(
             op='=', left=X.Col(name='a', id=1, dtype='int'), right=X.Col(name='k', id=5, dtype='int'))),
