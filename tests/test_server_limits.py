@@ -320,3 +320,35 @@ def test_tying_a_long_chain_to_its_events_writes_out_a_bounded_number_of_nodes(m
     result = optimize_trace(trace, budget=Budget(1.0))
     assert result.suggestions == ()
     assert 0 < written[0] <= SHAPE_NODES, written[0]
+
+
+def test_decoding_an_expression_costs_its_size_not_its_size_times_its_depth():
+    """The probe's 9 MB plan (21 s and 4.1 GB under a 1 s budget): an expression given as Spark's
+    flat list, 400 levels above an Or of 22,000 columns, was decoded with each node keyed by its
+    whole subtree's JSON, 400 copies of the 8 MB below. Keys now stay the same size however big
+    the subtree (8.5 MB: 32.5 s and 3.3 GB before, 0.7 s and 150 MB after, docs/security.md)."""
+    from magicpush_lab.translate.plan_json import decode
+
+    expressions = "org.apache.spark.sql.catalyst.expressions."
+    v = {"class": expressions + "AttributeReference", "num-children": 0, "name": "v", "dataType": "boolean",
+         "nullable": True, "metadata": {}, "qualifier": [],
+         "exprId": {"product-class": expressions + "ExprId", "id": 1, "jvmId": "j"}}
+
+    def either(leaves: int) -> list[dict[str, Any]]:
+        if leaves == 1:
+            return [dict(v)]
+        half = leaves // 2
+        return [{"class": expressions + "Or", "num-children": 2, "left": 0, "right": 1}, *either(half),
+                *either(leaves - half)]
+
+    flat = [{"class": expressions + "Not", "num-children": 1, "child": 0} for _ in range(300)] + either(2000)
+    root = decode(flat)
+    nodes, stack = 0, [root]
+    key_characters = 0
+    while stack:
+        node = stack.pop()
+        nodes += 1
+        key_characters += len(node.key)
+        stack.extend(node.kids)
+    assert nodes == len(flat)
+    assert key_characters <= 64 * nodes, key_characters

@@ -24,7 +24,7 @@ class Node:
     cls: str  # simple class name, e.g. "Filter", "AttributeReference"
     fields: dict[str, Any]
     kids: tuple["Node", ...]
-    # equal keys mean equal (sub)trees: a PlanStore record id, or the canonical JSON of the subtree
+    # equal keys mean equal (sub)trees: a PlanStore record id, or a digest of the decoded subtree
     key: Any
 
     def field(self, name: str, default: Any = None) -> Any:
@@ -207,7 +207,22 @@ def _decode_at(flat: list[dict[str, Any]], i: int) -> tuple[Node, int]:
         kids.append(kid)
     cls = simple_class(str(raw.get("class", "?")))
     fields = {k: v for k, v in raw.items() if k not in ("class", "num-children")}
-    return Node(cls, fields, tuple(kids), canonical(flat[i:j])), j
+    return Node(cls, fields, tuple(kids), _digest(raw, kids)), j
+
+
+def _digest(raw: dict[str, Any], kids: list[Node]) -> str:
+    """The key of a decoded subtree: a digest of its node's own JSON and its children's keys,
+    so equal subtrees have equal keys, and decoding costs the tree's size (writing each subtree
+    out whole costs its size times its depth: a 9 MB expression took minutes and gigabytes).
+
+    >>> leaf = {"class": "a.b.Literal", "num-children": 0, "value": "1"}
+    >>> a = decode([{"class": "a.b.Not", "num-children": 1, "child": 0}, leaf])
+    >>> b = decode([{"class": "a.b.Not", "num-children": 1, "child": 0}, {**leaf, "value": "2"}])
+    >>> a.key == decode([{"class": "a.b.Not", "num-children": 1, "child": 0}, leaf]).key, a.key == b.key
+    (True, False)
+    """
+    text = json.dumps([raw, [k.key for k in kids]], sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def expression(value: Any) -> Node | None:
