@@ -3,7 +3,7 @@ hypothesis-jsonschema, the same requests with one field broken, and bytes that a
 all. No input may produce a 5xx, a hang or a traceback; every answer is JSON, an error is
 `{"error", "kind"}`, and a success is the schema's answer.
 
-Bounded for CI: a few hundred requests in all, derandomized (the same requests every run).
+Bounded for CI: a few hundred requests in all, derandomized.
 The figures (requests per route, statuses seen) are printed and recorded in docs/security.md.
 """
 
