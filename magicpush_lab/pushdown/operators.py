@@ -21,7 +21,7 @@ from magicpush_lab.pushdown import body_walk
 from magicpush_lab.search import candidates as C
 from magicpush_lab.search import row_iter as row_iter_search
 from magicpush_lab.search.candidate import Candidate
-from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, limit_ms
 from magicpush_lab.verify import aggregate, full_outer_join, outer_join, row_expand, row_iter, row_to_row, topk, window
 from magicpush_lab.verify.verdict import SUPERSET, Verdict
 
@@ -101,6 +101,8 @@ def check(node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], kind: str,
     rule = rule_for(node)
     if rule is None:
         return Verdict(False, kind, "", 0, f"{P.operator_name(node)} is not analysed")
+    if limit_ms(timeout_ms) <= 1:  # the budget is spent: no check could prove anything now
+        return Verdict(False, kind, "", 0, "time budget used up")
     if isinstance(node, P.Union):
         return rule.verify(node, pred, g, kind, timeout_ms)
     if sum(x is not None for x in g) > 1:

@@ -46,6 +46,8 @@ def _combined(node: P.Plan, pred: X.Expr, cands: Sequence[Candidate], budget: Bu
     """Algorithm 1's enumeration, for when the shortcut candidates are refused: components
     from the late filter (the conjuncts of those candidates) and from the operator (its UDFs'
     branch conditions)."""
+    if budget.spent:  # the enumeration's set-up alone is minutes of work on a row of thousands of columns
+        return
     from_f = [c for cand in cands if len(cand.predicates) == 1 and cand.predicates[0] is not None
               for c in X.conjuncts(cand.predicates[0])]
     components = list(dict.fromkeys(from_f + op_components(node, budget)))

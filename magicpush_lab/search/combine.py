@@ -118,7 +118,7 @@ def combined_candidates(op: P.Plan, f: X.Expr, components: list[X.Expr], budget:
     the other covers, each group with fewer disjuncts first. Nothing for operators other than
     row-to-row ones, whose one-row semantics the pruning needs. The enumeration stops when the
     budget is spent or after `limits.seconds` of it, counted from the first candidate asked for."""
-    if not isinstance(op, ROW_OPS) or not components:
+    if not isinstance(op, ROW_OPS) or not components or budget.spent:
         return
     try:
         search = _CoverSearch(op, f, components, limits, budget)
