@@ -13,6 +13,7 @@ import threading
 import uuid
 from typing import Any, Callable, Mapping
 
+from magicpush_lab.capture.connect import CONNECT_PROBE_SECONDS, reachable
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.expr import Expr, has_python_udf
 from magicpush_lab.rewrite.pyspark_column import to_column
@@ -25,19 +26,103 @@ class MeasureTimeout(TimeoutError):
     """Neither the exact count nor the sample finished in time."""
 
 
+def is_connect(df: Any) -> bool:
+    """A DataFrame of a Spark Connect session (no JVM in this process: no SparkContext, no _jdf)."""
+    return type(df).__module__.startswith("pyspark.sql.connect")
+
+
+class _JobGroup:
+    """A classic session's jobs, cancelled by their job group."""
+
+    def __init__(self, df: Any, group: str) -> None:
+        self.sc, self.group = df.sparkSession.sparkContext, group
+
+    def enter(self) -> None:
+        # Job groups are per thread: set it in the thread that submits the jobs.
+        self.sc.setJobGroup(self.group, "magicpush measurement", interruptOnCancel=True)
+
+    def leave(self) -> None:
+        pass
+
+    def cancel(self) -> None:
+        self.sc.cancelJobGroup(self.group)
+
+
+class _OperationTag:
+    """A Connect session's operations, tagged from the thread that starts them and interrupted
+    by their tag on the server."""
+
+    def __init__(self, df: Any, group: str) -> None:
+        self.session, self.group = df.sparkSession, group
+
+    def enter(self) -> None:
+        self.session.addTag(self.group)
+
+    def leave(self) -> None:
+        self.session.removeTag(self.group)
+
+    def cancel(self) -> None:
+        self.session.interruptTag(self.group)
+
+
+# gRPC status codes of a server that is not there any more, or of a session it no longer has
+_UNREACHABLE = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN")
+_SESSION_GONE = ("INVALID_HANDLE.SESSION_NOT_FOUND", "INVALID_HANDLE.SESSION_CLOSED", "SESSION_CHANGED")
+
+
+def connect_fault(err: BaseException) -> str | None:
+    """A clear message when `err` is a Spark Connect connection fault (server unreachable,
+    connection dropped, session expired or closed), else None.
+
+    >>> connect_fault(ValueError("x")) is None
+    True
+    """
+    text = f"{type(err).__name__}: {err}"
+    if isinstance(err, ConnectionError) and "Spark Connect server" in str(err):
+        return f"{err}: nothing was counted"
+    if any(code in text for code in _SESSION_GONE):
+        return "the Spark Connect session has expired or was closed on the server: start a new session"
+    grpc_like = "grpc" in type(err).__module__.lower() or "SparkConnect" in type(err).__name__ \
+        or "RpcError" in text or "StatusCode." in text
+    if grpc_like and any(code in text for code in _UNREACHABLE):
+        line = next((ln.strip() for ln in str(err).splitlines() if ln.strip()), "")
+        return f"the Spark Connect server cannot be reached ({line[:200]}): nothing was counted"
+    return None
+
+
+def ensure_reachable(df: Any, timeout: float = CONNECT_PROBE_SECONDS) -> None:
+    """Fail fast, with a clear ConnectionError, when `df`'s Spark Connect server does not answer:
+    the client would otherwise retry a dead server for minutes. Nothing to check for a classic
+    session."""
+    if not is_connect(df):
+        return
+    reachable(df.sparkSession.client, timeout)
+
+
+def _quietly(fn: Callable[[], Any]) -> None:
+    try:
+        fn()
+    except Exception:  # the session is gone: its work is too
+        pass
+
+
 def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | None) -> tuple[int, int] | None:
-    """Run `work` (Spark jobs) in a job group; None if it did not finish within `limit` seconds."""
-    sc = df.sparkSession.sparkContext
+    """Run `work` (Spark jobs) in a job group (a classic session) or under an operation tag (a
+    Spark Connect session); None if it did not finish within `limit` seconds."""
+    ensure_reachable(df)
     group = f"magicpush-measure-{uuid.uuid4().hex}"
+    jobs = _OperationTag(df, group) if is_connect(df) else _JobGroup(df, group)
     out: dict[str, Any] = {}
     stop = threading.Event()
 
     def target() -> None:
         try:
-            # Job groups are per thread: set it in the thread that submits the jobs.
-            sc.setJobGroup(group, "magicpush measurement", interruptOnCancel=True)
-            if not stop.is_set():
-                out["value"] = work()
+            jobs.enter()
+            try:
+                if not stop.is_set():
+                    out["value"] = work()
+            finally:
+                jobs.leave()
         except BaseException as err:  # reported to the caller below
             out["error"] = err
 
@@ -48,7 +133,8 @@ def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | Non
         stop.set()
         # A job may be submitted right after the first cancel; cancel until the thread gives up.
         for _ in range(10):
-            sc.cancelJobGroup(group)
+            # in a thread of its own: a Connect client retries a server that went away
+            threading.Thread(target=_quietly, args=(jobs.cancel,), daemon=True).start()
             thread.join(1.0)
             if not thread.is_alive():
                 break
@@ -152,6 +238,7 @@ def scan_filters(frames: Mapping[int, Any], source_event: int, predicate: Expr) 
     if source_event not in frames:
         raise KeyError(f"no live DataFrame for event {source_event}")
     df = frames[source_event]
+    ensure_reachable(df)
     base = _scans(df)
     formats = sorted({fmt for fmt, _, _ in base if fmt})
     pushed: list[str] = []
@@ -212,6 +299,8 @@ def _added(before: list[str], after: list[str]) -> list[str]:
 
 def _scans(df: Any) -> list[tuple[str, list[str], list[str]]]:
     """(format, pushed filters, partition filters) of each file scan in the physical plan."""
+    if is_connect(df):
+        return connect_scans(df._explain_string(extended=False))
     out = []
     stack = [df._jdf.queryExecution().sparkPlan()]
     while stack:
@@ -221,6 +310,26 @@ def _scans(df: Any) -> list[tuple[str, list[str], list[str]]]:
             out.append(found)
         children = node.children()
         stack.extend(children.apply(i) for i in range(children.size()))
+    return out
+
+
+def connect_scans(text: str) -> list[tuple[str, list[str], list[str]]]:
+    """The file scans of a physical plan as a Connect session explains it (no JVM here to walk):
+    one per `FileScan <format>` or `BatchScan` line.
+
+    >>> connect_scans("+- FileScan parquet [a#1] Batched: true, DataFilters: [(a#1 > 5)], "
+    ...               "Format: Parquet, PartitionFilters: [], PushedFilters: [IsNotNull(a), GreaterThan(a,5)]")
+    [('Parquet', ['IsNotNull(a)', 'GreaterThan(a,5)'], [])]
+    """
+    out = []
+    for line in text.splitlines():
+        found = re.search(r"\b(FileScan|BatchScan) (\w+)", line)
+        if found is None:
+            continue
+        fmt = re.search(r"Format: (\w+)", line)
+        name = fmt.group(1) if fmt else found.group(2)
+        out.append((name.capitalize() if name.islower() else name, filter_list(_listed(line, "PushedFilters")),
+                    filter_list(_listed(line, "PartitionFilters"))))
     return out
 
 

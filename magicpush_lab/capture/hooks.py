@@ -144,7 +144,11 @@ class Hooks:
         return bool(self._patches)
 
     def install(self) -> None:
-        classes = self.tracer.backend.classes()
+        backend = self.tracer.backend
+        for classes in (backend.all_classes() if hasattr(backend, "all_classes") else [backend.classes()]):
+            self._install(classes)
+
+    def _install(self, classes: Any) -> None:
         for name, spec in DATAFRAME_OPS.items():
             self._patch(classes.dataframe, name, self._step(name, spec, "dataframe"))
         for name in INSPECTIONS:

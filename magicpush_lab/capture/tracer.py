@@ -9,7 +9,8 @@ The tracer only puts four parts together, one job each:
 - recorder.py keeps the event log and the DataFrames it was made of;
 - sites.py finds the call's place in the notebook cell that made it;
 - udfs.py captures Python UDFs as Spark ships them.
-Which API is wrapped, and how a DataFrame's plan is read, is the backend's (classic.py).
+Which API is wrapped, and how a DataFrame's plan is read, is the backend's: classic.py for classic
+sessions, connect.py for Spark Connect ones, both at once through backends.py.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Mapping
 
 from magicpush_lab.capture import rdd
-from magicpush_lab.capture.classic import ClassicBackend
+from magicpush_lab.capture.backends import Backends
 from magicpush_lab.capture.hooks import Call, Hooks, depth
 from magicpush_lab.capture.recorder import Recorder
 from magicpush_lab.capture.sites import CellSites
@@ -34,7 +35,7 @@ class Tracer:
     """Wraps a PySpark API while installed and accumulates a `Trace`."""
 
     def __init__(self, backend: Any = None) -> None:
-        self.backend = backend if backend is not None else ClassicBackend()
+        self.backend = backend if backend is not None else Backends()
         self.sites = CellSites()
         self.udfs = UdfCapture()
         self.recorder = Recorder(self.backend, self.udfs)

@@ -84,8 +84,17 @@ def measure_in_kernel(tracer: Tracer | None, requests: Sequence[Any], *,
             out.append({"rows_before": int(before), "rows_after": int(after), "estimated": bool(estimated),
                         **scan, **ranking})
         except Exception as err:  # one bad request must not hide the others' results
-            out.append({"error": f"{type(err).__name__}: {_first_line(err)}", **scan})
+            out.append({"error": measure_error(err), **scan})
     return out
+
+
+def measure_error(err: BaseException) -> str:
+    """What a failed count says: a Spark Connect server that cannot be reached (gone, restarted,
+    the session expired) by name, anything else as its type and first line."""
+    from magicpush_lab.measure import connect_fault
+
+    fault = connect_fault(err)
+    return fault if fault is not None else f"{type(err).__name__}: {_first_line(err)}"
 
 
 def _limits(requested: Any, default: float) -> dict[str, float]:

@@ -108,6 +108,11 @@ def magicpush_result(ip: Any, line: str = "", body: str | None = None) -> dict[s
             return render_error("the cell made no PySpark DataFrame to optimize")
     trace = hooks.tracer.trace()
     if not trace.events:
+        from magicpush_lab.capture.backends import untraced_kinds
+
+        kinds = untraced_kinds(hooks.tracer.backend, list(ip.user_ns.values()))
+        if kinds:
+            return render_error("no PySpark DataFrame was traced: " + "; ".join(kinds))
         return render_error("no PySpark DataFrame calls were traced yet; run the pipeline's cells first")
     cells, ids = kernel_cells(trace)
     if body is not None and body in cells:

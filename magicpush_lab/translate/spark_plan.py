@@ -409,6 +409,8 @@ def to_plan(n: Node, ctx: Context) -> P.Plan:
 
 
 def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
+    if n.cls == "Opaque":  # a Spark Connect relation the trace could not resolve (capture/connect_plan.py)
+        raise TranslateError(str(n.field("reason") or "a relation the trace could not read"))
     if n.cls == "Filter":
         return P.Filter(to_plan(n.kids[0], ctx), to_expr(expression(n.field("condition")), ctx), origin)
     if n.cls == "Project" and n.kids[0].cls == "Aggregate" and _pivot_firsts(n.kids[0]):
