@@ -72,3 +72,14 @@ def test_outputs_written_with_the_table_and_summary(corpus, tmp_path):
     assert saved["summary"]["notebook_corpus"]["unequal_or_failed"] == []
     text = (tmp_path / "benchmarks" / "results.md").read_text()
     assert all(f"| {name} |" in text for name, _ in CORPUS)
+
+
+def test_the_wide_rows_benchmark_prints_a_row_per_width_and_budget(capsys, monkeypatch):
+    import sys
+
+    from benchmarks import wide_rows
+
+    monkeypatch.setattr(sys, "argv", ["wide_rows", "--widths", "20", "--budgets", "5", "--runs", "1"])
+    wide_rows.main()
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 20 ")]
+    assert rows == ["| 20 | 5 | " + rows[0].split(" | ")[2] + " | 0.00 | (c0 + 1) > 5 (equivalent) |"]
