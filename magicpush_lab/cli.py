@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence, TextIO
@@ -53,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     o.add_argument("--all-pipelines", action="store_true",
                    help="optimize every pipeline of the notebook (every sink), not only the longest")
     o.add_argument("--kernel", default="python3", help="Jupyter kernel to replay in (default python3)")
+    o.add_argument("--remote", metavar="sc://HOST:PORT",
+                   help="replay on this Spark Connect server: the kernel's SPARK_REMOTE, which a notebook's "
+                        "SparkSession.builder.getOrCreate() follows (default: the notebook's own builder, "
+                        "and SPARK_REMOTE when it is set)")
     return p
 
 
@@ -136,6 +141,23 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
     if args.apply and len(args.paths) > 1 and Path(args.output).is_file():
         print("magicpush: with several notebooks, -o must be a directory", file=sys.stderr)
         return EXIT_FAILED
+    if args.remote is not None:
+        if not args.remote.startswith("sc://"):
+            print("magicpush: --remote takes a Spark Connect URL, sc://HOST:PORT", file=sys.stderr)
+            return EXIT_FAILED
+    previous = os.environ.get("SPARK_REMOTE")
+    if args.remote is not None:
+        os.environ["SPARK_REMOTE"] = args.remote  # the replay kernels inherit it
+    try:
+        return _optimize_all(args, out)
+    finally:
+        if previous is None:
+            os.environ.pop("SPARK_REMOTE", None)
+        else:
+            os.environ["SPARK_REMOTE"] = previous
+
+
+def _optimize_all(args: Any, out: TextIO) -> int:
     from magicpush_lab.kernel.report import render
 
     code = EXIT_OK
