@@ -13,7 +13,7 @@ import threading
 import uuid
 from typing import Any, Callable, Mapping
 
-from magicpush_lab.capture.connect import CONNECT_PROBE_SECONDS, reachable
+from magicpush_lab.capture.connect_probe import CONNECT_PROBE_SECONDS, reachable
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.expr import Expr, has_python_udf
 from magicpush_lab.rewrite.pyspark_column import to_column

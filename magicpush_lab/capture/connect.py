@@ -19,22 +19,6 @@ from magicpush_lab.capture.classic import ApiClasses
 from magicpush_lab.capture.plan_store import PlanStore
 
 
-#: seconds a Spark Connect server has to answer before it counts as unreachable
-CONNECT_PROBE_SECONDS = 5.0
-
-
-def reachable(client: Any, timeout: float = CONNECT_PROBE_SECONDS) -> None:
-    """ConnectionError unless the Connect client's channel is ready within `timeout` seconds (the
-    client itself would retry a server that went away for minutes)."""
-    import grpc
-
-    try:
-        grpc.channel_ready_future(client._channel).result(timeout=timeout)
-    except grpc.FutureTimeoutError:
-        raise ConnectionError(f"the Spark Connect server cannot be reached (no answer within {timeout:g} s)") \
-            from None
-
-
 class ConnectBackend:
     """DataFrames of a Spark Connect session, read through the Connect client."""
 

@@ -133,7 +133,7 @@ class ConnectPlanEncoder:
         instead of each schema request retrying it for minutes."""
         import time
 
-        from magicpush_lab.capture.connect import CONNECT_PROBE_SECONDS, reachable
+        from magicpush_lab.capture.connect_probe import CONNECT_PROBE_SECONDS, reachable
 
         now = time.monotonic()
         if self._down_until.get(id(client), 0.0) > now:
