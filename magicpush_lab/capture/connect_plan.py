@@ -116,6 +116,7 @@ class ConnectPlanEncoder:
         self._reads: dict[int, _Read] = {}  # plan id -> the relation's record and output
         self._ids = itertools.count(1)
         self._down_until: dict[int, float] = {}  # id(client) -> until when it counts as unreachable
+        self._up_at: dict[int, float] = {}  # id(client) -> when it last answered the probe
 
     # -- entry ----------------------------------------------------------------
     def encode(self, handle: Any) -> int:
@@ -138,11 +139,14 @@ class ConnectPlanEncoder:
         now = time.monotonic()
         if self._down_until.get(id(client), 0.0) > now:
             raise ConnectionError("the Spark Connect server cannot be reached: the plan was not read")
+        if self._up_at.get(id(client), -60.0) > now - 10.0:  # it answered a moment ago: this pull
+            return
         try:
             reachable(client, CONNECT_PROBE_SECONDS)
         except ConnectionError:
             self._down_until[id(client)] = now + 30.0
             raise
+        self._up_at[id(client)] = now
 
     # -- relations --------------------------------------------------------------
     def _relation(self, rel: Any, client: Any) -> _Read:

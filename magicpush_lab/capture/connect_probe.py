@@ -13,8 +13,11 @@ def reachable(client: Any, timeout: float = CONNECT_PROBE_SECONDS) -> None:
     client itself would retry a server that went away for minutes)."""
     import grpc
 
+    future = grpc.channel_ready_future(client._channel)
     try:
-        grpc.channel_ready_future(client._channel).result(timeout=timeout)
+        future.result(timeout=timeout)
     except grpc.FutureTimeoutError:
         raise ConnectionError(f"the Spark Connect server cannot be reached (no answer within {timeout:g} s)") \
             from None
+    finally:
+        future.cancel()  # its polling thread stops
