@@ -477,16 +477,20 @@ class ConnectPlanEncoder:
 
 
 def _inputs(rel: Any, kind: str | None) -> list[Any]:
-    """The relations `rel` reads, in order."""
+    """The relations `rel` reads, in the order of their fields (a join's left before its right):
+    every field of the relation's message that holds a relation, so that a kind not read here
+    still becomes a barrier over its inputs rather than a source."""
     if kind is None:
         return []
-    spec = getattr(rel, kind)
-    if kind in ("join", "set_op"):
-        left = spec.left_input if kind == "set_op" else spec.left
-        right = spec.right_input if kind == "set_op" else spec.right
-        return [left, right]
-    fields = {f.name for f, _ in spec.ListFields()} if hasattr(spec, "ListFields") else set()
-    return [spec.input] if "input" in fields else []
+    out: list[Any] = []
+    for field, value in getattr(rel, kind).ListFields():
+        if field.message_type is None or field.message_type.full_name != "spark.connect.Relation":
+            continue
+        if hasattr(value, "WhichOneof"):  # one relation
+            out.append(value)
+        else:  # a repeated field of relations
+            out.extend(value)
+    return out
 
 
 # why a relation kind stops every pushdown, in the PySpark user's words
