@@ -55,8 +55,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="optimize every pipeline of the notebook (every sink), not only the longest")
     o.add_argument("--kernel", default="python3", help="Jupyter kernel to replay in (default python3)")
     o.add_argument("--remote", metavar="sc://HOST:PORT",
-                   help="replay on this Spark Connect server: the kernel's SPARK_REMOTE, which a notebook's "
-                        "SparkSession.builder.getOrCreate() follows (default: the notebook's own builder, "
+                   help="replay on this Spark Connect server: every session the notebook's builder makes "
+                        "connects there, a master it sets is dropped (default: the notebook's own builder, "
                         "and SPARK_REMOTE when it is set)")
     return p
 
@@ -145,16 +145,19 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
         if not args.remote.startswith("sc://"):
             print("magicpush: --remote takes a Spark Connect URL, sc://HOST:PORT", file=sys.stderr)
             return EXIT_FAILED
-    previous = os.environ.get("SPARK_REMOTE")
+    from magicpush_lab.kernel.extension import REMOTE_VARIABLE
+
+    previous = os.environ.get(REMOTE_VARIABLE)
     if args.remote is not None:
-        os.environ["SPARK_REMOTE"] = args.remote  # the replay kernels inherit it
+        # the replay kernels inherit it; their tracing makes the notebook's builder connect there
+        os.environ[REMOTE_VARIABLE] = args.remote
     try:
         return _optimize_all(args, out)
     finally:
         if previous is None:
-            os.environ.pop("SPARK_REMOTE", None)
+            os.environ.pop(REMOTE_VARIABLE, None)
         else:
-            os.environ["SPARK_REMOTE"] = previous
+            os.environ[REMOTE_VARIABLE] = previous
 
 
 def _optimize_all(args: Any, out: TextIO) -> int:

@@ -1,5 +1,5 @@
-"""`magicpush optimize --remote sc://...`: a saved notebook whose builder takes the session from
-its environment is replayed on a Spark Connect server, traced, proved and measured there."""
+"""`magicpush optimize --remote sc://...`: a saved notebook whose builder names a local master is
+replayed on a Spark Connect server instead, traced, proved and measured there."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ pytestmark = [pytest.mark.spark, pytest.mark.kernel]
 
 CELLS = [
     "from pyspark.sql import SparkSession, functions as F\nfrom pyspark.sql.types import IntegerType\n"
-    "spark = SparkSession.builder.getOrCreate()\nassert type(spark).__module__.startswith('pyspark.sql.connect')",
+    "spark = SparkSession.builder.master('local[2]').appName('orders').getOrCreate()\n"
+    "assert type(spark).__module__.startswith('pyspark.sql.connect')",
     "orders = spark.createDataFrame([(i % 1000, i) for i in range(2000)], 'amount int, id int')",
     "@F.udf(IntegerType())\ndef loyalty_points(amount):\n    if amount is None:\n        return None\n"
     "    if amount > 500:\n        return amount + 50\n    return amount // 10\n\n"

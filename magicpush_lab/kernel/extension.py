@@ -40,11 +40,52 @@ class _Hooks:
             self.tracer.warn(f"post_run_cell: {type(err).__name__}: {err}")
 
 
+#: set by `magicpush optimize --remote URL` for its replay kernels: every session the notebook's
+#: builder makes is a Spark Connect session on URL, whatever master the builder names
+REMOTE_VARIABLE = "MAGICPUSH_REMOTE"
+_builder_original: Any = None
+
+
+def redirect_builder(url: str) -> None:
+    """Make `SparkSession.builder...getOrCreate()` connect to the Connect server `url`: a master
+    the notebook set is dropped (Spark refuses both at once). Idempotent; `restore_builder` undoes it."""
+    global _builder_original
+    from pyspark.sql.session import SparkSession
+
+    builder = SparkSession.Builder
+    if _builder_original is not None:
+        return
+    original = builder.getOrCreate
+
+    def getOrCreate(self: Any) -> Any:
+        with self._lock:
+            self._options.pop("spark.master", None)
+            self._options["spark.remote"] = url
+        return original(self)
+
+    _builder_original = original
+    builder.getOrCreate = getOrCreate
+
+
+def restore_builder() -> None:
+    global _builder_original
+    if _builder_original is None:
+        return
+    from pyspark.sql.session import SparkSession
+
+    SparkSession.Builder.getOrCreate = _builder_original
+    _builder_original = None
+
+
 def load(ip: Any) -> Tracer:
     """Install tracing and the `%magicpush` magic in `ip`; loading twice changes nothing."""
     hooks = _loaded.get(id(ip))
     if hooks is not None:
         return hooks.tracer
+    import os
+
+    if os.environ.get(REMOTE_VARIABLE):
+        redirect_builder(os.environ[REMOTE_VARIABLE])
     tracer = Tracer()
     tracer.install()
     hooks = _Hooks(ip, tracer)
@@ -69,6 +110,7 @@ def unload(ip: Any) -> None:
     ip.magics_manager.magics["line"].pop("magicpush", None)
     ip.magics_manager.magics["cell"].pop("magicpush", None)
     hooks.tracer.uninstall()
+    restore_builder()
 
 
 def tracer_of(ip: Any) -> Tracer | None:
