@@ -92,7 +92,7 @@ PLAN_CLASSES = {
     "MapInPandas": "mapInPandas", "MapInArrow": "mapInArrow", "FlatMapGroupsInPandas": "applyInPandas",
     "FlatMapGroupsInArrow": "applyInArrow", "FlatMapCoGroupsInPandas": "cogroup applyInPandas",
     "AttachDistributedSequence": "zipWithIndex", "LateralJoin": "lateralJoin", "CollectMetrics": "observe",
-    "LogicalRDD": "rdd map toDF", "DeduplicateWithinWatermark": "dropDuplicatesWithinWatermark",
+    "LogicalRDD": "rdd map toDF with a schema", "DeduplicateWithinWatermark": "dropDuplicatesWithinWatermark",
     "NearestByJoin": "nearestByJoin",
 }
 _API = {c.name: c for c in API_CASES}
