@@ -43,7 +43,8 @@ def why_unsafe(late: P.Filter, predicate: X.Expr, steps: tuple[Step, ...], budge
             or model_gaps.lost_double_arithmetic(late, predicate)
             or model_gaps.new_double_arithmetic(late, predicate)
             or model_gaps.double_sort_key(late, predicate, steps)
-            or model_gaps.udf_on_padded_rows(late, steps))
+            or model_gaps.udf_on_padded_rows(late, steps)
+            or model_gaps.udf_above_a_limit(late, steps))
 
 
 def without_double_arithmetic(late: P.Filter) -> P.Filter | None:

@@ -186,3 +186,33 @@ def udf_on_padded_rows(late: P.Filter, steps) -> str:
 
 def _above_outer_join(node: P.Plan) -> bool:
     return any(isinstance(n, P.OuterJoin) for n in P.nodes(node) if n is not node)
+
+
+def udf_above_a_limit(late: P.Filter, steps) -> str:
+    """Why a walk through `orderBy(...).limit(k)` may run a Python UDF on rows it never met, or "".
+
+    Below the limit the pushed predicate drops rows, so the limit keeps others in their place:
+    the rows the late filter drops are not the same, and every operator between the limit and
+    the late filter (and the filter itself) runs on them. A Python UDF there can raise on one,
+    a job failing where the original ran; the TOPK proof covers the rows kept, not the errors
+    of what runs above on the others.
+
+    >>> a, u = X.Col("a", 1, "string"), X.Col("u", 2, "string")
+    >>> f = X.PyUdf("f", (a,), "string", "f = lambda x: x + '!'")
+    >>> top = P.TopK(P.Source("t", (a,)), ((a, True, False),), 2)
+    >>> late = P.Filter(P.Project(top, ((u, f),)), X.Cmp("=", u, X.Lit("x!", "string")))
+    >>> from types import SimpleNamespace as Step  # the walk's steps: only the operator is read
+    >>> udf_above_a_limit(late, (Step(operator="TopK"),))
+    'f() runs above a limit the predicate passed, on rows the limit did not keep before'
+    """
+    if not any(s.operator == "TopK" for s in steps):
+        return ""
+    exprs = [late.condition] + [e for n in P.nodes(late.child) if _above_limit(n) for e in P.expressions(n)]
+    udf = next((x for e in exprs for x in X.walk(e) if isinstance(x, X.PyUdf)), None)
+    if udf is None:
+        return ""
+    return f"{udf.name}() runs above a limit the predicate passed, on rows the limit did not keep before"
+
+
+def _above_limit(node: P.Plan) -> bool:
+    return any(isinstance(n, P.TopK) for n in P.nodes(node) if n is not node)

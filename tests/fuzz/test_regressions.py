@@ -35,6 +35,13 @@ RIGHT = P.Source(name='right', output=(X.Col(name='k', id=5, dtype='int'), X.Col
 
 CASES = [
     Regression(
+        # a Python UDF above a limit: pushing FALSE below the limit (the late filter can never
+        # pass) let the limit keep other rows, and the UDF above it raised on one of them
+        'python_udf_above_a_limit_never_meets_rows_the_limit_did_not_keep',
+        late=P.Filter(child=P.Project(child=P.TopK(child=P.Union(inputs=(P.Project(child=P.Source(name='other', output=(X.Col(name='a2', id=8, dtype='int'), X.Col(name='s2', id=9, dtype='string')), origin=2), outputs=((X.Col(name='c100', id=100, dtype='int'), X.Col(name='a2', id=8, dtype='int')), (X.Col(name='c101', id=101, dtype='long'), X.Lit(value=3, dtype='long')), (X.Col(name='c102', id=102, dtype='string'), X.Col(name='s2', id=9, dtype='string')), (X.Col(name='c103', id=103, dtype='double'), X.Lit(value=1.5, dtype='double')))), P.Source(name='left', output=(X.Col(name='a', id=1, dtype='int'), X.Col(name='b', id=2, dtype='long'), X.Col(name='s', id=3, dtype='string'), X.Col(name='d', id=4, dtype='double')), origin=0)), output=(X.Col(name='c104', id=104, dtype='int'), X.Col(name='c105', id=105, dtype='long'), X.Col(name='c106', id=106, dtype='string'), X.Col(name='c107', id=107, dtype='double'))), order=((X.Col(name='c107', id=107, dtype='double'), True, False), (X.Col(name='c105', id=105, dtype='long'), True, True), (X.Col(name='c104', id=104, dtype='int'), False, False), (X.Col(name='c106', id=106, dtype='string'), False, False)), k=2), outputs=((X.Col(name='c107', id=107, dtype='double'), X.Col(name='c107', id=107, dtype='double')), (X.Col(name='c104', id=104, dtype='int'), X.Col(name='c104', id=104, dtype='int')), (X.Col(name='c108', id=108, dtype='string'), X.PyUdf(name='f', args=(X.Col(name='c106', id=106, dtype='string'),), dtype='string', source="def f(x):\n    return x + '!'\n")))), condition=X.Cmp(op='<=>', left=X.Col(name='c108', id=108, dtype='string'), right=X.Lit(value='x', dtype='string'))),
+        tables={0: [{('a', 1): None, ('b', 2): None, ('s', 3): '', ('d', 4): 0.0}, {('a', 1): None, ('b', 2): None, ('s', 3): '', ('d', 4): 0.0}], 1: [], 2: [{('a2', 8): None, ('s2', 9): None}]},
+    ),
+    Regression(
         # the reference's harness, not the engine: an int cast to double stayed an int there, so
         # 2147483647 was compared whole while Spark's 2147483647.0 was compared to 9 digits
         'an_int_cast_to_double_is_a_double_in_the_reference',
