@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from magicpush_lab.capture.classic import ApiClasses
+from magicpush_lab.capture.classic import ApiClasses, ClassicBackend
 from magicpush_lab.capture.plan_store import PlanStore
 
 
@@ -51,13 +51,9 @@ class ConnectBackend:
 
         return ConnectPlanEncoder(store)
 
-    def columns(self, df: Any) -> tuple[tuple[str, str], ...]:
-        return tuple((f.name, f.dataType.simpleString()) for f in df.schema.fields)
-
-    def grouped_inputs(self, grouped: Any) -> tuple[Any, ...]:
-        if hasattr(grouped, "_gd1"):
-            return grouped._gd1._df, grouped._gd2._df
-        return (grouped._df,)
+    # read through the DataFrame API's public surface, which both kinds of session share
+    columns = ClassicBackend.columns
+    grouped_inputs = ClassicBackend.grouped_inputs
 
 
 class ConnectHandle:
