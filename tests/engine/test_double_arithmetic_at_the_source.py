@@ -52,6 +52,14 @@ def unioned(s):
     return s[0].select(F.col("amount").alias("v")).union(s[1].select(F.col("price").alias("w")))
 
 
+def projected_bottom(s):
+    return projected(s).orderBy("gross", "id").limit(2)
+
+
+def unioned_limited(s):
+    return unioned(s).limit(3)
+
+
 def zeroed(s):
     return s[0].withColumnRenamed("amount", "amt").withColumn("z", F.lit(0.0) * F.col("amt"))
 
@@ -77,6 +85,10 @@ CASES = [
          lambda: (F.col("gross") * 2.0) > 300.0, EQUIVALENT, ("((amount * 1.2) * 2.0) > 300.0",)),
     Case("a union of two tables: each input computes its own column's product", unioned,
          lambda: (F.col("v") * 2.0) > 100.0, SUPERSET, ("(amount * 2.0) > 100.0", "(price * 2.0) > 100.0")),
+    Case("the same product under the two smallest rows: no prefix of the order, must not", projected_bottom,
+         lambda: (F.col("gross") * 2.0) > 300.0, None),
+    Case("the same union under a limit: which rows the limit keeps changes, must not", unioned_limited,
+         lambda: (F.col("v") * 2.0) > 100.0, None),
     Case("0.0 * amt < 3.0 read as a NULL test over the reals (false for NaN and infinities): must not", zeroed,
          lambda: F.when(F.col("store").startswith("X"), F.col("id").isNull()).otherwise(F.col("z") < 3.0), None,
          refusal=DOUBLE_GAP),

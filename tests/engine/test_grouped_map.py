@@ -229,6 +229,15 @@ CASES = [
          "shifted", lambda: F.col("store") == "a", None),
     Case("filter on a double the body passes through: NaN comes back NULL, must not be pushed",
          "doubled", lambda: F.col("twice") > 4, None),
+    # the same bodies with a double passed through: pandas hands NaN back as NULL, which the
+    # pushed predicate reads as NULL too (their neighbours that must not push: head, aggregates)
+    Case("filter on a double a row-by-row body passes through: pushed reading NaN as NULL",
+         "keep_positive", lambda: F.col("amount") < 3.0, EQUIVALENT,
+         "CASE WHEN NOT isnan(amount) THEN amount ELSE NULL END < 3.0"),
+    Case("the key's flag and a double passed through: pushed reading NaN as NULL",
+         "with_flag", lambda: F.col("is_a") & (F.col("amount") > 5.0), EQUIVALENT),
+    Case("the integer key's flag and a double passed through: pushed reading NaN as NULL",
+         "with_big_key", lambda: F.col("big") & (F.col("amount") > 5.0), EQUIVALENT, keys=("v",)),
     Case("IS NULL on a double computed in the body: NaN input comes back NULL, must not be pushed",
          "with_twice", lambda: F.col("twice").isNull(), None),
     Case("filter on integer key arithmetic that numpy may wrap: must not be pushed",

@@ -86,6 +86,8 @@ CASES = [
          "amount >= 999.5"),
     Case("orderBy without a limit: any filter moves below", lambda s: s[0].orderBy(F.col("amount").desc()),
          lambda: F.col("amount") < 5.0, EQUIVALENT, "amount < 5.0"),
+    Case("the same order with a limit: amount < 5.0 is no prefix of the descending order, must not",
+         top(8, desc_amount), lambda: F.col("amount") < 5.0, None),
 ]
 
 
