@@ -95,6 +95,75 @@ class _Read:
     output: list[Attr]
 
 
+@dataclass(frozen=True)
+class _WindowItem:
+    """One window function of a projection: its Alias, its window's partitioning and order (as
+    Window records them), and the input columns it reads (function arguments, then partition
+    keys, then order keys: the order in which Spark's analyzer collects them)."""
+
+    alias: Typed
+    partition: tuple[Typed, ...]
+    order: tuple[Any, ...]
+    reads: tuple[Attr, ...]
+    spec: str  # the partitioning and order, to tell whether two items share one Window
+
+
+@dataclass(frozen=True)
+class _GeneratorItem:
+    generator: Typed
+    outer: bool
+    output: list[Attr]
+
+
+class _Steps:
+    """The window functions and generators met among a projection's items, by position."""
+
+    def __init__(self) -> None:
+        self.windows: dict[int, _WindowItem] = {}
+        self.generators: dict[int, _GeneratorItem] = {}
+
+    def window(self, encoder: ConnectPlanEncoder, scope: _Scope, position: int, w: Any, name: str) -> Typed:
+        item = encoder._window_item(scope, w, name)
+        self.windows[position] = item
+        return item.alias
+
+    def generator(self, encoder: ConnectPlanEncoder, scope: _Scope, position: int, f: Any,
+                  names: list[str]) -> None:
+        self.generators[position] = encoder._generator_item(scope, f, names)
+
+
+# explode and posexplode: the generators whose Catalyst form (Explode, PosExplode) and output
+# columns are known here; `_outer` keeps a row with NULLs where the array is empty or NULL
+_GENERATORS = {"explode": "Explode", "explode_outer": "Explode", "posexplode": "PosExplode",
+               "posexplode_outer": "PosExplode"}
+
+
+def _generator_name(e: Any) -> str | None:
+    if e.WhichOneof("expr_type") != "unresolved_function":
+        return None
+    f = e.unresolved_function
+    name = f.function_name.lower()
+    if name not in _GENERATORS or f.is_user_defined_function or f.is_distinct:
+        return None
+    return name
+
+
+# ranking window functions: Catalyst class, result type, and whether the order keys are its
+# arguments (the analyzer gives rank, dense_rank and percent_rank the order's expressions)
+_RANKING = {"row_number": ("RowNumber", "integer", False), "rank": ("Rank", "integer", True),
+            "dense_rank": ("DenseRank", "integer", True), "percent_rank": ("PercentRank", "double", True),
+            "cume_dist": ("CumeDist", "double", False), "ntile": ("NTile", "integer", False)}
+_FRAME = _EXPR + "SpecifiedWindowFrame"
+
+
+def _frame(rows: bool, lower: list[dict[str, Any]], upper: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return _node(_FRAME, [lower, upper], frameType={"object": _EXPR + ("RowFrame$" if rows else "RangeFrame$")})
+
+
+def _bound(name: str) -> list[dict[str, Any]]:
+    return [{"class": _EXPR + name + "$", "num-children": 0}]
+
+
 def _node(cls: str, kids: Iterable[Typed | list] = (), **fields: Any) -> list[dict[str, Any]]:
     flats = [k.flat if isinstance(k, Typed) else k for k in kids]
     out = [{"class": cls, "num-children": len(flats), **fields}]
@@ -258,6 +327,12 @@ class ConnectPlanEncoder:
             return self._set_op(rel, inputs, client)
         if kind == "aggregate":
             return self._aggregate(rel, inputs, client)
+        if kind == "group_map":
+            return self._group_map(rel, inputs, client)
+        if kind == "drop_na":
+            return self._drop_na(rel, inputs)
+        if kind == "fill_na":
+            return self._fill_na(rel, inputs, client)
         raise Unsupported(_RELATION_REASONS.get(kind or "", "not analysed yet"))
 
     # -- projections -------------------------------------------------------------
@@ -290,42 +365,130 @@ class ConnectPlanEncoder:
         (child,) = inputs
         scope = _Scope(self, child.output)
         schema = self._schema(rel, client)
-        items: list[Typed] = []
+        items: list[Typed | None] = []
+        steps = _Steps()
         for e in rel.project.expressions:
             kind = e.WhichOneof("expr_type")
             if kind == "unresolved_star" and not e.unresolved_star.HasField("unparsed_target") \
                     and not e.unresolved_star.HasField("plan_id"):
                 items.extend(Typed(a.flat(), a.dtype, a) for a in child.output)
                 continue
+            names: list[str] | None = None
             if kind == "alias":
-                if len(e.alias.name) != 1 or e.alias.HasField("metadata"):
-                    raise Unsupported("an alias of several names or with metadata")
-                items.append(self._named(scope.expr(e.alias.expr), e.alias.name[0]))
+                if e.alias.HasField("metadata"):
+                    raise Unsupported("an alias with metadata")
+                names, e = list(e.alias.name), e.alias.expr
+            position = len(items)
+            if _generator_name(e) is not None:
+                steps.generator(self, scope, position, e.unresolved_function, names or [])
+                items.append(None)
+                continue
+            if names is not None and len(names) != 1:
+                raise Unsupported("an alias of several names")
+            if e.WhichOneof("expr_type") == "window":
+                if names is None and position >= len(schema):
+                    raise Unsupported("more columns than the server names")
+                items.append(steps.window(self, scope, position, e.window,
+                                          names[0] if names else schema[position][0]))
                 continue
             value = scope.expr(e)
-            position = len(items)
+            if names is not None:
+                items.append(self._named(value, names[0]))
+                continue
             if position >= len(schema):
                 raise Unsupported("more columns than the server names")
             items.append(self._named(value, value.attr.name if value.attr is not None else schema[position][0]))
-        return self._projection(rel, inputs, client, items)
+        return self._stepped(rel, inputs, client, items, steps)
 
     def _with_columns(self, rel: Any, inputs: list[_Read], client: Any) -> _Read:
         (child,) = inputs
         scope = _Scope(self, child.output)
-        items = [Typed(a.flat(), a.dtype, a) for a in child.output]
+        items: list[Typed | None] = [Typed(a.flat(), a.dtype, a) for a in child.output]
+        steps = _Steps()
         for alias in rel.with_columns.aliases:
             if len(alias.name) != 1 or alias.HasField("metadata"):
                 raise Unsupported("withColumns with several names or metadata")
             name = alias.name[0]
-            value = self._alias(scope.expr(alias.expr), name)
-            same = [i for i, a in enumerate(items) if a.attr is not None and a.attr.name.lower() == name.lower()]
+            same = [i for i, a in enumerate(items) if a is not None and a.attr is not None
+                    and a.attr.name.lower() == name.lower()]
             if len(same) > 1:
                 raise Unsupported(f"several columns named {name}")
+            position = same[0] if same else len(items)
+            if _generator_name(alias.expr) is not None:
+                steps.generator(self, scope, position, alias.expr.unresolved_function, [name])
+                value = None
+            elif alias.expr.WhichOneof("expr_type") == "window":
+                value = steps.window(self, scope, position, alias.expr.window, name)
+            else:
+                value = self._alias(scope.expr(alias.expr), name)
             if same:
                 items[same[0]] = value
             else:
                 items.append(value)
-        return self._projection(rel, inputs, client, items)
+        return self._stepped(rel, inputs, client, items, steps)
+
+    def _stepped(self, rel: Any, inputs: list[_Read], client: Any, items: list[Typed | None],
+                 steps: _Steps) -> _Read:
+        """A projection, with the operators Spark's analyzer puts under it for the window
+        functions or the generator among its items (`None` marks the generator's place)."""
+        if steps.windows and steps.generators:
+            raise Unsupported("a window function and a generator in one step: not analysed on Spark Connect yet")
+        if steps.windows:
+            return self._windowed(rel, inputs, client, items, steps.windows)  # type: ignore[arg-type]
+        if steps.generators:
+            return self._generated(rel, inputs, client, items, steps.generators)
+        return self._projection(rel, inputs, client, items)  # type: ignore[arg-type]
+
+    def _windowed(self, rel: Any, inputs: list[_Read], client: Any, items: list[Typed],
+                  windows: dict[int, _WindowItem]) -> _Read:
+        """Window functions in a projection, in the shape Spark's analyzer gives them
+        (ExtractWindowExpressions): a Project of the items without a window function and of the
+        input columns the windows read that are not among those, the Window computing every
+        window function (all over one partitioning and order: Spark makes one Window per
+        specification, in an order this reader does not know), a Project of the Window's output
+        and the window columns again, and on top the projection's own columns in its order."""
+        if len({w.spec for w in windows.values()}) != 1:
+            raise Unsupported("window functions over different partitions or orders in one step: "
+                              "not analysed on Spark Connect yet")
+        regular = [item for i, item in enumerate(items) if i not in windows]
+        have = {item.attr.expr_id for item in regular if item.attr is not None}
+        below_items = list(regular)
+        for position in sorted(windows):
+            for attr in windows[position].reads:
+                if attr.expr_id not in have:
+                    have.add(attr.expr_id)
+                    below_items.append(Typed(attr.flat(), attr.dtype, attr))
+        below = _Read(self._record("Project", inputs, projectList=[i.flat for i in below_items]),
+                      [i.attr for i in below_items])  # type: ignore[misc]
+        first = windows[min(windows)]
+        computed = [windows[p].alias for p in sorted(windows)]
+        window = _Read(self._record("Window", [below], windowExpressions=[c.flat for c in computed],
+                                    partitionSpec=[k.flat for k in first.partition], orderSpec=first.order),
+                       below.output + [c.attr for c in computed])  # type: ignore[misc]
+        again = window.output + [c.attr for c in computed]
+        middle = _Read(self._record("Project", [window], projectList=[a.flat() for a in again]), again)  # type: ignore
+        final = [Typed(i.attr.flat(), i.dtype, i.attr) for i in items]  # type: ignore[union-attr]
+        return self._projection(rel, [middle], client, final)
+
+    def _generated(self, rel: Any, inputs: list[_Read], client: Any, items: list[Typed | None],
+                   generators: dict[int, _GeneratorItem]) -> _Read:
+        """A generator in a projection, as Spark's analyzer reads it (ResolveGenerate): a Generate
+        keeping every input column and adding the generator's, under a Project of the items with
+        the generator's columns in its place."""
+        if len(generators) != 1:
+            raise Unsupported("several generators in one step (Spark refuses them)")
+        ((position, gen),) = generators.items()
+        (child,) = inputs
+        generate = _Read(self._record("Generate", inputs, generator=gen.generator.flat, unrequiredChildIndex=[],
+                                      outer=gen.outer, generatorOutput=[a.flat() for a in gen.output]),
+                         child.output + gen.output)
+        final: list[Typed] = []
+        for i, item in enumerate(items):
+            if i == position:
+                final.extend(Typed(a.flat(), a.dtype, a) for a in gen.output)
+            elif item is not None:
+                final.append(item)
+        return self._projection(rel, [generate], client, final)
 
     def _drop(self, rel: Any, inputs: list[_Read], client: Any) -> _Read:
         (child,) = inputs
@@ -351,6 +514,138 @@ class ConnectPlanEncoder:
                 if item.attr is not None and item.attr.name.lower() == old.lower():
                     items[i] = self._alias(item, new)
         return self._projection(rel, inputs, client, items)
+
+    # -- window functions and generators --------------------------------------------------
+    def _window_item(self, scope: _Scope, w: Any, name: str) -> _WindowItem:
+        """`fn(...).over(window)` as Spark's analyzer resolves it: the function's Catalyst form
+        with the frame Spark gives it (ResolveWindowFrame: a ranking function's own frame; an
+        aggregate's rows from the partition's start to its end without an order, to the current
+        row's last peer with one), over window keys that are input columns."""
+        fn = w.window_function
+        if fn.WhichOneof("expr_type") != "unresolved_function":
+            raise Unsupported("a window over something other than a function: not analysed on Spark Connect yet")
+        f = fn.unresolved_function
+        fname = f.function_name.lower()
+        if f.is_distinct or f.is_user_defined_function:
+            raise Unsupported(f"window function {f.function_name} (DISTINCT or user-defined): "
+                              "not analysed on Spark Connect yet")
+        partition = [scope.expr(e) for e in w.partition_spec]
+        keys = [scope.expr(so.child) for so in w.order_spec]
+        if any(k.attr is None or not k.flat[0]["class"].endswith("AttributeReference") for k in partition + keys):
+            # Spark computes such a key in a helper column (_w0) below the window
+            raise Unsupported("a window partitioned or ordered by an expression that is not a column: "
+                              "not analysed on Spark Connect yet")
+        order = [scope.sort_order(so) for so in w.order_spec]
+        reads: list[Attr] = []
+        if fname in _RANKING:
+            cls, dtype, order_args = _RANKING[fname]
+            if w.HasField("frame_spec"):
+                raise Unsupported(f"{fname} with a frame of its own: not analysed on Spark Connect yet")
+            if not order:
+                raise Unsupported(f"{fname} over a window without an order (Spark refuses it)")
+            if fname == "ntile":
+                args = [scope.expr(a) for a in f.arguments]
+                if len(args) != 1 or args[0].flat[0]["class"] != _EXPR + "Literal" or args[0].dtype != "integer":
+                    raise Unsupported("ntile of something other than an integer literal: not analysed")
+            elif f.arguments:
+                raise Unsupported(f"{fname} with arguments: not analysed on Spark Connect yet")
+            else:
+                args = keys if order_args else []
+            call = Typed(_node(_EXPR + cls, args), dtype)
+            frame = _frame(fname != "cume_dist", _bound("UnboundedPreceding"), _bound("CurrentRow"))
+        elif fname in _AGGREGATES:
+            value, dtype = self._window_aggregate(scope, fname, f)
+            if value.attr is not None:
+                reads.append(value.attr)
+            fn_flat = _node(_AGG + _AGGREGATES[fname], [value])
+            call = Typed(_node(_AGG + "AggregateExpression", [fn_flat], mode={"object": _AGG + "Complete$"},
+                               isDistinct=False, filter=None,
+                               resultId={"product-class": _EXPR + "ExprId", "id": next(self._ids),
+                                         "jvmId": "connect"}), dtype)
+            if w.HasField("frame_spec"):
+                frame = self._user_frame(scope, w.frame_spec)
+            elif order:
+                frame = _frame(False, _bound("UnboundedPreceding"), _bound("CurrentRow"))
+            else:
+                frame = _frame(True, _bound("UnboundedPreceding"), _bound("UnboundedFollowing"))
+        else:
+            raise Unsupported(f"window function {f.function_name}: not analysed on Spark Connect yet")
+        reads += [k.attr for k in partition + keys if k.attr is not None]
+        spec = _node(_EXPR + "WindowSpecDefinition", [*partition, *order, frame])
+        alias = self._alias(Typed(_node(_EXPR + "WindowExpression", [call, spec]), call.dtype), name)
+        key = repr(([k.flat for k in partition], order))
+        return _WindowItem(alias, tuple(partition), tuple(order), tuple(reads), key)
+
+    def _window_aggregate(self, scope: _Scope, fname: str, f: Any) -> tuple[Typed, Any]:
+        """An aggregate over a window: its argument (an input column; count("*") is count(1)) and
+        its result type. Unlike in a groupBy, the analyzer adds no cast to the argument here."""
+        args = list(f.arguments)
+        if fname == "count" and len(args) == 1 and args[0].WhichOneof("expr_type") == "unresolved_star":
+            return _literal(1, "integer"), "long"
+        if len(args) != 1:
+            raise Unsupported(f"{fname} of {len(args)} arguments over a window")
+        value = scope.expr(args[0])
+        if value.attr is None or not value.flat[0]["class"].endswith("AttributeReference"):
+            raise Unsupported(f"{fname} of an expression over a window (Spark computes it below the window): "
+                              "not analysed on Spark Connect yet")
+        if fname == "count":
+            return value, "long"
+        if isinstance(value.dtype, str) and value.dtype.startswith("decimal"):
+            raise Unsupported(f"{fname} of a decimal column over a window: not analysed on Spark Connect yet")
+        if fname in ("sum", "avg", "mean"):
+            if value.name not in _NUMERIC_RANK:
+                raise Unsupported(f"{fname} of a {value.name} column over a window: not analysed on Spark Connect yet")
+            return value, "double" if fname != "sum" or value.name not in _INTEGRAL else "long"
+        return value, value.dtype
+
+    def _user_frame(self, scope: _Scope, spec: Any) -> list[dict[str, Any]]:
+        """rowsBetween / rangeBetween: row offsets as integer literals (what the analyzer keeps);
+        a range frame only from and to the partition's ends or the current row (an offset in
+        value units is cast to the order key's type)."""
+        rows = spec.frame_type == 1
+        if spec.frame_type not in (1, 2):
+            raise Unsupported("a window frame of an unknown type")
+
+        def bound(b: Any, lower: bool) -> list[dict[str, Any]]:
+            which = b.WhichOneof("boundary")
+            if which == "current_row":
+                return _bound("CurrentRow")
+            if which == "unbounded":
+                return _bound("UnboundedPreceding" if lower else "UnboundedFollowing")
+            if which == "value" and rows:
+                value = scope.expr(b.value)
+                if value.flat[0]["class"] == _EXPR + "Literal" and value.dtype == "integer":
+                    return value.flat
+            raise Unsupported("a window frame bound other than a row offset, the current row or the "
+                              "partition's end: not analysed on Spark Connect yet")
+
+        return _frame(rows, bound(spec.lower, True), bound(spec.upper, False))
+
+    def _generator_item(self, scope: _Scope, f: Any, names: list[str]) -> _GeneratorItem:
+        """explode/posexplode(_outer) of an array or a map column: Catalyst's Explode or
+        PosExplode and the columns it adds (pos, then col for an array's element or key and
+        value for a map's entry; the names given instead when aliased)."""
+        name = f.function_name.lower()
+        args = [scope.expr(a) for a in f.arguments]
+        if len(args) != 1:
+            raise Unsupported(f"{name} of {len(args)} arguments")
+        (arg,) = args
+        outer = name.endswith("_outer")
+        t = arg.dtype
+        if isinstance(t, dict) and t.get("type") == "array":
+            fields = [("col", t["elementType"], bool(t.get("containsNull", True)))]
+        elif isinstance(t, dict) and t.get("type") == "map":
+            fields = [("key", t["keyType"], False), ("value", t["valueType"], bool(t.get("valueContainsNull", True)))]
+        else:
+            raise Unsupported(f"{name} of a {arg.name} value")
+        if _GENERATORS[name] == "PosExplode":
+            fields.insert(0, ("pos", "integer", False))
+        if names:
+            if len(names) != len(fields):
+                raise Unsupported(f"{name} aliased with {len(names)} names for {len(fields)} columns")
+            fields = [(n, t, null) for n, (_, t, null) in zip(names, fields)]
+        output = [self._fresh(n, t, null or outer) for n, t, null in fields]
+        return _GeneratorItem(Typed(_node(_EXPR + _GENERATORS[name], [arg]), "generator"), outer, output)
 
     # -- the other operators --------------------------------------------------------
     def _sort(self, rel: Any, inputs: list[_Read]) -> _Read:
@@ -447,14 +742,20 @@ class ConnectPlanEncoder:
     def _aggregate(self, rel: Any, inputs: list[_Read], client: Any) -> _Read:
         spec = rel.aggregate
         (child,) = inputs
-        if spec.group_type != 1:
-            raise Unsupported({2: "rollup", 3: "cube", 4: "pivot", 5: "groupingSets"}.get(spec.group_type, "grouping")
+        if spec.group_type not in (1, 2, 3):
+            raise Unsupported({4: "pivot", 5: "groupingSets"}.get(spec.group_type, "grouping")
                               + ": not analysed on Spark Connect yet")
         scope = _Scope(self, child.output)
         keys = [scope.expr(e) for e in spec.grouping_expressions]
         if any(k.attr is None for k in keys):
             raise Unsupported("grouping by an expression that is not a column: not analysed yet")
         schema = self._schema(rel, client)
+        grouping = [k.flat for k in keys]
+        if spec.group_type != 1:
+            if not keys:  # Spark plans it as a plain global aggregate, without an Expand
+                raise Unsupported("rollup/cube without columns: not analysed on Spark Connect yet")
+            below, keys, gid = self._grouping_sets(inputs, keys, spec.group_type == 2)
+            inputs, grouping = [below], [k.flat for k in keys] + [gid.flat()]
         items: list[Typed] = list(keys)
         aggregates = _Scope(self, child.output, aggregates=True)
         for e in spec.aggregate_expressions:
@@ -467,13 +768,160 @@ class ConnectPlanEncoder:
                 items.append(self._alias(aggregates.expr(e.alias.expr), e.alias.name[0]))
             else:
                 items.append(self._alias(aggregates.expr(e), schema[position][0]))
+        if spec.group_type != 1 and any(i.flat[1]["class"] != _AGG + "AggregateExpression" for i in items[len(keys):]):
+            # outside an aggregate function a key is the expanded column (NULL in the rolled-up
+            # rows), which this reader does not substitute
+            raise Unsupported("rollup/cube with an expression around an aggregate: not analysed on Spark Connect yet")
         output = [i.attr for i in items]
         if [n for n, _, _ in schema] != [a.name for a in output] or \
                 [t for _, t, _ in schema] != [a.dtype for a in output]:  # type: ignore[union-attr]
             raise Unsupported("its columns are not the ones the server names")
-        rid = self._record("Aggregate", inputs, groupingExpressions=[k.flat for k in keys],
+        rid = self._record("Aggregate", inputs, groupingExpressions=grouping,
                            aggregateExpressions=[i.flat for i in items])
         return _Read(rid, output)  # type: ignore[arg-type]
+
+    def _grouping_sets(self, inputs: list[_Read], keys: list[Typed], rollup: bool) -> tuple[_Read, list[Typed], Attr]:
+        """rollup/cube as Spark's analyzer expands them (ResolveGroupingAnalytics): a Project adding
+        each key again under its name, an Expand with one projection per grouping set (the keys
+        left out of the set NULL, and the set's spark_grouping_id: one bit per key, the first key
+        the highest, set when the key is left out), in Spark's order of the sets (rollup: every
+        prefix of the keys, longest first; cube: every subset, the sets with the first key
+        first); the Aggregate then groups by the Expand's key columns and the grouping id.
+        Aggregates keep reading the input's own columns."""
+        (child,) = inputs
+        copies = [self._alias(k, k.attr.name) for k in keys]  # type: ignore[union-attr]
+        project = _Read(self._record("Project", inputs, projectList=[a.flat() for a in child.output]
+                                     + [c.flat for c in copies]),
+                        child.output + [c.attr for c in copies])  # type: ignore[misc]
+        n = len(keys)
+        if rollup:
+            sets = [list(range(i)) for i in range(n, -1, -1)]
+        else:
+            sets = [[]]
+            for i in range(n - 1, -1, -1):
+                sets = [[i] + rest for rest in sets] + sets
+        projections = []
+        for kept in sets:
+            gid = sum(1 << (n - 1 - i) for i in range(n) if i not in kept)
+            row = [a.flat() for a in child.output]
+            row += [c.attr.flat() if i in kept else _literal(None, c.dtype).flat  # type: ignore[union-attr]
+                    for i, c in enumerate(copies)]
+            projections.append(row + [_literal(gid, "long").flat])
+        expanded = [self._fresh(k.attr.name, k.dtype) for k in keys]  # type: ignore[union-attr]
+        gid_attr = self._fresh("spark_grouping_id", "long", False)
+        output = child.output + expanded + [gid_attr]
+        rid = self._record("Expand", [project], projections=projections, output=[a.flat() for a in output])
+        return _Read(rid, output), [Typed(a.flat(), a.dtype, a) for a in expanded], gid_attr
+
+    def _group_map(self, rel: Any, inputs: list[_Read], client: Any) -> _Read:
+        """groupBy(columns).applyInPandas(fn, schema) as Spark plans it: the keys projected in
+        front of the input's columns, and FlatMapGroupsInPandas over that with the function as a
+        PythonUDF of every input column and the schema's columns as its output."""
+        spec = rel.group_map
+        (child,) = inputs
+        extra = {f.name for f, _ in spec.ListFields()} - {"input", "grouping_expressions", "func"}
+        if extra:
+            raise Unsupported(f"a grouped map with {', '.join(sorted(extra))}: not analysed on Spark Connect yet")
+        f = spec.func
+        if not f.HasField("python_udf") or f.python_udf.eval_type != 201:  # SQL_GROUPED_MAP_PANDAS_UDF
+            raise Unsupported("a grouped map other than applyInPandas: not analysed on Spark Connect yet")
+        scope = _Scope(self, child.output)
+        keys = [scope.expr(e) for e in spec.grouping_expressions]
+        if any(k.attr is None or not k.flat[0]["class"].endswith("AttributeReference") for k in keys):
+            raise Unsupported("applyInPandas grouped by an expression that is not a column: "
+                              "not analysed on Spark Connect yet")
+        call = scope.udf(f)
+        if not isinstance(call.dtype, dict) or call.dtype.get("type") != "struct":
+            raise Unsupported("applyInPandas whose schema is not a struct")
+        output = [self._fresh(fld["name"], fld["type"], bool(fld.get("nullable", True)))
+                  for fld in call.dtype["fields"]]
+        schema = self._schema(rel, client)
+        if [(n, t) for n, t, _ in schema] != [(a.name, a.dtype) for a in output]:
+            raise Unsupported("its columns are not the ones the server names")
+        project = _Read(self._record("Project", inputs, projectList=[k.flat for k in keys]
+                                     + [a.flat() for a in child.output]),
+                        [k.attr for k in keys] + child.output)  # type: ignore[misc]
+        rid = self._record("FlatMapGroupsInPandas", [project], groupingAttributes=[k.flat for k in keys],
+                           functionExpr=call.flat, output=[a.flat() for a in output])
+        return _Read(rid, output)
+
+    def _fill_na(self, rel: Any, inputs: list[_Read], client: Any) -> _Read:
+        """fillna as the server plans it (DataFrameNaFunctions.fill): a Project over every column,
+        each filled one `coalesce(c, cast(value as c's type))` under its own name, a float or
+        double column's NaN first made NULL (`nanvl(c, NULL)`). One value fills the columns (all,
+        or the subset) of its kind: a number the numeric ones, a string the string ones, a
+        boolean the boolean ones; a dict fills each column it names with its value. Read only
+        where that cast keeps the value exactly (an integral value within an integral column's
+        range; no decimal columns), so the value filled is the one the user wrote."""
+        spec = rel.fill_na
+        (child,) = inputs
+        values = [_Scope(self, child.output).literal(v) for v in spec.values]
+        if any(_fill_kind(v.dtype) is None for v in values):
+            raise Unsupported("fillna with a value that is not a number, a string or a boolean")
+        names = list(spec.cols)
+
+        def named(name: str) -> Attr:
+            found = [a for a in child.output if a.name.lower() == name.lower()]
+            if len(found) != 1:
+                raise Unsupported(f"fillna on {name}: not one column of that name")
+            return found[0]
+
+        if len(values) == 1:
+            chosen = [named(n) for n in names] if names else list(child.output)
+            ids = {a.expr_id for a in chosen}
+            fills = {a.expr_id: values[0] for a in child.output
+                     if a.expr_id in ids and _fill_kind(a.dtype) == _fill_kind(values[0].dtype)}
+        elif len(values) == len(names):
+            fills = {}
+            for name, value in zip(names, values):
+                attr = named(name)
+                if _fill_kind(attr.dtype) != _fill_kind(value.dtype):
+                    raise Unsupported(f"fillna of {name} ({attr.dtype}) with a {value.dtype} value (Spark casts it): "
+                                      "not analysed on Spark Connect yet")
+                fills[attr.expr_id] = value
+        else:
+            raise Unsupported("fillna with another number of values than columns")
+        items: list[Typed] = []
+        for a in child.output:
+            value = fills.get(a.expr_id)
+            if value is None:
+                items.append(Typed(a.flat(), a.dtype, a))
+                continue
+            if isinstance(a.dtype, str) and a.dtype.startswith("decimal"):
+                raise Unsupported(f"fillna of the decimal column {a.name}: not analysed on Spark Connect yet")
+            raw = value.flat[0]["value"]
+            if a.dtype in _INTEGER_RANGE:
+                low, high = _INTEGER_RANGE[a.dtype]
+                number = float(raw)
+                if not number.is_integer() or not low <= number <= high:
+                    raise Unsupported(f"fillna of the {a.dtype} column {a.name} with {raw} (Spark casts it): "
+                                      "not analysed on Spark Connect yet")
+            column = Typed(a.flat(), a.dtype, a)
+            if a.dtype in ("float", "double"):
+                column = Typed(_node(_EXPR + "NaNvl", [column, _node(_EXPR + "Cast", [_literal(None, "void")],
+                                                                       dataType=a.dtype)]), a.dtype)
+            filled = _node(_EXPR + "Coalesce", [column, _node(_EXPR + "Cast", [value], dataType=a.dtype)])
+            items.append(self._alias(Typed(filled, a.dtype), a.name))
+        return self._projection(rel, inputs, client, items)
+
+    def _drop_na(self, rel: Any, inputs: list[_Read]) -> _Read:
+        """dropna as Spark plans it: a Filter keeping the rows with at least n of the columns
+        neither NULL nor NaN (AtLeastNNonNulls; n = thresh, else every column for how="any" and
+        one for how="all", which PySpark sends as thresh)."""
+        spec = rel.drop_na
+        (child,) = inputs
+        if spec.cols:
+            columns = []
+            for name in spec.cols:
+                found = [a for a in child.output if a.name.lower() == name.lower()]
+                if len(found) != 1:
+                    raise Unsupported(f"dropna on {name}: not one column of that name")
+                columns.append(found[0])
+        else:
+            columns = list(child.output)
+        n = spec.min_non_nulls if spec.HasField("min_non_nulls") else len(columns)
+        cond = _node(_EXPR + "AtLeastNNonNulls", [a.flat() for a in columns], n=int(n))
+        return _Read(self._record("Filter", inputs, condition=cond), child.output)
 
 
 def _inputs(rel: Any, kind: str | None) -> list[Any]:
@@ -498,17 +946,31 @@ _RELATION_REASONS = {
     "sample": "sample: which rows are drawn depends on the rows before it",
     "offset": "offset: which rows are kept depends on the order",
     "tail": "tail: which rows are kept depends on the order",
-    "fill_na": "fillna on Spark Connect: not analysed yet",
-    "drop_na": "dropna on Spark Connect: not analysed yet",
     "replace": "replace on Spark Connect: not analysed yet",
     "unpivot": "unpivot on Spark Connect: not analysed yet",
     "map_partitions": "mapInPandas/mapInArrow: the function sees whole batches of rows",
-    "group_map": "applyInPandas on Spark Connect: not analysed yet",
     "co_group_map": "cogroup applyInPandas: not analysed",
     "collect_metrics": "observe: its metrics count the rows that reach it",
     "with_watermark": "withWatermark: streaming is not analysed",
     "to_schema": "to(schema) on Spark Connect: not analysed yet",
 }
+
+
+_INTEGER_RANGE = {"byte": (-2 ** 7, 2 ** 7 - 1), "short": (-2 ** 15, 2 ** 15 - 1),
+                  "integer": (-2 ** 31, 2 ** 31 - 1), "long": (-2 ** 63, 2 ** 63 - 1)}
+
+
+def _fill_kind(dtype: Any) -> str | None:
+    """Which fillna values fill a column of this type: numbers fill numeric columns, strings
+    string ones, booleans boolean ones."""
+    if not isinstance(dtype, str):
+        return None
+    if dtype.startswith("string") and dtype != "string":
+        # Spark fills a collated string column too, with a cast to its collation: not written here
+        raise Unsupported(f"fillna over a {dtype} column: not analysed on Spark Connect yet")
+    if dtype in _NUMERIC_RANK or dtype.startswith("decimal"):
+        return "number"
+    return dtype if dtype in ("string", "boolean") else None
 
 
 class _Scope:
