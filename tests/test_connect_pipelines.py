@@ -52,7 +52,19 @@ def tier(v):
     return 3
 
 
-_UDFS = {"bonus": (bonus, "int"), "tier": (tier, "int")}
+# grouped map functions (applyInPandas), as in tests/engine/test_grouped_map.py
+def keep_positive(pdf):
+    pdf = pdf[pdf.v > 0]
+    return pdf
+
+
+def top_two(pdf):
+    return pdf.sort_values("v", ascending=False).head(2)
+
+
+_UDFS = {"bonus": (bonus, "int"), "tier": (tier, "int"), "keep_positive": (keep_positive, "struct"),
+         "top_two": (top_two, "struct")}
+SALES = "v int, store string, amount double"
 
 
 def udf(name: str, deterministic: bool = True):
@@ -75,7 +87,19 @@ def sales_rows(seed: int = 11) -> list[tuple]:
     return rows
 
 
+def basket_rows(seed: int = 7) -> list[tuple]:
+    """Arrays with NULL elements, empty and NULL arrays: what explode and explode_outer differ on."""
+    rnd = random.Random(seed)
+    rows = [(1, "a", [1, 2, 3]), (2, "a", []), (3, "b", None), (4, None, [None, 7]), (5, "c", [9, 9]),
+            (None, "b", [0]), (6, "c", [12, None, -4])]
+    rows += [(rnd.choice([None, rnd.randint(0, 40)]), rnd.choice(["a", "b", "c", None]),
+              rnd.choice([None, [], [rnd.choice([None, rnd.randint(-5, 15)]) for _ in range(rnd.randint(1, 4))]]))
+             for _ in range(40)]
+    return rows
+
+
 TABLES = {
+    "baskets": ("id int, store string, items array<int>", basket_rows()),
     "sales": ("v int, store string, amount double", sales_rows()),
     "sales2": ("v int, store string, amount double", sales_rows(5)),
     "stores": ("store string, region string", [("a", "north"), ("b", "south"), ("c", "north"), (None, "east"),
@@ -100,6 +124,12 @@ def F():
     from pyspark.sql import functions
 
     return functions
+
+
+def W():
+    from pyspark.sql import Window
+
+    return Window
 
 
 CASES = [
@@ -174,6 +204,72 @@ CASES = [
          lambda s: s[0].union(s[1]), lambda: F().col("v") > 10, SUPERSET, tables=("sales", "sales2")),
     Case("Union", "a union under a limit: nothing moves",
          lambda s: s[0].union(s[1]).limit(7), lambda: F().col("v") > 10, None, tables=("sales", "sales2")),
+    # Window: window functions in withColumn and select
+    Case("Window", "row_number over a partition: a filter on the partition key moves below it",
+         lambda s: s[0].withColumn("r", F().row_number().over(W().partitionBy("store").orderBy("v", "amount"))),
+         lambda: F().col("store") == "a", EQUIVALENT),
+    Case("Window", "row_number over a partition: a filter on the row number stays",
+         lambda s: s[0].withColumn("r", F().row_number().over(W().partitionBy("store").orderBy("v", "amount"))),
+         lambda: F().col("r") == 1, None),
+    Case("Window", "a partition's max in a select: the key conjunct moves, the one on v stays",
+         lambda s: s[0].select("v", F().max("amount").over(W().partitionBy("store")).alias("top"), "store"),
+         lambda: (F().col("store") == "b") & (F().col("v") > 0), SUPERSET),
+    Case("Window", "a partition's sum: a filter on the sum stays",
+         lambda s: s[0].withColumn("t", F().sum("v").over(W().partitionBy("store"))),
+         lambda: F().col("t") > 1000, None),
+    Case("Window", "rank, a running count and a moving min over one window, beside a computed column",
+         lambda s: s[0].withColumns({
+             "k": F().rank().over(W().partitionBy("store").orderBy(F().desc("v"))),
+             "w": F().col("v") + 1,
+             "n": F().count("*").over(W().partitionBy("store").orderBy(F().desc("v"))),
+             "lo": F().min("amount").over(W().partitionBy("store").orderBy(F().desc("v")).rowsBetween(-1, 1))}),
+         lambda: F().col("store").isin("a", "c"), EQUIVALENT),
+    # RowExpand: explode and posexplode
+    Case("RowExpand", "explode in a select: a filter on a kept input column moves below it",
+         lambda s: s[0].select("id", "store", F().explode("items").alias("item")),
+         lambda: F().col("store") == "a", EQUIVALENT, tables=("baskets",)),
+    Case("RowExpand", "explode in withColumn: a filter on the element pushes as an exists over the array",
+         lambda s: s[0].withColumn("item", F().explode("items")),
+         lambda: F().col("item") > 5, SUPERSET, tables=("baskets",)),
+    Case("RowExpand", "explode_outer: a filter on the element IS NULL stays (empty and NULL arrays give it)",
+         lambda s: s[0].withColumn("item", F().explode_outer("items")),
+         lambda: F().col("item").isNull(), None, tables=("baskets",)),
+    Case("RowExpand", "posexplode: a filter on the position stays",
+         lambda s: s[0].select("id", F().posexplode("items").alias("p", "item")),
+         lambda: F().col("p") == 0, None, tables=("baskets",)),
+    Case("RowExpand", "posexplode_outer, unaliased: a filter on the id moves",
+         lambda s: s[0].select("*", F().posexplode_outer("items")),
+         lambda: F().col("id") > 3, EQUIVALENT, tables=("baskets",)),
+    # Expand: rollup and cube
+    Case("Expand", "rollup: a filter on the key moves below it, the late filter drops the total row",
+         lambda s: s[0].rollup("store").agg(F().sum("v").alias("t"), F().count("*").alias("n")),
+         lambda: F().col("store") == "a", SUPERSET),
+    Case("Expand", "rollup: a filter on a rolled-up sum stays",
+         lambda s: s[0].rollup("store").agg(F().sum("v").alias("t")),
+         lambda: F().col("t") > 100, None),
+    Case("Expand", "cube over two keys: a filter on one key moves",
+         lambda s: s[0].cube("store", "v").agg(F().max("amount").alias("m")),
+         lambda: F().col("store") == "b", SUPERSET),
+    Case("Expand", "cube: a filter on a key IS NULL stays (the rolled-up rows have it NULL)",
+         lambda s: s[0].cube("store", "v").agg(F().max("amount").alias("m")),
+         lambda: F().col("store").isNull(), None),
+    # GroupedMap: groupBy().applyInPandas
+    Case("GroupedMap", "applyInPandas with a per-group filter: a filter on the key moves",
+         lambda s: s[0].groupBy("store").applyInPandas(keep_positive, SALES),
+         lambda: F().col("store") == "a", EQUIVALENT, ("keep_positive",)),
+    Case("GroupedMap", "applyInPandas with sort and head: a filter on a per-row column stays",
+         lambda s: s[0].groupBy("store").applyInPandas(top_two, SALES),
+         lambda: F().col("v") > 900, None, ("top_two",)),
+    # fillna and dropna
+    Case("RowTransform", "fillna with one number, then a filter on a filled column",
+         lambda s: s[0].fillna(0), lambda: F().col("v") > 10, EQUIVALENT),
+    Case("RowTransform", "fillna with a value per column, then a filter on a filled string",
+         lambda s: s[0].fillna({"store": "z", "amount": 0.5}),
+         lambda: (F().col("store") == "z") & (F().col("amount") < 1.0), EQUIVALENT),
+    Case("Filter", "dropna, then a filter on a column",
+         lambda s: s[0].dropna(subset=["v", "amount"]), lambda: F().col("v") > 10, EQUIVALENT),
+    Case("Filter", "dropna above a limit: the filter passes the dropna, not the limit",
+         lambda s: s[0].limit(20).dropna(how="all"), lambda: F().col("v") > 10, None),
 ]
 
 
@@ -244,19 +340,27 @@ def test_every_family_has_a_case_that_pushes_and_one_that_must_not() -> None:
     pushes = {c.family for c in CASES if c.expect is not None}
     stays = {c.family for c in CASES if c.expect is None}
     assert pushes == set(family_counts()), set(family_counts()) - pushes
-    assert {"RowTransform", "DropColumn", "GroupBy", "TopK", "Union", "LeftOuterJoin"} <= stays
+    assert {"RowTransform", "DropColumn", "GroupBy", "TopK", "Union", "LeftOuterJoin", "Window", "RowExpand",
+            "Expand", "GroupedMap", "Filter"} <= stays
 
 
 @pytest.mark.parametrize("body, reason", [
-    (lambda s: s[0].withColumn("r", F().row_number().over(
-        __import__("pyspark.sql", fromlist=["Window"]).Window.partitionBy("store").orderBy("v"))),
-     "a window function"),
+    (lambda s: s[0].withColumn("r", F().lag("v").over(W().partitionBy("store").orderBy("v"))),
+     "window function lag"),
+    (lambda s: s[0].withColumn("r", F().row_number().over(W().partitionBy(F().upper("store")).orderBy("v"))),
+     "a window partitioned or ordered by an expression"),
+    (lambda s: s[0].withColumns({"r": F().row_number().over(W().partitionBy("store").orderBy("v")),
+                                 "t": F().sum("v").over(W().partitionBy("store"))}),
+     "window functions over different partitions or orders"),
+    (lambda s: s[0].rollup("store").agg((F().sum("v") + 1).alias("t")), "rollup/cube with an expression"),
+    (lambda s: s[0].fillna(0.5), "fillna of the integer column v with 0.5"),
     (lambda s: s[0].selectExpr("v", "store", "v * 2 AS w"), "an SQL expression string"),
     (lambda s: s[0].withColumn("d", F().regexp_extract("store", "(a)", 1)), "function regexp_extract"),
-], ids=["window", "selectExpr", "regexp_extract"])
+], ids=["lag", "window over an expression", "two windows", "rollup expression", "fillna cast", "selectExpr",
+        "regexp_extract"])
 def test_what_connect_does_not_read_is_a_barrier_that_says_why(body, reason, connect_spark):  # noqa: F811
     """Not read on Connect yet: the step is a barrier naming the reason, and nothing moves through it
-    (on a classic session the window case pushes the filter on its partition key)."""
+    (on a classic session most of these push the filter on the store)."""
     case = Case("barrier", reason, body, lambda: F().col("store") == "a", None)
     with connect_mode():
         _, plan = _plan(case, connect_spark, ConnectBackend())
