@@ -62,8 +62,12 @@ def top_two(pdf):
     return pdf.sort_values("v", ascending=False).head(2)
 
 
+def totals(pdf):
+    return pdf.groupby("store", as_index=False).agg(total=("amount", "sum"))
+
+
 _UDFS = {"bonus": (bonus, "int"), "tier": (tier, "int"), "keep_positive": (keep_positive, "struct"),
-         "top_two": (top_two, "struct")}
+         "top_two": (top_two, "struct"), "totals": (totals, "struct")}
 SALES = "v int, store string, amount double"
 
 
@@ -260,6 +264,12 @@ CASES = [
     Case("GroupedMap", "applyInPandas with sort and head: a filter on a per-row column stays",
          lambda s: s[0].groupBy("store").applyInPandas(top_two, SALES),
          lambda: F().col("v") > 900, None, ("top_two",)),
+    Case("GroupedMap", "applyInPandas with a pandas aggregation: a filter on the key moves",
+         lambda s: s[0].groupBy("store").applyInPandas(totals, "store string, total double"),
+         lambda: F().col("store") == "c", EQUIVALENT, ("totals",)),
+    Case("GroupedMap", "applyInPandas with a pandas aggregation: a filter on the total stays",
+         lambda s: s[0].groupBy("store").applyInPandas(totals, "store string, total double"),
+         lambda: F().col("total") > 5, None, ("totals",)),
     # fillna and dropna
     Case("RowTransform", "fillna with one number, then a filter on a filled column",
          lambda s: s[0].fillna(0), lambda: F().col("v") > 10, EQUIVALENT),
