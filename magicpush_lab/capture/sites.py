@@ -22,11 +22,17 @@ from magicpush_lab.capture.trace import Site
 @functools.lru_cache(maxsize=None)
 def _library_roots() -> tuple[str, ...]:
     import IPython
-    import py4j
     import pyspark
 
+    modules: list[Any] = [IPython, pyspark]
+    try:
+        import py4j
+
+        modules.append(py4j)
+    except ImportError:  # only the Spark Connect client (pyspark-client) is installed
+        pass
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # magicpush_lab/
-    roots = {package} | {os.path.dirname(m.__file__ or "") for m in (IPython, py4j, pyspark)}
+    roots = {package} | {os.path.dirname(m.__file__ or "") for m in modules}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         try:
             roots.add(sysconfig.get_paths()[key])
