@@ -5,11 +5,23 @@ Loading is idempotent; unloading removes the hooks and restores PySpark.
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
 from magicpush_lab.capture.tracer import Tracer
 
 _loaded: dict[int, "_Hooks"] = {}
+
+
+@functools.lru_cache(maxsize=None)
+def _counted_before_pre_run_cell() -> bool:
+    """IPython 9.8 and later count a cell's execution before `pre_run_cell` (ipython/ipython#15088):
+    there `execution_count` is already the next cell's number."""
+    import IPython
+
+    match = re.match(r"(\d+)\.(\d+)", IPython.__version__)
+    return match is not None and (int(match.group(1)), int(match.group(2))) >= (9, 8)
 
 
 class _Hooks:
@@ -28,6 +40,8 @@ class _Hooks:
             except Exception:
                 transformed = raw
             number = self.ip.execution_count
+            if getattr(info, "store_history", False) and _counted_before_pre_run_cell():
+                number -= 1
             name = self.ip.compile.get_code_name(raw, transformed, number)
             self.tracer.begin_cell(number, raw, name, transformed, getattr(info, "cell_id", None))
         except Exception as err:  # never get in the way of running the cell
