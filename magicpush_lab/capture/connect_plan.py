@@ -553,6 +553,10 @@ class ConnectPlanEncoder:
                 args = keys if order_args else []
             call = Typed(_node(_EXPR + cls, args), dtype)
             frame = _frame(fname != "cume_dist", _bound("UnboundedPreceding"), _bound("CurrentRow"))
+        elif fname in ("lag", "lead"):
+            call, frame = self._offset_call(scope, fname, f, w, order)
+            reads.append(call.attr)  # type: ignore[arg-type]
+            call = Typed(call.flat, call.dtype)
         elif fname in _AGGREGATES:
             value, dtype = self._window_aggregate(scope, fname, f)
             if value.attr is not None:
@@ -575,6 +579,30 @@ class ConnectPlanEncoder:
         alias = self._alias(Typed(_node(_EXPR + "WindowExpression", [call, spec]), call.dtype), name)
         key = repr(([k.flat for k in partition], order))
         return _WindowItem(alias, tuple(partition), tuple(order), tuple(reads), key)
+
+    def _offset_call(self, scope: _Scope, fname: str, f: Any, w: Any, order: list) -> tuple[Typed, list]:
+        """lag/lead(column, k, default) as the analyzer gives them: Lag or Lead of the column, the
+        offset k and the default (NULL unless given, of the column's type: any other would be
+        cast), over a frame of the one row k rows before (lag) or after (lead). The column read
+        rides in the result's `attr`."""
+        args = [scope.expr(a) for a in f.arguments]
+        if len(args) == 2:  # no default given: Spark's is a NULL literal, left untyped
+            args.append(_literal(None, "void"))
+        if len(args) != 3 or w.HasField("frame_spec") or not order:
+            raise Unsupported(f"{fname} in this form (ignorenulls, a frame, no order): not analysed on Spark Connect yet")
+        value, offset, default = args
+        if value.attr is None or not value.flat[0]["class"].endswith("AttributeReference"):
+            raise Unsupported(f"{fname} of an expression (Spark computes it below the window): "
+                              "not analysed on Spark Connect yet")
+        if offset.flat[0]["class"] != _EXPR + "Literal" or offset.dtype != "integer" or int(offset.flat[0]["value"]) < 1:
+            raise Unsupported(f"{fname} with an offset that is not a positive integer literal")
+        if default.flat[0]["class"] != _EXPR + "Literal" or default.dtype not in ("void", value.dtype):
+            raise Unsupported(f"{fname} with a default of another type than the column's (Spark casts it)")
+        k = int(offset.flat[0]["value"])
+        at = _literal(-k if fname == "lag" else k, "integer").flat
+        cls = "Lag" if fname == "lag" else "Lead"
+        return Typed(_node(_EXPR + cls, [value, offset, default], ignoreNulls=False), value.dtype, value.attr), \
+            _frame(True, at, at)
 
     def _window_aggregate(self, scope: _Scope, fname: str, f: Any) -> tuple[Typed, Any]:
         """An aggregate over a window: its argument (an input column; count("*") is count(1)) and
