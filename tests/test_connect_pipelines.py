@@ -228,6 +228,14 @@ CASES = [
              "n": F().count("*").over(W().partitionBy("store").orderBy(F().desc("v"))),
              "lo": F().min("amount").over(W().partitionBy("store").orderBy(F().desc("v")).rowsBetween(-1, 1))}),
          lambda: F().col("store").isin("a", "c"), EQUIVALENT),
+    Case("Window", "lag and lead: a filter on the partition key moves",
+         lambda s: s[0].withColumns({"prev": F().lag("v").over(W().partitionBy("store").orderBy("v", "amount")),
+                                     "next2": F().lead("amount", 2, 0.0).over(
+                                         W().partitionBy("store").orderBy("v", "amount"))}),
+         lambda: F().col("store") == "c", EQUIVALENT),
+    Case("Window", "lag: a filter on the previous row's value stays",
+         lambda s: s[0].withColumn("prev", F().lag("v").over(W().partitionBy("store").orderBy("v", "amount"))),
+         lambda: F().col("prev") > 500, None),
     # RowExpand: explode and posexplode
     Case("RowExpand", "explode in a select: a filter on a kept input column moves below it",
          lambda s: s[0].select("id", "store", F().explode("items").alias("item")),
@@ -355,8 +363,8 @@ def test_every_family_has_a_case_that_pushes_and_one_that_must_not() -> None:
 
 
 @pytest.mark.parametrize("body, reason", [
-    (lambda s: s[0].withColumn("r", F().lag("v").over(W().partitionBy("store").orderBy("v"))),
-     "window function lag"),
+    (lambda s: s[0].withColumn("r", F().first("v").over(W().partitionBy("store").orderBy("v"))),
+     "window function first"),
     (lambda s: s[0].withColumn("r", F().row_number().over(W().partitionBy(F().upper("store")).orderBy("v"))),
      "a window partitioned or ordered by an expression"),
     (lambda s: s[0].withColumns({"r": F().row_number().over(W().partitionBy("store").orderBy("v")),
@@ -366,7 +374,7 @@ def test_every_family_has_a_case_that_pushes_and_one_that_must_not() -> None:
     (lambda s: s[0].fillna(0.5), "fillna of the integer column v with 0.5"),
     (lambda s: s[0].selectExpr("v", "store", "v * 2 AS w"), "an SQL expression string"),
     (lambda s: s[0].withColumn("d", F().regexp_extract("store", "(a)", 1)), "function regexp_extract"),
-], ids=["lag", "window over an expression", "two windows", "rollup expression", "fillna cast", "selectExpr",
+], ids=["first", "window over an expression", "two windows", "rollup expression", "fillna cast", "selectExpr",
         "regexp_extract"])
 def test_what_connect_does_not_read_is_a_barrier_that_says_why(body, reason, connect_spark):  # noqa: F811
     """Not read on Connect yet: the step is a barrier naming the reason, and nothing moves through it
