@@ -379,6 +379,8 @@ class ConnectPlanEncoder:
                     raise Unsupported("an alias with metadata")
                 names, e = list(e.alias.name), e.alias.expr
             position = len(items)
+            # the server's column of this item: a generator before it makes several columns
+            column = position + sum(len(g.output) - 1 for g in steps.generators.values())
             if _generator_name(e) is not None:
                 steps.generator(self, scope, position, e.unresolved_function, names or [])
                 items.append(None)
@@ -386,18 +388,18 @@ class ConnectPlanEncoder:
             if names is not None and len(names) != 1:
                 raise Unsupported("an alias of several names")
             if e.WhichOneof("expr_type") == "window":
-                if names is None and position >= len(schema):
+                if names is None and column >= len(schema):
                     raise Unsupported("more columns than the server names")
                 items.append(steps.window(self, scope, position, e.window,
-                                          names[0] if names else schema[position][0]))
+                                          names[0] if names else schema[column][0]))
                 continue
             value = scope.expr(e)
             if names is not None:
                 items.append(self._named(value, names[0]))
                 continue
-            if position >= len(schema):
+            if column >= len(schema):
                 raise Unsupported("more columns than the server names")
-            items.append(self._named(value, value.attr.name if value.attr is not None else schema[position][0]))
+            items.append(self._named(value, value.attr.name if value.attr is not None else schema[column][0]))
         return self._stepped(rel, inputs, client, items, steps)
 
     def _with_columns(self, rel: Any, inputs: list[_Read], client: Any) -> _Read:
@@ -890,7 +892,7 @@ class ConnectPlanEncoder:
 
         def named(name: str) -> Attr:
             found = [a for a in child.output if a.name.lower() == name.lower()]
-            if len(found) != 1:
+            if len(found) != 1 or any(ch in name for ch in ".`"):  # Spark reads a dot as a struct field
                 raise Unsupported(f"fillna on {name}: not one column of that name")
             return found[0]
 
@@ -942,7 +944,7 @@ class ConnectPlanEncoder:
             columns = []
             for name in spec.cols:
                 found = [a for a in child.output if a.name.lower() == name.lower()]
-                if len(found) != 1:
+                if len(found) != 1 or any(ch in name for ch in ".`"):  # Spark reads a dot as a struct field
                     raise Unsupported(f"dropna on {name}: not one column of that name")
                 columns.append(found[0])
         else:
