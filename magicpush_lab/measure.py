@@ -90,6 +90,18 @@ def connect_fault(err: BaseException) -> str | None:
     return None
 
 
+def missing_function(err: BaseException) -> str | None:
+    """The name of the function a Spark session said it does not have, else None.
+
+    >>> missing_function(RuntimeError("[UNRESOLVED_ROUTINE] Cannot resolve routine `f1` on search path [x]."))
+    'f1'
+    >>> missing_function(ValueError("x")) is None
+    True
+    """
+    match = re.search(r"UNRESOLVED_ROUTINE\][^`]*`([^`]+)`", str(err))
+    return match.group(1) if match else None
+
+
 def ensure_reachable(df: Any, timeout: float = CONNECT_PROBE_SECONDS) -> None:
     """Fail fast, with a clear ConnectionError, when `df`'s Spark Connect server does not answer:
     the client would otherwise retry a dead server for minutes. Nothing to check for a classic

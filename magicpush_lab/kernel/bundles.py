@@ -90,11 +90,21 @@ def measure_in_kernel(tracer: Tracer | None, requests: Sequence[Any], *,
 
 def measure_error(err: BaseException) -> str:
     """What a failed count says: a Spark Connect server that cannot be reached (gone, restarted,
-    the session expired) by name, anything else as its type and first line."""
-    from magicpush_lab.measure import connect_fault
+    the session expired) by name, a function the session does not have (an older Spark behind a
+    Connect server) by name, anything else as its type and first line.
+
+    >>> measure_error(RuntimeError("[UNRESOLVED_ROUTINE] Cannot resolve routine `try_add` on search path"))
+    'the Spark session has no function try_add (an older Spark version?): nothing was counted'
+    """
+    from magicpush_lab.measure import connect_fault, missing_function
 
     fault = connect_fault(err)
-    return fault if fault is not None else f"{type(err).__name__}: {_first_line(err)}"
+    if fault is not None:
+        return fault
+    missing = missing_function(err)
+    if missing is not None:
+        return f"the Spark session has no function {missing} (an older Spark version?): nothing was counted"
+    return f"{type(err).__name__}: {_first_line(err)}"
 
 
 def _limits(requested: Any, default: float) -> dict[str, float]:
