@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from magicpush_lab.capture.plan_store import PlanStore
 
@@ -97,15 +97,15 @@ class _Read:
 
 @dataclass(frozen=True)
 class _WindowItem:
-    """One window function of a projection: its Alias, its window's partitioning and order (as
-    Window records them), and the input columns it reads (function arguments, then partition
-    keys, then order keys: the order in which Spark's analyzer collects them)."""
+    """One window function of a projection, before Spark's analyzer moves what it reads below
+    the Window: its output column, the expressions it reads in the order the analyzer collects
+    them (the function's arguments, then the partition keys, then the order keys), and how to
+    write its Alias, partitioning and order once each of those is replaced by the column that
+    carries it (`build`)."""
 
-    alias: Typed
-    partition: tuple[Typed, ...]
-    order: tuple[Any, ...]
-    reads: tuple[Attr, ...]
-    spec: str  # the partitioning and order, to tell whether two items share one Window
+    attr: Attr
+    reads: tuple[Typed, ...]
+    build: Callable[[Callable[[Typed], Typed]], tuple[Typed, list[Any], list[Any]]]
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class _Steps:
     def window(self, encoder: ConnectPlanEncoder, scope: _Scope, position: int, w: Any, name: str) -> Typed:
         item = encoder._window_item(scope, w, name)
         self.windows[position] = item
-        return item.alias
+        return Typed(item.attr.flat(), item.attr.dtype, item.attr)
 
     def generator(self, encoder: ConnectPlanEncoder, scope: _Scope, position: int, f: Any,
                   names: list[str]) -> None:
@@ -337,8 +337,12 @@ class ConnectPlanEncoder:
 
     # -- projections -------------------------------------------------------------
     def _alias(self, value: Typed, name: str) -> Typed:
-        attr = self._fresh(name, value.dtype)
-        return Typed(_node(_EXPR + "Alias", [value], name=name,
+        return self._alias_as(value, self._fresh(name, value.dtype))
+
+    @staticmethod
+    def _alias_as(value: Typed, attr: Attr) -> Typed:
+        """`value AS attr`: the Alias that makes the column `attr`."""
+        return Typed(_node(_EXPR + "Alias", [value], name=attr.name,
                            exprId={"product-class": _EXPR + "ExprId", "id": attr.expr_id, "jvmId": "connect"},
                            qualifier=[]), value.dtype, attr)
 
@@ -444,28 +448,48 @@ class ConnectPlanEncoder:
     def _windowed(self, rel: Any, inputs: list[_Read], client: Any, items: list[Typed],
                   windows: dict[int, _WindowItem]) -> _Read:
         """Window functions in a projection, in the shape Spark's analyzer gives them
-        (ExtractWindowExpressions): a Project of the items without a window function and of the
-        input columns the windows read that are not among those, the Window computing every
-        window function (all over one partitioning and order: Spark makes one Window per
-        specification, in an order this reader does not know), a Project of the Window's output
-        and the window columns again, and on top the projection's own columns in its order."""
-        if len({w.spec for w in windows.values()}) != 1:
-            raise Unsupported("window functions over different partitions or orders in one step: "
-                              "not analysed on Spark Connect yet")
+        (ExtractWindowExpressions): a Project of the items without a window function, then of
+        what the windows read that is not among those (an input column as itself, any other
+        expression as a helper column `_w<n>`, n counting what was added before it), the Window
+        computing every window function (all over one partitioning and order: Spark makes one
+        Window per specification, in an order this reader does not know), a Project of the
+        Window's output and the window columns again, and on top the projection's own columns
+        in its order."""
         regular = [item for i, item in enumerate(items) if i not in windows]
         have = {item.attr.expr_id for item in regular if item.attr is not None}
-        below_items = list(regular)
+        added: list[Typed] = []
+        carried: dict[int, Typed] = {}  # id of an expression read -> the helper column carrying it
+        helpers: dict[str, Typed] = {}  # an expression's records -> its helper column: one per expression
         for position in sorted(windows):
-            for attr in windows[position].reads:
-                if attr.expr_id not in have:
-                    have.add(attr.expr_id)
-                    below_items.append(Typed(attr.flat(), attr.dtype, attr))
+            for read in windows[position].reads:
+                if _is_column(read):
+                    if read.attr.expr_id not in have:  # type: ignore[union-attr]
+                        have.add(read.attr.expr_id)  # type: ignore[union-attr]
+                        added.append(read)
+                    continue
+                if read.flat[0]["class"] == _EXPR + "Literal":  # a constant stays where it is
+                    continue
+                classes = {node["class"] for node in read.flat}
+                if _EXPR + "AttributeReference" not in classes or _EXPR + "PythonUDF" in classes:
+                    raise Unsupported("a window over a constant expression or a UDF's result: "
+                                      "not analysed on Spark Connect yet")
+                key = repr(read.flat)
+                if key not in helpers:
+                    helper = self._alias(read, f"_w{len(added)}")
+                    added.append(helper)
+                    helpers[key] = Typed(helper.attr.flat(), read.dtype, helper.attr)  # type: ignore[union-attr]
+                carried[id(read)] = helpers[key]
+        built = [windows[p].build(lambda e: carried.get(id(e), e)) for p in sorted(windows)]
+        if len({repr((partition, order)) for _, partition, order in built}) != 1:
+            raise Unsupported("window functions over different partitions or orders in one step: "
+                              "not analysed on Spark Connect yet")
+        below_items = regular + added
         below = _Read(self._record("Project", inputs, projectList=[i.flat for i in below_items]),
                       [i.attr for i in below_items])  # type: ignore[misc]
-        first = windows[min(windows)]
-        computed = [windows[p].alias for p in sorted(windows)]
+        _, partition, order = built[0]
+        computed = [alias for alias, _, _ in built]
         window = _Read(self._record("Window", [below], windowExpressions=[c.flat for c in computed],
-                                    partitionSpec=[k.flat for k in first.partition], orderSpec=first.order),
+                                    partitionSpec=partition, orderSpec=order),
                        below.output + [c.attr for c in computed])  # type: ignore[misc]
         again = window.output + [c.attr for c in computed]
         middle = _Read(self._record("Project", [window], projectList=[a.flat() for a in again]), again)  # type: ignore
@@ -520,9 +544,9 @@ class ConnectPlanEncoder:
     # -- window functions and generators --------------------------------------------------
     def _window_item(self, scope: _Scope, w: Any, name: str) -> _WindowItem:
         """`fn(...).over(window)` as Spark's analyzer resolves it: the function's Catalyst form
-        with the frame Spark gives it (ResolveWindowFrame: a ranking function's own frame; an
-        aggregate's rows from the partition's start to its end without an order, to the current
-        row's last peer with one), over window keys that are input columns."""
+        with the frame Spark gives it (ResolveWindowFrame: a ranking function's or lag/lead's own
+        frame; an aggregate's rows from the partition's start to its end without an order, to
+        the current row's last peer with one)."""
         fn = w.window_function
         if fn.WhichOneof("expr_type") != "unresolved_function":
             raise Unsupported("a window over something other than a function: not analysed on Spark Connect yet")
@@ -533,91 +557,94 @@ class ConnectPlanEncoder:
                               "not analysed on Spark Connect yet")
         partition = [scope.expr(e) for e in w.partition_spec]
         keys = [scope.expr(so.child) for so in w.order_spec]
-        if any(k.attr is None or not k.flat[0]["class"].endswith("AttributeReference") for k in partition + keys):
-            # Spark computes such a key in a helper column (_w0) below the window
-            raise Unsupported("a window partitioned or ordered by an expression that is not a column: "
-                              "not analysed on Spark Connect yet")
-        order = [scope.sort_order(so) for so in w.order_spec]
-        reads: list[Attr] = []
+        reads: list[Typed] = []
+        call: Callable[[Callable[[Typed], Typed]], list[dict[str, Any]]]
         if fname in _RANKING:
             cls, dtype, order_args = _RANKING[fname]
             if w.HasField("frame_spec"):
                 raise Unsupported(f"{fname} with a frame of its own: not analysed on Spark Connect yet")
-            if not order:
+            if not keys:
                 raise Unsupported(f"{fname} over a window without an order (Spark refuses it)")
+            fixed: list[Typed] = []
             if fname == "ntile":
-                args = [scope.expr(a) for a in f.arguments]
-                if len(args) != 1 or args[0].flat[0]["class"] != _EXPR + "Literal" or args[0].dtype != "integer":
+                fixed = [scope.expr(a) for a in f.arguments]
+                if len(fixed) != 1 or fixed[0].flat[0]["class"] != _EXPR + "Literal" or fixed[0].dtype != "integer":
                     raise Unsupported("ntile of something other than an integer literal: not analysed")
             elif f.arguments:
                 raise Unsupported(f"{fname} with arguments: not analysed on Spark Connect yet")
-            else:
-                args = keys if order_args else []
-            call = Typed(_node(_EXPR + cls, args), dtype)
+
+            # the analyzer gives rank & co. the order's expressions once they are carried below
+            def call(sub: Callable[[Typed], Typed]) -> list[dict[str, Any]]:
+                return _node(_EXPR + cls, [sub(k) for k in keys] if order_args else fixed)
+
             frame = _frame(fname != "cume_dist", _bound("UnboundedPreceding"), _bound("CurrentRow"))
         elif fname in ("lag", "lead"):
-            call, frame = self._offset_call(scope, fname, f, w, order)
-            reads.append(call.attr)  # type: ignore[arg-type]
-            call = Typed(call.flat, call.dtype)
+            if w.HasField("frame_spec") or not keys:
+                raise Unsupported(f"{fname} with a frame of its own or without an order: not analysed on Spark Connect yet")
+            value, offset, default, frame = self._offset_parts(scope, fname, f)
+            dtype = value.dtype
+            reads.append(value)
+
+            def call(sub: Callable[[Typed], Typed]) -> list[dict[str, Any]]:
+                return _node(_EXPR + ("Lag" if fname == "lag" else "Lead"), [sub(value), offset, default],
+                             ignoreNulls=False)
         elif fname in _AGGREGATES:
             value, dtype = self._window_aggregate(scope, fname, f)
-            if value.attr is not None:
-                reads.append(value.attr)
-            fn_flat = _node(_AGG + _AGGREGATES[fname], [value])
-            call = Typed(_node(_AGG + "AggregateExpression", [fn_flat], mode={"object": _AGG + "Complete$"},
-                               isDistinct=False, filter=None,
-                               resultId={"product-class": _EXPR + "ExprId", "id": next(self._ids),
-                                         "jvmId": "connect"}), dtype)
+            reads.append(value)
+            result_id = {"product-class": _EXPR + "ExprId", "id": next(self._ids), "jvmId": "connect"}
+
+            def call(sub: Callable[[Typed], Typed]) -> list[dict[str, Any]]:
+                return _node(_AGG + "AggregateExpression", [_node(_AGG + _AGGREGATES[fname], [sub(value)])],
+                             mode={"object": _AGG + "Complete$"}, isDistinct=False, filter=None, resultId=result_id)
+
             if w.HasField("frame_spec"):
                 frame = self._user_frame(scope, w.frame_spec)
-            elif order:
+            elif keys:
                 frame = _frame(False, _bound("UnboundedPreceding"), _bound("CurrentRow"))
             else:
                 frame = _frame(True, _bound("UnboundedPreceding"), _bound("UnboundedFollowing"))
         else:
             raise Unsupported(f"window function {f.function_name}: not analysed on Spark Connect yet")
-        reads += [k.attr for k in partition + keys if k.attr is not None]
-        spec = _node(_EXPR + "WindowSpecDefinition", [*partition, *order, frame])
-        alias = self._alias(Typed(_node(_EXPR + "WindowExpression", [call, spec]), call.dtype), name)
-        key = repr(([k.flat for k in partition], order))
-        return _WindowItem(alias, tuple(partition), tuple(order), tuple(reads), key)
+        reads += partition + keys
+        attr = self._fresh(name, dtype)
+        sort = list(w.order_spec)
 
-    def _offset_call(self, scope: _Scope, fname: str, f: Any, w: Any, order: list) -> tuple[Typed, list]:
-        """lag/lead(column, k, default) as the analyzer gives them: Lag or Lead of the column, the
-        offset k and the default (NULL unless given, of the column's type: any other would be
-        cast), over a frame of the one row k rows before (lag) or after (lead). The column read
-        rides in the result's `attr`."""
+        def build(sub: Callable[[Typed], Typed]) -> tuple[Typed, list[Any], list[Any]]:
+            by = [sub(k).flat for k in partition]
+            order = [_sort_order(sub(k), so) for k, so in zip(keys, sort)]
+            spec = _node(_EXPR + "WindowSpecDefinition", [*by, *order, frame])
+            expression = Typed(_node(_EXPR + "WindowExpression", [call(sub), spec]), dtype)
+            return self._alias_as(expression, attr), by, order
+
+        return _WindowItem(attr, tuple(reads), build)
+
+    def _offset_parts(self, scope: _Scope, fname: str, f: Any) -> tuple[Typed, Typed, Typed, list]:
+        """lag/lead(value, k, default) as the analyzer gives them: the value, the offset k and the
+        default (NULL unless given, of the value's type: any other would be cast), over a frame
+        of the one row k rows before (lag) or after (lead)."""
         args = [scope.expr(a) for a in f.arguments]
         if len(args) == 2:  # no default given: Spark's is a NULL literal, left untyped
             args.append(_literal(None, "void"))
-        if len(args) != 3 or w.HasField("frame_spec") or not order:
-            raise Unsupported(f"{fname} in this form (ignorenulls, a frame, no order): not analysed on Spark Connect yet")
+        if len(args) != 3:
+            raise Unsupported(f"{fname} with ignorenulls: not analysed on Spark Connect yet")
         value, offset, default = args
-        if value.attr is None or not value.flat[0]["class"].endswith("AttributeReference"):
-            raise Unsupported(f"{fname} of an expression (Spark computes it below the window): "
-                              "not analysed on Spark Connect yet")
         if offset.flat[0]["class"] != _EXPR + "Literal" or offset.dtype != "integer" or int(offset.flat[0]["value"]) < 1:
             raise Unsupported(f"{fname} with an offset that is not a positive integer literal")
         if default.flat[0]["class"] != _EXPR + "Literal" or default.dtype not in ("void", value.dtype):
             raise Unsupported(f"{fname} with a default of another type than the column's (Spark casts it)")
         k = int(offset.flat[0]["value"])
         at = _literal(-k if fname == "lag" else k, "integer").flat
-        cls = "Lag" if fname == "lag" else "Lead"
-        return Typed(_node(_EXPR + cls, [value, offset, default], ignoreNulls=False), value.dtype, value.attr), \
-            _frame(True, at, at)
+        return value, offset, default, _frame(True, at, at)
 
     def _window_aggregate(self, scope: _Scope, fname: str, f: Any) -> tuple[Typed, Any]:
-        """An aggregate over a window: its argument (an input column; count("*") is count(1)) and
-        its result type. Unlike in a groupBy, the analyzer adds no cast to the argument here."""
+        """An aggregate over a window: its argument (count("*") is count(1)) and its result type.
+        Unlike in a groupBy, the analyzer adds no cast to the argument here."""
         args = list(f.arguments)
         if fname == "count" and len(args) == 1 and args[0].WhichOneof("expr_type") == "unresolved_star":
             return _literal(1, "integer"), "long"
         if len(args) != 1:
             raise Unsupported(f"{fname} of {len(args)} arguments over a window")
         value = scope.expr(args[0])
-        if value.attr is None or not value.flat[0]["class"].endswith("AttributeReference"):
-            raise Unsupported(f"{fname} of an expression over a window (Spark computes it below the window): "
-                              "not analysed on Spark Connect yet")
         if fname == "count":
             return value, "long"
         if isinstance(value.dtype, str) and value.dtype.startswith("decimal"):
@@ -1096,13 +1123,7 @@ class _Scope:
     def sort_order(self, so: Any) -> list[dict[str, Any]]:
         """A SortOrder message (what Sort lists) as Catalyst's SortOrder; an unspecified null
         ordering is Spark's default for the direction."""
-        value = self.expr(so.child)
-        ascending = so.direction != 2
-        nulls_first = {1: True, 2: False}.get(so.null_ordering, ascending)
-        return _node(_EXPR + "SortOrder", [value],
-                     direction={"object": _EXPR + ("Ascending$" if ascending else "Descending$")},
-                     nullOrdering={"object": _EXPR + ("NullsFirst$" if nulls_first else "NullsLast$")},
-                     sameOrderExpressions=[])
+        return _sort_order(self.expr(so.child), so)
 
     def function(self, f: Any) -> Typed:
         name = f.function_name.lower()
@@ -1196,19 +1217,31 @@ class _Scope:
         elif name == "sum":
             dtype = "long" if value.name in _INTEGRAL else "double"
         elif name in ("avg", "mean"):
-            dtype = "double"
-            value = _cast_to(value, "double")
+            dtype = "double"  # Average reads any numeric input as it is: the analyzer adds no cast
         else:
             if isinstance(value.dtype, str) and value.dtype.startswith("decimal"):
                 raise Unsupported(f"{name} of a decimal column: not analysed on Spark Connect yet")
             dtype = value.dtype
-        if name == "sum" and value.name in _INTEGRAL and value.name != "long":
-            value = _cast_to(value, "long")
-        fn = _node(_AGG + _AGGREGATES[name], [value])
+        fn = _node(_AGG + _AGGREGATES[name], [value])  # Sum of integers is a long without a cast
         return Typed(_node(_AGG + "AggregateExpression", [fn], mode={"object": _AGG + "Complete$"},
                            isDistinct=bool(f.is_distinct), filter=None,
                            resultId={"product-class": _EXPR + "ExprId", "id": next(self.encoder._ids),
                                      "jvmId": "connect"}), dtype)
+
+
+def _sort_order(value: Typed, so: Any) -> list[dict[str, Any]]:
+    """`value` in Catalyst's SortOrder with the direction and null ordering of the SortOrder
+    message `so`; an unspecified null ordering is Spark's default for the direction."""
+    ascending = so.direction != 2
+    nulls_first = {1: True, 2: False}.get(so.null_ordering, ascending)
+    return _node(_EXPR + "SortOrder", [value],
+                 direction={"object": _EXPR + ("Ascending$" if ascending else "Descending$")},
+                 nullOrdering={"object": _EXPR + ("NullsFirst$" if nulls_first else "NullsLast$")},
+                 sameOrderExpressions=[])
+
+
+def _is_column(value: Typed) -> bool:
+    return value.attr is not None and value.flat[0]["class"] == _EXPR + "AttributeReference"
 
 
 def _booleans(args: list[Typed]) -> None:
