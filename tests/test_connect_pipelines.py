@@ -370,8 +370,8 @@ def test_every_family_has_a_case_that_pushes_and_one_that_must_not() -> None:
 
 
 @pytest.mark.parametrize("body, reason", [
-    (lambda s: s[0].withColumn("r", F().first("v").over(W().partitionBy("store").orderBy("v"))),
-     "window function first"),
+    (lambda s: s[0].withColumn("r", F().nth_value("v", 2).over(W().partitionBy("store").orderBy("v"))),
+     "window function nth_value"),
     (lambda s: s[0].withColumn("r", F().row_number().over(W().partitionBy("store").orderBy("v")) + 1),
      "a window function"),
     (lambda s: s[0].withColumns({"r": F().row_number().over(W().partitionBy("store").orderBy("v")),
@@ -381,7 +381,7 @@ def test_every_family_has_a_case_that_pushes_and_one_that_must_not() -> None:
     (lambda s: s[0].fillna(0.5), "fillna of the integer column v with 0.5"),
     (lambda s: s[0].selectExpr("v", "store", "v * 2 AS w"), "an SQL expression string"),
     (lambda s: s[0].withColumn("d", F().regexp_extract("store", "(a)", 1)), "function regexp_extract"),
-], ids=["first", "window in an expression", "two windows", "rollup expression", "fillna cast", "selectExpr",
+], ids=["nth_value", "window in an expression", "two windows", "rollup expression", "fillna cast", "selectExpr",
         "regexp_extract"])
 def test_what_connect_does_not_read_is_a_barrier_that_says_why(body, reason, connect_spark):  # noqa: F811
     """Not read on Connect yet: the step is a barrier naming the reason, and nothing moves through it

@@ -588,13 +588,21 @@ class ConnectPlanEncoder:
             def call(sub: Callable[[Typed], Typed]) -> list[dict[str, Any]]:
                 return _node(_EXPR + ("Lag" if fname == "lag" else "Lead"), [sub(value), offset, default],
                              ignoreNulls=False)
-        elif fname in _AGGREGATES:
-            value, dtype = self._window_aggregate(scope, fname, f)
+        elif fname in _AGGREGATES or fname in ("first", "last"):
+            if fname in _AGGREGATES:
+                value, dtype = self._window_aggregate(scope, fname, f)
+                function = (_AGG + _AGGREGATES[fname], {})
+            else:  # first/last(value, ignorenulls): the flag a field of First/Last, not an argument
+                args = [scope.expr(a) for a in f.arguments]
+                if len(args) != 2 or args[1].flat[0]["class"] != _EXPR + "Literal" or args[1].dtype != "boolean":
+                    raise Unsupported(f"{fname} in this form: not analysed on Spark Connect yet")
+                value, dtype = args[0], args[0].dtype
+                function = (_AGG + fname.capitalize(), {"ignoreNulls": args[1].flat[0]["value"] == "true"})
             reads.append(value)
             result_id = {"product-class": _EXPR + "ExprId", "id": next(self._ids), "jvmId": "connect"}
 
             def call(sub: Callable[[Typed], Typed]) -> list[dict[str, Any]]:
-                return _node(_AGG + "AggregateExpression", [_node(_AGG + _AGGREGATES[fname], [sub(value)])],
+                return _node(_AGG + "AggregateExpression", [_node(function[0], [sub(value)], **function[1])],
                              mode={"object": _AGG + "Complete$"}, isDistinct=False, filter=None, resultId=result_id)
 
             if w.HasField("frame_spec"):
@@ -1176,6 +1184,8 @@ class _Scope:
             return Typed(_node(_EXPR + _STRING_BINARY[name], args), "boolean")
         if name in _DATE_PARTS and len(args) == 1 and args[0].name == "date":
             return Typed(_node(_EXPR + _DATE_PARTS[name], args), "integer")
+        if name == "isnan" and len(args) == 1 and args[0].name in ("double", "float"):
+            return Typed(_node(_EXPR + "IsNaN", args), "boolean")
         if name == "abs" and len(args) == 1 and args[0].name in _NUMERIC_RANK:
             return Typed(_node(_EXPR + "Abs", args, failOnError=True), args[0].dtype)
         raise Unsupported(f"function {f.function_name}"

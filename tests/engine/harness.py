@@ -13,16 +13,53 @@ from magicpush_lab.pushdown import WalkResult, late_filter, push_down
 from magicpush_lab.pipeline import translate
 
 
+def backend_of(df):
+    """The tracer's backend for `df`'s kind of session: the engine tests run on both."""
+    from magicpush_lab.measure import is_connect
+
+    if is_connect(df):
+        from magicpush_lab.capture.connect import ConnectBackend
+
+        return ConnectBackend()
+    return ClassicBackend()
+
+
 class Plans:
-    """The plans of a test's events, read into one store as the tracer reads them."""
+    """The plans of a test's events, read into one store as the tracer reads them (by the backend
+    of the session the test's DataFrames belong to)."""
 
     def __init__(self) -> None:
         self.store = PlanStore()
-        self._encoder = ClassicBackend().plan_encoder(self.store)
+        self._backend = None
+        self._encoder = None
 
     def event(self, i: int, op: str, df, inputs=(), udfs=()) -> Event:
-        plan = self._encoder.encode(ClassicBackend().plan_handle(df))
+        if self._backend is None:
+            self._backend = backend_of(df)
+            self._encoder = self._backend.plan_encoder(self.store)
+        plan = self._encoder.encode(self._backend.plan_handle(df))
         return Event(id=i, op=op, inputs=tuple(inputs), plan=plan, udfs=tuple(udfs))
+
+
+class SessionUdf:
+    """A Python UDF made for the session in use when it is applied: the same case runs on a
+    classic and on a Connect session, whose UDF objects differ (a UDF made at import is classic).
+
+    Options are F.udf's (`useArrow`): a UDF made before the session exists is pickled rather than
+    Arrow-optimised, which converts results differently; the cases that depend on it say so.
+    """
+
+    def __init__(self, fn: Callable, return_type, deterministic: bool = True, **options) -> None:
+        self.fn, self.return_type, self.deterministic, self.options = fn, return_type, deterministic, options
+
+    def asNondeterministic(self) -> "SessionUdf":  # noqa: N802 - PySpark's name
+        return SessionUdf(self.fn, self.return_type, False, **self.options)
+
+    def __call__(self, *columns):
+        from pyspark.sql import functions as F
+
+        made = F.udf(self.fn, self.return_type, **self.options)
+        return (made if self.deterministic else made.asNondeterministic())(*columns)
 
 
 def udf_record(name: str, fn: Callable, deterministic: bool = True, return_type: str = "int") -> Udf:

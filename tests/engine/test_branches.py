@@ -20,6 +20,8 @@ from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 from .harness import bag, run_engine
 
+SESSIONS = ("classic", "connect")
+
 
 @dataclass(frozen=True)
 class Case:

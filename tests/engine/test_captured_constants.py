@@ -23,6 +23,8 @@ from magicpush_lab.verify.verdict import EQUIVALENT
 
 from .harness import bag, run_engine
 
+SESSIONS = ("classic", "connect")
+
 RATES = {"a": 10, "b": 20, "c": 5}
 GOOD_STORES = {"a", "c"}
 LIMIT = 500

@@ -26,6 +26,8 @@ from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 from .harness import rewritten_pipeline, run_engine
 
+SESSIONS = ("classic", "connect")
+
 SCHEMA = "id int, dept int, score double, tag string"
 NAN = float("nan")
 

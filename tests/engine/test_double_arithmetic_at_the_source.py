@@ -23,6 +23,8 @@ from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 from .harness import bag, check_pushdown, run_engine
 
+SESSIONS = ("classic", "connect")
+
 SCHEMA = "id int, amount double, store string"
 PRICES = "pid int, price double"
 NAN, INF = float("nan"), float("inf")

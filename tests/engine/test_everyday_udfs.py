@@ -27,6 +27,8 @@ from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 from .harness import check_pushdown, run_engine
 
+SESSIONS = ("classic", "connect")
+
 REGIONS = {"AB": "EU", "CD": "US", "EF": "EU"}
 ALLOWED = {"AB-12", "CD-7"}
 # more items than the tracer records: a UDF reading these reads an unknown value

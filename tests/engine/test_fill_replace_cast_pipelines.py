@@ -22,6 +22,15 @@ from magicpush_lab.verify.verdict import EQUIVALENT
 from .harness import bag, check_pushdown, run_engine
 from .test_row_to_row_pipelines import SALES_SCHEMA, sales_rows
 
+SESSIONS = ("classic", "connect")
+# what the Connect reader does not read yet (tests/engine/conftest.py: expected to fail there)
+CONNECT_GAPS = {
+    'replace on an int column, filter on the new value: the old value comes along':
+        'replace() is not read on Spark Connect yet',
+    'replace on an int column, filter on neither value: pushed unchanged':
+        'replace() is not read on Spark Connect yet',
+}
+
 CODES_SCHEMA = "code string, store string, big long"
 # every code here is a number or NULL, so the original runs under ANSI mode
 CODES_ROWS = [("12", "a", 1), ("7", "b", 2**40), ("-3", "a", -5), (None, "b", 6), ("0", None, 7), ("12", "a", 1),

@@ -29,6 +29,8 @@ from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 from .harness import bag, rewritten_pipeline, run_engine, translate_pipeline
 
+SESSIONS = ("classic", "connect")
+
 ORDERS_SCHEMA = "k int, v int, s string"
 STORES_SCHEMA = "rk int, region string, y int"
 

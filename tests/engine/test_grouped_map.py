@@ -24,6 +24,13 @@ from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 from .harness import bag, rewritten_pipeline, run_engine, udf_record
 
+SESSIONS = ("classic", "connect")
+# what the Connect reader does not read yet (tests/engine/conftest.py: expected to fail there)
+CONNECT_GAPS = {
+    'test_timestamp_key_is_not_read_as_group_constant':
+        'a timestamp literal is not read on Spark Connect yet: the late filter is a barrier (nothing moves, as the test wants)',
+}
+
 
 # ----------------------------------------------------------------------------- pandas functions
 

@@ -17,6 +17,13 @@ from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 from .harness import bag, rewritten_pipeline, run_engine
 
+SESSIONS = ("classic", "connect")
+# what the Connect reader does not read yet (tests/engine/conftest.py: expected to fail there)
+CONNECT_GAPS = {
+    'a semi join, a nondeterministic late filter: nothing pushed':
+        'rand() is not read on Spark Connect: the late filter is a barrier (nothing moves, as the case wants), but the case needs a filter to walk',
+}
+
 NATIONS = [(1, "FRANCE"), (2, "GERMANY"), (3, "PERU"), (4, None), (5, "FRANCE"), (6, "GERMANY"), (8, "GERMANY"),
            (9, None), (None, None)]
 CUSTOMERS = [(1, "FRANCE"), (1, "GERMANY"), (2, "FRANCE"), (3, "GERMANY"), (4, "PERU"), (5, None),

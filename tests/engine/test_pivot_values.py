@@ -23,6 +23,23 @@ from magicpush_lab.verify.verdict import SUPERSET
 
 from .harness import bag, check_pushdown, run_engine
 
+SESSIONS = ("classic", "connect")
+# what the Connect reader does not read yet (tests/engine/conftest.py: expected to fail there)
+CONNECT_GAPS = {
+    "max: a lower bound on one year's column drops that year's rows below it":
+        'pivot is not read on Spark Connect yet',
+    "min: an upper bound on one year's column drops that year's rows above it":
+        'pivot is not read on Spark Connect yet',
+    'min: a lower bound on a min column drops only the rows without a value (any other would raise the min)':
+        'pivot is not read on Spark Connect yet',
+    'max: a key conjunct and a column conjunct, both below':
+        'pivot is not read on Spark Connect yet',
+    "max: two years' columns, each year's rows tested":
+        'pivot is not read on Spark Connect yet',
+    "sum of a double: only that year's rows without a value go":
+        'pivot is not read on Spark Connect yet',
+}
+
 SCHEMA = "store string, year int, rev double, qty int"
 
 

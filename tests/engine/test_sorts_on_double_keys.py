@@ -23,6 +23,8 @@ from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 from .harness import bag, check_pushdown, run_engine, udf_record
 
+SESSIONS = ("classic", "connect")
+
 SCHEMA = "id int, amount double, store string"
 NAN, INF = float("nan"), float("inf")
 

@@ -24,6 +24,8 @@ from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 from .harness import bag, check_pushdown, run_engine, udf_record
 
+SESSIONS = ("classic", "connect")
+
 SCHEMA = "cust string, ts int, amount double, region string, score double"
 NAN = float("nan")
 
