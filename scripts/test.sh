@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 
 echo "== Python tests"
-python3 -m pytest
+python3 -m pytest --durations=30
 
 echo "== Frontend unit tests"
 # the editable install runs jlpm install only when it builds the extension: make sure jest is there
