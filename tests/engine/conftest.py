@@ -58,10 +58,12 @@ def connect_case(name: str, function: str) -> str | None:
     return None
 
 
-@pytest.fixture
+# module-scoped, so that a module's own module-scoped fixtures may ask for it too; pytest runs a
+# module's tests on one kind of session, then on the other
+@pytest.fixture(scope="module")
 def spark(request: pytest.FixtureRequest, spark) -> Iterator:  # noqa: F811 - the session-wide classic one
     """The classic session, or (when the module runs on both) a Connect session, with
-    `pyspark.sql.functions` building Connect Columns for the test's duration."""
+    `pyspark.sql.functions` building Connect Columns while that module's Connect tests run."""
     if getattr(request, "param", "classic") == "classic":
         yield spark
         return
