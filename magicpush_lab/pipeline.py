@@ -33,6 +33,7 @@ from magicpush_lab.symbolic.pandas_udf import unreadable_reason
 from magicpush_lab.symbolic.python_udf import unmodelled
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.translate.dataflow import longest_path, sink_paths, translate_event, with_view_inputs
+from magicpush_lab.translate.plan_json import PlanNodes
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 
@@ -120,7 +121,8 @@ def translate(trace: Trace, eid: int, budget: Budget | None = None) -> P.Plan:
     def pandas_body_reason(source: str | None, arg_types: tuple[str, ...], dtype: str) -> str | None:
         return unreadable_reason(source, arg_types, dtype, budget.slice_ms(DEFAULT_TIMEOUT_MS))
 
-    return translate_event(trace, eid, pandas_body_reason)
+    # tying the plan's steps to the traced calls writes subtrees out: it stops when the budget does
+    return translate_event(trace, eid, pandas_body_reason, PlanNodes(trace.plans, out_of_time=lambda: budget.spent))
 
 
 def pipeline_plan(trace: Trace, budget: Budget | None = None) -> P.Plan | None:

@@ -13,6 +13,7 @@ in it, starting one fails the test that tries.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -82,7 +83,7 @@ def shell(spark):
 
 
 # -- the optimizer's time against its budget, over the whole run ------------------------------
-_BUDGET_RUNS: list[tuple[float, float]] = []  # (seconds spent, seconds of budget)
+_BUDGET_RUNS: list[tuple[float, float, str]] = []  # (seconds spent, seconds of budget, test)
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -102,7 +103,8 @@ def _watch_budgets():
             return inner(*args, **kwargs)
         finally:
             if seconds > 0 and budget.seconds > 0:  # a cancelled budget was not the user's to spend
-                _BUDGET_RUNS.append((time.monotonic() - budget.started, seconds))
+                test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+                _BUDGET_RUNS.append((time.monotonic() - budget.started, seconds, test))
 
     pipeline._optimize_trace = timed
     yield
@@ -114,9 +116,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     runs = [run for run in _BUDGET_RUNS if run[1] >= 0.1]
     if not runs:
         return
-    spent, budget = max(runs, key=lambda run: run[0] / run[1])
+    spent, budget, test = max(runs, key=lambda run: run[0] / run[1])
     over = max(0.0, spent - budget)
     terminalreporter.write_line(
         f"optimizer: {len(runs)} optimizations (and {len(_BUDGET_RUNS) - len(runs)} with a budget under 0.1 s); "
-        f"the closest to its budget took {spent:.2f} s of {budget:.2f} s ({spent / budget:.0%}); "
+        f"the closest to its budget took {spent:.2f} s of {budget:.2f} s ({spent / budget:.0%}, {test}); "
         f"most over budget: {over:.2f} s")

@@ -41,10 +41,18 @@ def filters_to_push(plan: P.Plan) -> list[P.Filter]:
     """Every filter of the pipeline with an operator below it, the latest first: a filter in
     the middle of a pipeline is pushed too. A filter right on a source (or on other filters on
     it) has nowhere to go."""
+    # whether a run of filters rests on a source, remembered per filter: a chain of n filters is
+    # looked at once, not n times (a trace may hold thousands of them)
+    rests: dict[int, bool] = {}
+
     def on_source(node: P.Plan) -> bool:
-        while isinstance(node, P.Filter):
+        run = []
+        while isinstance(node, P.Filter) and id(node) not in rests:
+            run.append(node)
             node = node.child
-        return isinstance(node, P.Source)
+        answer = rests[id(node)] if isinstance(node, P.Filter) else isinstance(node, P.Source)
+        rests.update((id(n), answer) for n in run)
+        return answer
 
     return [n for n in P.nodes(plan) if isinstance(n, P.Filter) and not on_source(n.child)]
 

@@ -14,7 +14,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from magicpush_lab.capture.plan_store import KIDS, REF, PlanStore, is_ref, refs
 
@@ -46,8 +46,11 @@ class PlanNodes:
     Records refer to smaller ids only, so decoding every record up to the one asked for, in
     order, finds each reference decoded: no recursion, however deep the plan."""
 
-    def __init__(self, store: PlanStore, shape_nodes: int | None = None) -> None:
+    def __init__(self, store: PlanStore, shape_nodes: int | None = None,
+                 out_of_time: Callable[[], bool] | None = None) -> None:
         self.store = store
+        # the user's budget, spent: `shape` writes nothing more out (every shape after is unknown)
+        self._out_of_time = out_of_time or (lambda: False)
         self._nodes: list[Node] = []
         self._loose: list[str] = []
         self._shapes: dict[int, str] = {}
@@ -79,8 +82,9 @@ class PlanNodes:
         Writing a subtree out costs its size with every shared record repeated, so all the shapes
         asked of one store may write out at most `shape_nodes_left` nodes (a plan's chain of
         steps, each compared with an event's, would otherwise cost the square of its length, and
-        a record shared at every level doubles its size per level). Past that, a subtree's shape
-        is unknown: a digest of its own that equals no other, so it is tied to no event.
+        a record shared at every level doubles its size per level). Past that, or once the time
+        budget is spent, a subtree's shape is unknown: a digest of its own that equals no other,
+        so it is tied to no event (its filters can then not be placed in the user's code).
 
         >>> store = PlanStore()
         >>> leaf = store.intern({"class": "x.Leaf", "#kids": [], "exprId": {"id": 1}})
@@ -94,7 +98,7 @@ class PlanNodes:
         found = self._shapes.get(rid)
         if found is None:
             size = self.size(rid)
-            if size > self.shape_nodes_left:
+            if size > self.shape_nodes_left or self._out_of_time():
                 found = f"unknown shape of record {rid}"  # not a digest: equal to no other shape
             else:
                 self.shape_nodes_left -= size
