@@ -42,7 +42,20 @@ class ReplayError(RuntimeError):
         cell = "setup" if cell_index < 0 else f"cell {cell_index}"
         at = f" at {where}" if where else ""
         prefix = f"{path}: " if path else ""
-        super().__init__(f"{prefix}{cell} failed{at}: {ename}: {evalue}")
+        super().__init__(f"{prefix}{cell} failed{at}: {ename}: {evalue}{_hint(ename, evalue)}")
+
+
+def _hint(ename: str, evalue: str) -> str:
+    """What a user can do about a failure whose own message does not say it.
+
+    >>> _hint("PySparkRuntimeError", "[JAVA_GATEWAY_EXITED] Java gateway process exited before sending its port number.")
+    ' (Spark could not start its JVM: it needs Java 17 or newer on PATH, or JAVA_HOME set)'
+    >>> _hint("ValueError", "bad value")
+    ''
+    """
+    if "JAVA_GATEWAY_EXITED" in f"{ename} {evalue}":
+        return " (Spark could not start its JVM: it needs Java 17 or newer on PATH, or JAVA_HOME set)"
+    return ""
 
 
 @dataclass
