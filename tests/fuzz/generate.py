@@ -41,7 +41,8 @@ VALUES = {
     "double": [None, 0.0, 1.5, -2.5, 3.0, NAN, NAN, 1e300, -1e300, INF, -INF, 1.0000000000000002, 2.0**53],
 }
 
-# Python UDF bodies, as a user writes them: branches, None checks, some that raise on None
+# Python UDF bodies, as a user writes them: branches, None checks, some that raise on None, and
+# everyday Python (str methods, recorded dicts and sets, re, math, helpers, try/except)
 UDFS = {
     "int": [
         "def f(x):\n    if x is None:\n        return None\n    if x > 2:\n        return 1\n    return 0\n",
@@ -50,16 +51,29 @@ UDFS = {
         "def f(x):\n    return x * 2\n",  # raises on None, may leave the int range
         # Python's integers are unbounded: x * x never overflows here, as it would in Spark
         "def f(x):\n    if x is None:\n        return 0\n    y = x * x\n    return 1 if y > 50 else 0\n",
+        # everyday Python: a recorded set, try/except, a helper, str() of a value
+        "ALLOWED = {0, 1, 5}\ndef f(x):\n    return 1 if x in ALLOWED else 0\n",
+        "def f(x):\n    try:\n        return 100 // x\n    except (ZeroDivisionError, TypeError):\n        return None\n",
+        "def helper(v):\n    return v % 7 if v is not None else -1\ndef f(x):\n    return helper(x) + helper(3)\n",
+        "def f(x):\n    return len(str(x))\n",
     ],
     "string": [
         "def f(x):\n    if x is None:\n        return 'none'\n    return x.upper()\n",
         "def f(x):\n    return '' if x is None else x.strip()\n",
         "def f(x):\n    return x + '!'\n",  # raises on None
+        "MAP = {'x': 'y', 'y': 'x'}\ndef f(x):\n    return MAP.get(x, x)\n",
+        "def f(x):\n    if x is None:\n        return None\n    return x.split('x')[0] + '|' + x[:1]\n",
+        "def f(x):\n    if x is None or x.startswith(('x', ' ')):\n        return 'p'\n    return x.replace('y', 'Y')\n",
+        "import re\ndef f(x):\n    return None if x is None else re.sub('x+', 'z', x)\n",
+        "def f(x):\n    return f'<{x}>'\n",
     ],
     "double": [
         "def f(x):\n    if x is None:\n        return None\n    return 1 if x > 1.0 else 0\n",
         "def f(x):\n    return 0 if x is None or x != x else 1\n",
         "def f(x):\n    if x is None:\n        return None\n    return 1 if x * 0 == 0 else 0\n",  # finite?
+        "import math\ndef f(x):\n    if x is None or math.isnan(x) or math.isinf(x):\n        return None\n"
+        "    return 1 if math.floor(x) > 1 else 0\n",
+        "def f(x):\n    try:\n        return 1 if round(x) == 2 else 0\n    except (TypeError, ValueError, OverflowError):\n        return -1\n",
     ],
 }
 UDF_RESULT = {"int": "int", "string": "string", "double": "int"}
