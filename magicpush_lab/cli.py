@@ -181,7 +181,36 @@ def _optimize_all(args: Any, out: TextIO) -> int:
         else:
             print(f"== {raw}", file=out)
             print(render(result)["text/plain"], file=out, flush=True)
+            if result.suggestions and not args.apply:
+                print(rewrite_preview(result, raw), file=out, flush=True)
     return code
+
+
+def rewrite_preview(result: Any, path: str) -> str:
+    """The cells every suggestion rewrites, as a diff of each, and the command that writes them.
+
+    >>> from types import SimpleNamespace as NS
+    >>> change = NS(index=2, original="df = spark.read.parquet(p)", rewritten="df = spark.read.parquet(p).filter(c)")
+    >>> print(rewrite_preview(NS(together=(), suggestions=(NS(pipeline="out", source="df", cells=(change,)),)), "nb.ipynb"))
+    the rewritten cells (cells counted from 1, markdown included):
+    --- cell 3
+    +++ cell 3, rewritten
+    -df = spark.read.parquet(p)
+    +df = spark.read.parquet(p).filter(c)
+    to write them: magicpush optimize nb.ipynb --apply -o OUT.ipynb
+    """
+    import difflib
+
+    changes, skipped = cell_changes(result)
+    originals = {c.index: c.original for s in result.suggestions for c in s.cells}
+    lines = ["the rewritten cells (cells counted from 1, markdown included):"]
+    for index in sorted(changes):
+        diff = difflib.unified_diff(originals[index].splitlines(), changes[index].splitlines(),
+                                    f"cell {index + 1}", f"cell {index + 1}, rewritten", n=1, lineterm="")
+        lines += [line for line in diff if not line.startswith("@@")]
+    lines += skipped
+    lines.append(f"to write them: magicpush optimize {path} --apply -o OUT.ipynb")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

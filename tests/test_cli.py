@@ -124,3 +124,25 @@ def test_reassigned_dataframe_rewrites_the_read_cell_with_data_relative_to_the_n
     kept = sorted((i, i % 10, 2 * (i % 10)) for i in range(60) if 2 * (i % 10) > 12)
     with Replay(home / "fast.py", timeout=180) as after:
         assert ast.literal_eval(after.evaluate("sorted(tuple(r) for r in df.collect())")) == kept
+
+def test_text_output_shows_the_rewritten_cells_and_how_to_write_them(tmp_path):
+    shutil.copy(NOTEBOOKS / "sales_pipeline.py", tmp_path)
+    nb = tmp_path / "sales_pipeline.py"
+    out = io.StringIO()
+    assert main(["optimize", str(nb), "--timeout", "180"], stdout=out) == 0
+    text = out.getvalue()
+    assert "1,000 -> 4" in text, text  # rows with thousands separators
+    added = [line for line in text.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert any('.filter(F.col("v") > 995)' in line for line in added), text
+    assert f"to write them: magicpush optimize {nb} --apply -o OUT.ipynb" in text
+    assert not (tmp_path / "OUT.ipynb").exists()  # showing is not writing
+
+
+def test_applied_output_does_not_repeat_the_diff(tmp_path):
+    shutil.copy(NOTEBOOKS / "sales_pipeline.py", tmp_path)
+    out = io.StringIO()
+    written = tmp_path / "rewritten.py"
+    assert main(["optimize", str(tmp_path / "sales_pipeline.py"), "--apply", "-o", str(written), "--timeout", "180"],
+                stdout=out) == 0
+    assert written.exists()
+    assert "to write them" not in out.getvalue()

@@ -63,7 +63,7 @@ def test_magicpush_counts_rows_on_the_connect_session(notebook):
     with connect_mode():
         text = magicpush_result(ip, "")["text/plain"]
     assert 'F.col("amount") > 950' in text, text
-    assert "2000 -> 98" in text, text  # amounts 951..999, twice each
+    assert "2,000 -> 98" in text, text  # amounts 951..999, twice each
 
 
 def test_the_suggestion_is_timed_and_its_output_compared_on_the_connect_session(notebook):

@@ -5,7 +5,7 @@
 ...                (), 0, {}, pipeline="out").measured(1000, 4)
 >>> print(text_table([s]))
 #  pipeline  source  predicate         kind        proof                            rows before -> after  reduction  scan
-1  out       sales   F.col("v") > 995  equivalent  RowTransform ROW-TO-ROW (1 row)  1000 -> 4             99.6%      -
+1  out       sales   F.col("v") > 995  equivalent  RowTransform ROW-TO-ROW (1 row)  1,000 -> 4            99.6%      -
 >>> scan_summary(s.with_scan_filters({"scan": "Parquet", "all_pushed": True, "conjuncts": [{}]}))
 'reaches the Parquet scan'
 """
@@ -31,7 +31,7 @@ def _rows(s: Suggestion) -> tuple[str, str]:
         return "not measured", "-"
     approx = "~" if s.estimated else ""
     pct = f"{approx}{100 * (s.row_reduction or 0.0):.1f}%"
-    return f"{approx}{s.rows_before} -> {approx}{s.rows_after}", pct
+    return f"{approx}{s.rows_before:,} -> {approx}{s.rows_after:,}", pct
 
 
 def scan_summary(s: Suggestion) -> str:
