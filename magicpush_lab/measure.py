@@ -118,9 +118,22 @@ def _quietly(fn: Callable[[], Any]) -> None:
         pass
 
 
+def _stop(thread: threading.Thread, jobs: Any, stop: threading.Event) -> None:
+    """Cancel `jobs` until `thread`, which runs them, gives up (at most about 10 s)."""
+    stop.set()
+    # A job may be submitted right after the first cancel; cancel until the thread gives up.
+    for _ in range(10):
+        # in a thread of its own: a Connect client retries a server that went away
+        threading.Thread(target=_quietly, args=(jobs.cancel,), daemon=True).start()
+        thread.join(1.0)
+        if not thread.is_alive():
+            break
+
+
 def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | None) -> tuple[int, int] | None:
     """Run `work` (Spark jobs) in a job group (a classic session) or under an operation tag (a
-    Spark Connect session); None if it did not finish within `limit` seconds."""
+    Spark Connect session); None if it did not finish within `limit` seconds. An interrupt of
+    the kernel (KeyboardInterrupt) cancels the jobs, then goes on up."""
     ensure_reachable(df)
     group = f"magicpush-measure-{uuid.uuid4().hex}"
     jobs = _OperationTag(df, group) if is_connect(df) else _JobGroup(df, group)
@@ -140,16 +153,15 @@ def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | Non
 
     thread = threading.Thread(target=target, name=group, daemon=True)
     thread.start()
-    thread.join(limit)
+    try:
+        thread.join(limit)
+    except KeyboardInterrupt:
+        # the kernel was interrupted (the sidebar's Cancel): the jobs must stop with it, not run
+        # on in the thread while the kernel looks idle
+        _stop(thread, jobs, stop)
+        raise
     if thread.is_alive():
-        stop.set()
-        # A job may be submitted right after the first cancel; cancel until the thread gives up.
-        for _ in range(10):
-            # in a thread of its own: a Connect client retries a server that went away
-            threading.Thread(target=_quietly, args=(jobs.cancel,), daemon=True).start()
-            thread.join(1.0)
-            if not thread.is_alive():
-                break
+        _stop(thread, jobs, stop)
         return None
     if "error" in out:
         raise out["error"]

@@ -62,16 +62,79 @@ POLL_SECONDS = 1.0
 _KERNEL_LOCKS: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
 
-async def _ask_kernel(kernel_id: str, kernel: Any, expression: str, timeout: float) -> dict[str, Any]:
+#: A ZMQ subscription takes effect a moment after it is made: a cancellable request waits this
+#: long before it is sent, so the kernel's "busy" for it is not published to nobody.
+SUBSCRIBE_SECONDS = 0.05
+
+# Interrupts still on their way after their request was cancelled (kept so they are not collected).
+_STOPPING: set[asyncio.Future[Any]] = set()
+
+
+async def _ask_kernel(kernel_id: str, kernel: Any, expression: str, timeout: float,
+                      cancellable: bool = False) -> dict[str, Any]:
     """The reply content of `expression` evaluated silently in the kernel, after any other
-    request of the server to that kernel has been answered."""
-    async with _KERNEL_LOCKS[kernel_id]:
-        client = kernel.client()
-        client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
-        try:
-            return await _execute_user_expression(client, expression, timeout, kernel)
-        finally:
+    request of the server to that kernel has been answered.
+
+    Cancelling a `cancellable` ask (its client went away) interrupts the kernel once, and only
+    while, the kernel runs this very request, so the Spark jobs it started are cancelled
+    (measure.run_limited) and a cell of the user's is never interrupted; the kernel's next
+    request from the server waits until then."""
+    lock = _KERNEL_LOCKS[kernel_id]
+    await lock.acquire()
+    client = kernel.client()
+    client.start_channels(shell=True, iopub=cancellable, stdin=False, hb=False, control=False)
+    sent: list[str] = []
+    handed_over = False
+    try:
+        if cancellable:
+            await asyncio.sleep(SUBSCRIBE_SECONDS)
+        return await _execute_user_expression(client, expression, timeout, kernel, sent.append)
+    except asyncio.CancelledError:
+        if cancellable and sent:
+            stopping = asyncio.ensure_future(_interrupt_while_running(client, kernel, sent[0], timeout, lock))
+            _STOPPING.add(stopping)
+            stopping.add_done_callback(_STOPPING.discard)
+            handed_over = True
+        raise
+    finally:
+        if not handed_over:
             client.stop_channels()
+            lock.release()
+
+
+async def _interrupt_while_running(client: Any, kernel: Any, msg_id: str, timeout: float,
+                                   lock: asyncio.Lock) -> None:
+    """Interrupt `kernel` when it starts running request `msg_id` (at once if it already does),
+    then wait until it has finished it; give up after `timeout` or when the kernel dies."""
+    deadline = time.monotonic() + timeout
+    state, interrupted = "queued", False
+    try:
+        while time.monotonic() < deadline:
+            state = await _request_state(client, msg_id, state)
+            if state == "done" or await _kernel_process(kernel) is None:
+                return
+            if state == "running" and not interrupted:
+                await _maybe_await(kernel.interrupt_kernel())
+                interrupted = True
+    finally:
+        client.stop_channels()
+        lock.release()
+
+
+async def _request_state(client: Any, msg_id: str, state: str, wait: float = 0.2) -> str:
+    """"queued", "running" or "done": request `msg_id` as the kernel's status messages read so
+    far say. Every message already received is read before answering, so a request that ran and
+    finished meanwhile is "done", never "running"."""
+    while True:
+        try:
+            msg = await client.get_iopub_msg(timeout=wait)
+        except Exception as err:  # queue.Empty: nothing more for now
+            if type(err).__name__ != "Empty":
+                return "done"  # the channel is gone: nothing left to stop
+            return state
+        wait = 0.01
+        if msg.get("parent_header", {}).get("msg_id") == msg_id and msg.get("msg_type") == "status":
+            state = "running" if msg["content"].get("execution_state") == "busy" else "done"
 
 
 async def _kernel_process(kernel: Any) -> Any:
@@ -91,12 +154,13 @@ async def _maybe_await(value: Any) -> Any:
 
 
 async def _execute_user_expression(
-    client: Any, expression: str, timeout: float, kernel: Any = None
+    client: Any, expression: str, timeout: float, kernel: Any = None, sent: Callable[[str], Any] = lambda _: None
 ) -> dict[str, Any]:
     process = await _kernel_process(kernel) if kernel is not None else None
     msg_id = client.execute(
         "", silent=True, store_history=False, user_expressions={"m": expression}, allow_stdin=False
     )
+    sent(msg_id)
     deadline = time.monotonic() + timeout
     while True:
         remaining = deadline - time.monotonic()
@@ -183,7 +247,7 @@ async def measure_on_kernel(kernel_manager: Any, kernel_id: str, requests: Seque
             # the kernel was shut down while the optimizer ran
             raise MeasureError(f"kernel {kernel_id} is no longer running")
         kernel = kernel_manager.get_kernel(kernel_id)
-        content = await _ask_kernel(kernel_id, kernel, measure_expression(sent), timeout)
+        content = await _ask_kernel(kernel_id, kernel, measure_expression(sent), timeout, cancellable=True)
         answers = _parse_reply(content, len(sent))
     counted = iter(answers)
     return [next(counted) if why is None else {"error": f"not sent to the kernel: {why}"} for why in refused]
@@ -246,7 +310,7 @@ async def runtime_on_kernel(kernel_manager: Any, kernel_id: str, request: dict[s
     kernel = kernel_manager.get_kernel(kernel_id)
     if await _kernel_process(kernel) is None:
         raise KernelDied(f"kernel {kernel_id} is not alive: restart it and rerun the notebook")
-    content = await _ask_kernel(kernel_id, kernel, runtime_expression(request), timeout)
+    content = await _ask_kernel(kernel_id, kernel, runtime_expression(request), timeout, cancellable=True)
     payload = _payload(content, RUNTIME_MIME)
     if not isinstance(payload, dict) or not ("error" in payload or all(k in payload for k in RUNTIME_KEYS)):
         raise MeasureError(f"malformed runtime answer from the kernel: {payload!r:.200}")

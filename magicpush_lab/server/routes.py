@@ -319,7 +319,23 @@ def unmeasured(s: Suggestion) -> Suggestion:
                                alternatives=tuple(unmeasured(a) for a in s.alternatives))
 
 
-class MeasureHandler(BaseHandler):
+class _KernelWorkHandler(BaseHandler):
+    """A route whose work runs in the notebook's kernel: when the client goes away (the sidebar's
+    Cancel), the work is cancelled, which interrupts the kernel while it runs it
+    (kernel_measure._ask_kernel) and so cancels its Spark jobs."""
+
+    _work: asyncio.Future[Any] | None = None
+
+    def on_connection_close(self) -> None:
+        if self._work is not None:
+            self._work.cancel()
+
+    async def in_kernel(self, work: Any) -> Any:
+        self._work = asyncio.ensure_future(work)
+        return await self._work
+
+
+class MeasureHandler(_KernelWorkHandler):
     """Row counts for suggestions already shown: the sidebar shows them first, then measures."""
 
     @tornado.web.authenticated
@@ -335,11 +351,15 @@ class MeasureHandler(BaseHandler):
         suggestions = tuple(unmeasured(s) for s in request.suggestions)
         requests = measure_requests(suggestions, request.measure_time_limit, request.sample_fraction)
         try:
-            measured = apply_measurements(suggestions,
-                                          await measure_on_kernel(self.kernel_manager, request.kernel_id, requests))
+            measured = apply_measurements(
+                suggestions, await self.in_kernel(measure_on_kernel(self.kernel_manager, request.kernel_id, requests)))
             suggestions, errors = measured.suggestions, list(measured.errors)
         except MeasureError as err:
             errors = [str(err)]
+        except asyncio.CancelledError:
+            if self.client_gone():
+                return  # Cancel: the kernel was interrupted, nobody to answer
+            raise
         self.finish(json.dumps({"suggestions": [s.to_json() for s in suggestions],
                                 "measure_errors": [self.scrub(e) for e in errors]}))
 
@@ -352,7 +372,7 @@ _RUNTIME_ERROR_STATUS = {"tracing_off": 409, "stale_suggestion": 409, "bad_reque
 _PREDICATE_ERRORS = ("AnalysisException", "ParseException", "PySparkTypeError", "PySparkValueError", "TypeError")
 
 
-class RuntimeHandler(BaseHandler):
+class RuntimeHandler(_KernelWorkHandler):
     """Run time of one suggestion's pipeline, original against rewritten, on the notebook's kernel."""
 
     @tornado.web.authenticated
@@ -368,7 +388,12 @@ class RuntimeHandler(BaseHandler):
             # the kernel may first finish a running cell; then the runs have their own time limit
             timeout = DEFAULT_TIMEOUT + (request.time_limit or DEFAULT_TIME_LIMIT)
             try:
-                answer = await runtime_on_kernel(self.kernel_manager, request.kernel_id, kernel_request, timeout)
+                answer = await self.in_kernel(
+                    runtime_on_kernel(self.kernel_manager, request.kernel_id, kernel_request, timeout))
+            except asyncio.CancelledError:
+                if self.client_gone():
+                    return  # Cancel: the kernel was interrupted, nobody to answer
+                raise
             except KernelDied as err:
                 raise RequestError(str(err), status=409, kind="kernel_dead") from None
             except MeasureError as err:
