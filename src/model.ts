@@ -39,8 +39,9 @@ export type Stage = 'Reading trace…' | 'Searching and verifying…';
 
 /** A suggestion's "Measure run time": running, its figures, or why there are none. */
 export type RunTime =
-  | { status: 'running' }
+  | { status: 'running'; started: number }
   | { status: 'done'; result: IRuntimeResult }
+  | { status: 'cancelled' }
   | { status: 'error'; message: string };
 
 /** Where row counting stands for a shown result. */
@@ -532,13 +533,35 @@ export class MagicPushModel {
       set({ status: 'error', message: 'The notebook has no running kernel' });
       return;
     }
-    set({ status: 'running' });
+    const abort = new AbortController();
+    this._runtimeAborts.get(index)?.abort();
+    this._runtimeAborts.set(index, abort);
+    set({ status: 'running', started: Date.now() });
     try {
-      const result = await runtime({ kernel_id: kernel.id, suggestion });
+      const result = await runtime(
+        { kernel_id: kernel.id, suggestion },
+        abort.signal
+      );
       set({ status: 'done', result });
     } catch (reason) {
-      set({ status: 'error', message: messageOf(reason) });
+      set(
+        reason instanceof CancelledError
+          ? { status: 'cancelled' }
+          : { status: 'error', message: messageOf(reason) }
+      );
+    } finally {
+      if (this._runtimeAborts.get(index) === abort) {
+        this._runtimeAborts.delete(index);
+      }
     }
+  }
+
+  /**
+   * Stop suggestion `index`'s "Measure run time": the request is dropped, and the server
+   * interrupts the kernel while it runs the timing, which cancels its Spark jobs.
+   */
+  cancelRunTime(index: number): void {
+    this._runtimeAborts.get(index)?.abort();
   }
 
   /** Rewrite the cells of a pipeline's joint rewrite: every filter of that pipeline at once. */
@@ -618,6 +641,7 @@ export class MagicPushModel {
   private _settings: ISettings = { ...DEFAULT_SETTINGS };
   private _run = 0;
   private _abort: AbortController | null = null;
+  private _runtimeAborts = new Map<number, AbortController>();
   private _loaders = new Map<NotebookPanel, KernelExtensionLoader>();
   private _serverProblem: string | null = null;
   private _changed = new Signal<this, ModelPart>(this);

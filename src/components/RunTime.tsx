@@ -69,14 +69,29 @@ function Times(props: { result: IRuntimeResult }): JSX.Element {
   );
 }
 
-/** The "Measure run time" action of a suggestion and what it found. */
+/** Whole seconds since `started`, ticking once a second while shown. */
+function useElapsed(started: number | null): number {
+  const [now, setNow] = React.useState(Date.now());
+  React.useEffect(() => {
+    if (started === null) {
+      return;
+    }
+    const timer = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(timer);
+  }, [started]);
+  return started === null ? 0 : Math.max(0, Math.floor((now - started) / 1000));
+}
+
+/** The "Measure run time" action of a suggestion, its progress (with Cancel) and what it found. */
 export function RunTime(props: {
   time: RunTimeState | undefined;
   onMeasure: () => void;
+  onCancel: () => void;
   source: string;
 }): JSX.Element {
-  const { time, onMeasure } = props;
+  const { time, onMeasure, onCancel } = props;
   const running = time?.status === 'running';
+  const elapsed = useElapsed(time?.status === 'running' ? time.started : null);
   return (
     <>
       <button
@@ -88,9 +103,24 @@ export function RunTime(props: {
         {running ? 'Timing…' : 'Measure run time'}
       </button>
       {time?.status === 'running' && (
+        <div className="jp-MagicPush-runtimeProgress">
+          <p className="jp-MagicPush-muted" role="status">
+            Running the pipeline as written and rewritten on the notebook's
+            kernel… {elapsed > 0 && `${elapsed} s`}
+          </p>
+          <button
+            className="jp-Button jp-mod-styled jp-mod-reject jp-MagicPush-runtimeCancel"
+            onClick={onCancel}
+            aria-label="Cancel timing: interrupt the kernel and stop its Spark jobs"
+          >
+            Cancel
+          </button>
+        </div>
+      )}
+      {time?.status === 'cancelled' && (
         <p className="jp-MagicPush-muted" role="status">
-          Running the pipeline as written and rewritten on the notebook's
-          kernel…
+          Timing was cancelled: the kernel was interrupted and its Spark jobs
+          stopped.
         </p>
       )}
       {time?.status === 'done' && <Times result={time.result} />}

@@ -222,7 +222,8 @@ function Result(props: {
       )}
       {measuring === 'cancelled' && (
         <p className="jp-MagicPush-muted" role="status">
-          Row counting was cancelled; the suggestions stand, unmeasured.
+          Row counting was cancelled (the kernel was interrupted and its Spark
+          jobs stopped); the suggestions stand, unmeasured.
         </p>
       )}
       {(result.together ?? []).map(together => (
@@ -246,6 +247,7 @@ function Result(props: {
           onUndo={() => model.undo(i)}
           runtime={runtimes.get(i)}
           onMeasureRunTime={() => void model.measureRunTime(i)}
+          onCancelRunTime={() => model.cancelRunTime(i)}
         />
       ))}
       <WhyNot refusals={result.refusals ?? []} />

@@ -22,6 +22,8 @@ export interface ISuggestionCardProps {
   /** Its "Measure run time", when asked for. */
   runtime?: RunTimeState;
   onMeasureRunTime: () => void;
+  /** Stop a running "Measure run time". */
+  onCancelRunTime: () => void;
 }
 
 /** The button that shows and hides the before/after of a suggestion's cells. */
@@ -158,6 +160,7 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
       <RunTime
         time={props.runtime}
         onMeasure={props.onMeasureRunTime}
+        onCancel={props.onCancelRunTime}
         source={suggestion.source}
       />
       {whyOpen && <WhySteps steps={suggestion.proof} />}

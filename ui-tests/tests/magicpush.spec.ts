@@ -646,6 +646,79 @@ test.describe('windowed notebook rendering', () => {
   });
 });
 
+// A source of 10**12 rows: counting it, or running the pipeline over it, takes many minutes,
+// so a kernel that answers seconds after Cancel proves the Spark job was stopped.
+const HUGE_CELLS = [
+  'from pyspark.sql import SparkSession, functions as F\n' +
+    'spark = SparkSession.builder.master("local[2]").getOrCreate()\n' +
+    'df = spark.range(0, 10**12).selectExpr("id AS k", "CAST(id % 1000 AS INT) AS v")',
+  // a lambda: the editor would indent a def's following lines as it types them
+  'bump = F.udf(lambda v: v + 5, "int")\n' +
+    'late = df.withColumn("s", bump(F.col("v"))).filter(F.col("s") > 1000)'
+];
+
+// Run in a new cell: Spark's running jobs, and whether one was cancelled (Spark says FAILED).
+const JOBS_CELL =
+  't = spark.sparkContext.statusTracker()\n' +
+  'print("active:", t.getActiveJobsIds(), "states:", sorted({t.getJobInfo(j).status for j in range(100) if t.getJobInfo(j)}))';
+
+/** Run JOBS_CELL as a new last cell; the kernel must answer within `seconds`. */
+async function expectJobsStopped(
+  page: IJupyterLabPageFixture,
+  seconds: number
+) {
+  await page.notebook.addCell('code', JOBS_CELL);
+  const index = (await page.notebook.getCellCount()) - 1;
+  await page.notebook.runCell(index, { wait: false });
+  const output = page
+    .locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')
+    .nth(index)
+    .locator('.jp-OutputArea-output');
+  await expect(output).toContainText('active: []', {
+    timeout: seconds * 1000
+  });
+  await expect(output).toContainText('FAILED');
+}
+
+test('cancel interrupts the kernel: row counting and timing stop their Spark jobs', async ({
+  page
+}) => {
+  await page.notebook.createNew('huge.ipynb');
+  await page.notebook.setCell(0, 'code', HUGE_CELLS[0]);
+  await page.notebook.addCell('code', HUGE_CELLS[1]);
+  const sidebar = await openTracingSidebar(page);
+  await page.notebook.run();
+
+  // the filter's cell ran: inline suggestions optimize, then count rows
+  const counting = sidebar.getByRole('button', {
+    name: /^Cancel: Counting rows/
+  });
+  await expect(counting).toBeVisible({ timeout: 3 * 60 * 1000 });
+  await page.waitForTimeout(3000); // the count's Spark job is running
+  await counting.click();
+  await expect(sidebar.getByText(/^Row counting was cancelled/)).toBeVisible();
+  await expectJobsStopped(page, 20);
+
+  const card = sidebar.locator('.jp-MagicPush-card').first();
+  await card.getByRole('button', { name: /^Measure run time/ }).click();
+  const cancelTiming = card.getByRole('button', { name: /^Cancel timing/ });
+  await expect(cancelTiming).toBeVisible();
+  // progress: the seconds since the timing started
+  await expect(
+    card.locator('.jp-MagicPush-runtimeProgress [role="status"]')
+  ).toContainText(/kernel… \d+ s/, { timeout: 30 * 1000 });
+  await page.sidebar.close('left');
+  await card.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'cancel-timing.png')
+  });
+  await cancelTiming.click();
+  await expect(card).toContainText('Timing was cancelled');
+  await expect(
+    card.getByRole('button', { name: /^Measure run time/ })
+  ).toBeEnabled();
+  await expectJobsStopped(page, 20);
+});
+
 test('measure run time: the pipeline runs as written and rewritten on the live session, outputs compared', async ({
   page
 }) => {
