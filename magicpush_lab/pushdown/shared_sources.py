@@ -116,11 +116,13 @@ def union_input_missed(root: P.Plan, pushed: Sequence[Pushed]) -> bool:
 
     >>> s, t = P.Source("s", (X.Col("v", 1, "int"),), 0), P.Source("t", (X.Col("v", 2, "int"),), 1)
     >>> u = P.Union((s, P.Other((t,), t.output, "no analysis")), s.output, 7)
-    >>> class Got: source = s; branches = ()
+    >>> class Got: source = s; branches = (); transferred = False
     >>> union_input_missed(u, [Got()])
     True
     """
-    reached = {id(leaf) for p in pushed for leaf in _leaves(p)}
+    # a transferred predicate is a superset of its own: it reaches a source, it does not stand
+    # for the late filter there
+    reached = {id(leaf) for p in pushed if not p.transferred for leaf in _leaves(p)}
 
     def any_reached(node: P.Plan) -> bool:
         return any(id(n) in reached for n in P.nodes(node))

@@ -261,7 +261,9 @@ class _Walk:
                 before = len(self.result.pushed)
                 self.visit(child, _Carried(g, at.steps + (step,), kind, here, i, at.hides or verdict.may_hide_errors,
                                            at.waypoints))
-                stopped = stopped or len(self.result.pushed) == before
+                # a transferred predicate is a superset of its own: an input that got only
+                # those still keeps rows the late filter drops (a union's branch, say)
+                stopped = stopped or all(p.transferred for p in self.result.pushed[before:])
         if stopped:
             # the verdict is about the inputs' predicates applied together: one of them stopped
             # on its way down, so what the others pushed leaves the late filter in place
