@@ -111,6 +111,12 @@ def compare_spark(spark, late: P.Filter, variant: Variant, tables: dict) -> Mism
         # Spark's optimizer skips work whose result is not needed (a pruned column, a join
         # with an empty input), so an error the reference meets may never happen on Spark
         return "skip"
+    if ref_status == "ok" and status == "raises":
+        # and the other way round: Spark's optimizer adds work. A null-rejecting filter over an
+        # outer join turns it into an inner one, and the filter's expression is then inferred
+        # onto the other input through the join keys (abs(k) = 2147483647 from abs(a) = ... and
+        # a = k), where ANSI arithmetic raises on a row the plan never filters
+        return "skip"
     if status != ref_status or (status == "ok" and original != expected):
         return Mismatch("spark-vs-reference", "(original plan)",
                         f"Spark {status} {dict(original) if status == 'ok' else original}; "
