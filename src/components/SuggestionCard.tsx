@@ -39,7 +39,8 @@ export function DiffButton(props: {
       aria-label={`Diff: ${props.open ? 'hide' : 'show'} the changes ${props.what}`}
       onClick={props.onToggle}
     >
-      {props.open ? 'Hide diff' : 'Diff'}
+      {/* one label either way, so that the buttons beside it never move; pressed while open */}
+      Diff
     </button>
   );
 }

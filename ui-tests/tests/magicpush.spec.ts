@@ -168,10 +168,19 @@ test('optimizing the UDF filter notebook shows a proved, measured pushdown', asy
     { timeout: 2 * 60 * 1000 }
   );
   // Diff: the read gains the filter, highlighted in the editor theme
+  const why = card.getByRole('button', { name: /^Why/ });
+  const whyBefore = await why.boundingBox();
   await card.getByRole('button', { name: /^Diff: show/ }).click();
   const added = card.locator('.jp-MagicPush-diff-add').first();
   await expect(added).toContainText('.filter(');
   await expect(added.locator('code span').first()).toBeVisible();
+  // the diff fits the panel's default width: long lines wrap, nothing is cut off on the
+  // right, and opening it moves no button
+  const body = card.locator('.jp-MagicPush-diffBody').first();
+  expect(await body.evaluate(el => el.scrollWidth <= el.clientWidth)).toBe(
+    true
+  );
+  expect(await why.boundingBox()).toEqual(whyBefore);
   await expect(
     card.getByRole('button', { name: /^Diff: hide/ })
   ).toHaveAttribute('aria-expanded', 'true');
