@@ -71,7 +71,7 @@ export type ModelState =
 const NOT_A_NOTEBOOK =
   'The active tab is not a notebook. Open a notebook to optimize its PySpark pipeline.';
 
-function messageOf(reason: unknown): string {
+export function messageOf(reason: unknown): string {
   return reason instanceof Error ? reason.message : String(reason);
 }
 
@@ -506,6 +506,30 @@ export class MagicPushModel {
     const appliedTogether = new Set(state.appliedTogether);
     appliedTogether.delete(pipeline);
     this._setState({ ...state, applied, appliedTogether });
+  }
+
+  /**
+   * Run the result's notebook from the first of `cells` down, with the kernel's own
+   * execution: after Apply the cells hold the filter, but the kernel still holds the
+   * DataFrames made before. Resolves when the run ends.
+   */
+  async rerunFrom(cells: ICellChange[]): Promise<void> {
+    const state = this._done();
+    const notebook = state.notebook.content;
+    if (cells.length === 0) {
+      return;
+    }
+    notebook.activeCellIndex = Math.min(...cells.map(c => c.index));
+    notebook.deselectAll();
+    const ran = await NotebookActions.runAllBelow(
+      notebook,
+      state.notebook.sessionContext
+    );
+    if (!ran) {
+      throw new Error(
+        'A cell failed while running again: see its output in the notebook'
+      );
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import { MagicPushModel, ModelState } from '../model';
 import { ISuggestion } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
 import { formatReduction } from './format';
+import { RerunNote } from './Rerun';
 import { useAction } from './useAction';
 import { useModel } from './useModel';
 import { WhySteps } from './Why';
@@ -87,7 +88,7 @@ function BannerLine(props: {
       <p className="jp-MagicPush-bannerText">
         {applied ? (
           <>
-            Applied: the filter now runs at <Names names={sources} />.
+            Applied: the cells now filter <Names names={sources} /> at the source.
           </>
         ) : equivalent ? (
           <>
@@ -146,6 +147,9 @@ function BannerLine(props: {
           </button>
         )}
       </div>
+      {applied && (
+        <RerunNote cells={cells} onRerun={() => model.rerunFrom(cells)} />
+      )}
       {open === 'diff' && <CellDiffs changes={cells} highlight={highlight} />}
       {open === 'why' &&
         suggestions.map(s => (

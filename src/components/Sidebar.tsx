@@ -245,6 +245,7 @@ function Result(props: {
           highlight={props.highlight}
           onApply={() => model.apply(i)}
           onUndo={() => model.undo(i)}
+          onRerun={() => model.rerunFrom(suggestion.cells)}
           runtime={runtimes.get(i)}
           onMeasureRunTime={() => void model.measureRunTime(i)}
           onCancelRunTime={() => model.cancelRunTime(i)}

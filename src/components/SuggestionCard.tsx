@@ -8,6 +8,7 @@ import { RowReduction } from './RowReduction';
 import { ScanFilters } from './ScanFilters';
 import { useAction } from './useAction';
 import { RunTime } from './RunTime';
+import { RerunNote } from './Rerun';
 import { RunTime as RunTimeState } from '../model';
 
 export interface ISuggestionCardProps {
@@ -19,6 +20,8 @@ export interface ISuggestionCardProps {
   onApply: () => void;
   /** Restore the cells the suggestion rewrote. */
   onUndo: () => void;
+  /** After Apply: run the notebook from the first rewritten cell down. */
+  onRerun: () => Promise<void>;
   /** Its "Measure run time", when asked for. */
   runtime?: RunTimeState;
   onMeasureRunTime: () => void;
@@ -158,6 +161,9 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
           </span>
         )}
       </footer>
+      {applied && (
+        <RerunNote cells={suggestion.cells} onRerun={props.onRerun} />
+      )}
       <RunTime
         time={props.runtime}
         onMeasure={props.onMeasureRunTime}

@@ -410,7 +410,7 @@ test('inline banner: shown under the late filter after its cell runs; diff, why,
   await expect(banner.locator('.jp-MagicPush-why')).toHaveCount(0);
 
   await banner.getByRole('button', { name: /^Apply/ }).click();
-  await expect(banner).toContainText('Applied: the filter now runs at a');
+  await expect(banner).toContainText('Applied: the cells now filter a at the source');
   await page.screenshot({
     path: path.resolve(__dirname, '..', 'screenshots', 'inline-applied.png')
   });
@@ -422,6 +422,36 @@ test('inline banner: shown under the late filter after its cell runs; diff, why,
   await expect.poll(() => cellSource(page, 0)).toEqual(INLINE_CELLS[0]);
   await expect.poll(() => cellSource(page, 1)).toEqual(INLINE_CELLS[1]);
   await expect(banner.getByRole('button', { name: /^Apply/ })).toBeVisible();
+});
+
+test('after Apply, the banner says the kernel still holds the old DataFrames and re-runs the cells on request', async ({
+  page
+}) => {
+  await runInlineNotebook(page, 'rerun.ipynb');
+  const banner = bannerOf(page, 1);
+  await expect(banner).toContainText('This filter can move to a', {
+    timeout: 3 * 60 * 1000
+  });
+  await banner.getByRole('button', { name: /^Apply/ }).click();
+  await expect(banner).toContainText(
+    'The kernel still holds the DataFrames made before the rewrite'
+  );
+  await page.sidebar.close('left');
+  await banner.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'inline-rerun.png')
+  });
+  // a cell after the pipeline reads the kernel's `a`: the re-run runs it too
+  await page.notebook.addCell('code', 'print("rows of a:", a.count())');
+  await banner
+    .getByRole('button', { name: /^Re-run the affected cells/ })
+    .click();
+  // v = i % 10 and the filter v * 3 > 20 at the source keep v in 7..9: 15 of 50 rows
+  await expect(
+    page
+      .locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')
+      .nth(2)
+      .locator('.jp-OutputArea-output')
+  ).toContainText('rows of a: 15', { timeout: 2 * 60 * 1000 });
 });
 
 test('undo suggestion refuses, changing nothing, when a rewritten cell was edited since', async ({

@@ -1,0 +1,77 @@
+import * as React from 'react';
+
+import { messageOf } from '../model';
+import { ICellChange } from '../tokens';
+
+type Stage =
+  | { status: 'stale' }
+  | { status: 'running' }
+  | { status: 'done' }
+  | { status: 'error'; message: string };
+
+/**
+ * After Apply: the cells hold the filter, but the kernel still holds the DataFrames made
+ * before. Says so, and re-runs the notebook from the first rewritten cell down on request.
+ */
+export function RerunNote(props: {
+  cells: ICellChange[];
+  onRerun: () => Promise<void>;
+}): JSX.Element | null {
+  const [stage, setStage] = React.useState<Stage>({ status: 'stale' });
+  if (props.cells.length === 0) {
+    return null;
+  }
+  const first = Math.min(...props.cells.map(c => c.index)) + 1;
+  const rerun = (): void => {
+    setStage({ status: 'running' });
+    props
+      .onRerun()
+      .then(() => setStage({ status: 'done' }))
+      .catch(reason =>
+        setStage({ status: 'error', message: messageOf(reason) })
+      );
+  };
+  switch (stage.status) {
+    case 'stale':
+      return (
+        <div className="jp-MagicPush-rerun">
+          <p className="jp-MagicPush-muted">
+            The kernel still holds the DataFrames made before the rewrite; they
+            read the filtered source once the cells run again.
+          </p>
+          <button
+            className="jp-Button jp-mod-styled jp-MagicPush-rerunButton"
+            onClick={rerun}
+            aria-label={`Re-run the affected cells: run the notebook from cell ${first} down`}
+          >
+            Re-run from cell {first}
+          </button>
+        </div>
+      );
+    case 'running':
+      return (
+        <div className="jp-MagicPush-rerun">
+          <p className="jp-MagicPush-muted" role="status">
+            Running the notebook from cell {first} down…
+          </p>
+        </div>
+      );
+    case 'done':
+      return (
+        <div className="jp-MagicPush-rerun">
+          <p className="jp-MagicPush-muted" role="status">
+            Ran from cell {first} down: the kernel&apos;s DataFrames now read
+            the filtered source.
+          </p>
+        </div>
+      );
+    case 'error':
+      return (
+        <div className="jp-MagicPush-rerun">
+          <p className="jp-MagicPush-error" role="alert">
+            {stage.message}
+          </p>
+        </div>
+      );
+  }
+}
