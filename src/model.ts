@@ -68,6 +68,8 @@ export type ModelState =
     }
   | { status: 'error'; message: string; fixes: Fix[] };
 
+type DoneState = Extract<ModelState, { status: 'done' }>;
+
 const NOT_A_NOTEBOOK =
   'The active tab is not a notebook. Open a notebook to optimize its PySpark pipeline.';
 
@@ -165,6 +167,7 @@ export class MagicPushModel {
         .get(panel)
         ?.statusChanged.connect(this._onTracingChanged, this);
     }
+    this._showResultOf(panel);
     this._changed.emit('notebook');
     this._changed.emit('tracing');
   }
@@ -233,6 +236,7 @@ export class MagicPushModel {
       if (this._notebook === panel) {
         this.notebook = null;
       }
+      this._parked.delete(panel);
       if (this._state.status === 'done' && this._state.notebook === panel) {
         this._setState({ status: 'idle' });
       }
@@ -292,7 +296,7 @@ export class MagicPushModel {
         return;
       }
       const measuring = this._settings.measure && result.suggestions.length > 0;
-      this._setState({
+      const done: DoneState = {
         status: 'done',
         result,
         notebook: panel,
@@ -301,8 +305,15 @@ export class MagicPushModel {
         run,
         runtimes: new Map(),
         cellIds: cells.map(c => c.id),
-        measuring: measuring ? 'running' : 'off'
-      });
+        measuring: 'off'
+      };
+      if (this._notebook !== panel) {
+        // another tab became active meanwhile: the result waits there, unmeasured
+        this._parked.set(panel, done);
+        this._setState({ status: 'idle' });
+        return;
+      }
+      this._setState({ ...done, measuring: measuring ? 'running' : 'off' });
       if (measuring) {
         const counted = await measure(
           {
@@ -317,6 +328,24 @@ export class MagicPushModel {
       }
     } catch (reason) {
       if (run !== this._run) {
+        return;
+      }
+      const parked = this._parked.get(panel);
+      if (parked?.run === run) {
+        // its tab is not in view: the parked result keeps what became of its counting
+        this._parked.set(panel, {
+          ...parked,
+          measuring: reason instanceof CancelledError ? 'cancelled' : 'done',
+          result: reason instanceof CancelledError
+            ? parked.result
+            : {
+                ...parked.result,
+                measure_errors: [
+                  ...parked.result.measure_errors,
+                  messageOf(reason)
+                ]
+              }
+        });
         return;
       }
       const state = this._state;
@@ -422,11 +451,7 @@ export class MagicPushModel {
     suggestions: ISuggestion[],
     errors: string[]
   ): void {
-    const state = this._state;
-    if (run !== this._run || state.status !== 'done') {
-      return;
-    }
-    this._setState({
+    const measured = (state: DoneState): DoneState => ({
       ...state,
       result: {
         ...state.result,
@@ -435,6 +460,20 @@ export class MagicPushModel {
       },
       measuring: 'done'
     });
+    const state = this._state;
+    if (run !== this._run) {
+      return;
+    }
+    if (state.status === 'done' && state.run === run) {
+      this._setState(measured(state));
+      return;
+    }
+    // counted while its tab was not in view: the parked result gets the counts
+    for (const [panel, parked] of this._parked) {
+      if (parked.run === run) {
+        this._parked.set(panel, measured(parked));
+      }
+    }
   }
 
   /**
@@ -655,6 +694,29 @@ export class MagicPushModel {
     }
   }
 
+  /**
+   * Each notebook keeps its own result: a tab change parks the result shown (its Apply would
+   * act on a notebook that is not in view) and shows the new tab's, or none. A run in
+   * progress stays on show, with its Cancel, until it ends.
+   */
+  private _showResultOf(panel: NotebookPanel | null): void {
+    const state = this._state;
+    if (state.status === 'running') {
+      return;
+    }
+    if (state.status === 'done') {
+      if (state.notebook === panel) {
+        return;
+      }
+      this._parked.set(state.notebook, state);
+    }
+    const parked = panel ? this._parked.get(panel) : undefined;
+    if (panel && parked) {
+      this._parked.delete(panel);
+    }
+    this._setState(parked ?? { status: 'idle' });
+  }
+
   private _setState(state: ModelState): void {
     this._state = state;
     this._changed.emit('state');
@@ -666,6 +728,7 @@ export class MagicPushModel {
   private _run = 0;
   private _abort: AbortController | null = null;
   private _runtimeAborts = new Map<number, AbortController>();
+  private _parked = new Map<NotebookPanel, DoneState>();
   private _loaders = new Map<NotebookPanel, KernelExtensionLoader>();
   private _serverProblem: string | null = null;
   private _changed = new Signal<this, ModelPart>(this);

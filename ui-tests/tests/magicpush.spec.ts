@@ -454,6 +454,29 @@ test('after Apply, the banner says the kernel still holds the old DataFrames and
   ).toContainText('rows of a: 15', { timeout: 2 * 60 * 1000 });
 });
 
+test('a notebook keeps its own result: another tab shows none, and coming back shows it again', async ({
+  page
+}) => {
+  const sidebar = await runInlineNotebook(page, 'first.ipynb');
+  const card = sidebar.locator('.jp-MagicPush-card').first();
+  await expect(card).toBeVisible({ timeout: 3 * 60 * 1000 });
+
+  // another tab in view: no card of the notebook, whose Apply would act out of view
+  await page.evaluate(async () => {
+    await (window as any).jupyterapp.commands.execute('launcher:create');
+  });
+  await expect(sidebar.locator('.jp-MagicPush-card')).toHaveCount(0);
+
+  // back to the first: its result, counted meanwhile if it was still counting
+  await page.notebook.activate('first.ipynb');
+  await expect(card).toBeVisible();
+  await expect(card.getByRole('button', { name: /^Apply/ })).toBeEnabled();
+  await expect(card.locator('.jp-MagicPush-rows')).toContainText(
+    'rows: 50 →',
+    { timeout: 2 * 60 * 1000 }
+  );
+});
+
 test('undo suggestion refuses, changing nothing, when a rewritten cell was edited since', async ({
   page
 }) => {
