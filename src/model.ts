@@ -35,7 +35,23 @@ import {
 } from './tokens';
 
 /** What the optimizer is doing while a request runs. */
-export type Stage = 'Reading trace…' | 'Searching and verifying…';
+export type Stage =
+  | 'Reading trace…'
+  | 'Searching and verifying…'
+  | 'Running all cells…'
+  | 'Starting Spark…'
+  | 'Installing PySpark in the kernel…'
+  | 'Switching the kernel…'
+  | 'Turning tracing on…';
+
+/** What the panel shows while a fix button's work goes on (the error it fixes is gone). */
+const FIX_STAGE: Record<Fix, Stage> = {
+  'run-all': 'Running all cells…',
+  'start-spark': 'Starting Spark…',
+  'install-pyspark': 'Installing PySpark in the kernel…',
+  'switch-kernel': 'Switching the kernel…',
+  'load-extension': 'Turning tracing on…'
+};
 
 /** A suggestion's "Measure run time": running, its figures, or why there are none. */
 export type RunTime =
@@ -389,6 +405,30 @@ export class MagicPushModel {
     if (!panel) {
       throw new Error(NOT_A_NOTEBOOK);
     }
+    const before = this._state;
+    if (before.status === 'error') {
+      // the error is being fixed: say what goes on instead, at once
+      this._setState({ status: 'running', stage: FIX_STAGE[fix] });
+    }
+    try {
+      await this._fix(panel, fix);
+    } catch (reason) {
+      if (before.status === 'error') {
+        this._setState({ ...before, message: messageOf(reason) });
+        return;
+      }
+      throw reason;
+    }
+    const state = this._state;
+    if (
+      state.status === 'error' ||
+      (state.status === 'running' && state.stage === FIX_STAGE[fix])
+    ) {
+      this._setState({ status: 'idle' });
+    }
+  }
+
+  private async _fix(panel: NotebookPanel, fix: Fix): Promise<void> {
     const notebook = panel.content;
     switch (fix) {
       case 'run-all':
@@ -425,9 +465,6 @@ export class MagicPushModel {
         }
         break;
       }
-    }
-    if (this._state.status === 'error') {
-      this._setState({ status: 'idle' });
     }
   }
 

@@ -35,12 +35,18 @@ function RowsBar(props: {
  * "rows: 1,000,000 → 4,000 (−99.6%)" and the rows read at the source before and after as
  * bars; figures counted on a sample carry ≈ and say so.
  */
-export function RowReduction(props: { suggestion: ISuggestion }): JSX.Element {
+export function RowReduction(props: {
+  suggestion: ISuggestion;
+  /** Rows are being counted on the kernel right now. */
+  counting?: boolean;
+}): JSX.Element {
   const { rows_before, rows_after, row_reduction, estimated } =
     props.suggestion;
   if (rows_before === null || rows_after === null) {
     return (
-      <p className="jp-MagicPush-rows jp-MagicPush-muted">rows: not measured</p>
+      <p className="jp-MagicPush-rows jp-MagicPush-muted">
+        {props.counting ? 'rows: counting…' : 'rows: not measured'}
+      </p>
     );
   }
   const reduction =

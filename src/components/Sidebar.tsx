@@ -158,19 +158,24 @@ function TogetherCard(props: {
   );
 }
 
-/** A stage of the run, with the way to stop it. */
-function Progress(props: { text: string; onCancel: () => void }): JSX.Element {
+/** A stage of the run, with the way to stop it when there is one. */
+function Progress(props: {
+  text: string;
+  onCancel: (() => void) | null;
+}): JSX.Element {
   return (
     <p className="jp-MagicPush-progress" role="status" aria-live="polite">
       <span className="jp-MagicPush-spinner" aria-hidden="true" />
       {props.text}
-      <button
-        className="jp-Button jp-mod-styled jp-mod-reject jp-MagicPush-cancel"
-        onClick={props.onCancel}
-        aria-label={`Cancel: ${props.text.replace('…', '')}`}
-      >
-        Cancel
-      </button>
+      {props.onCancel && (
+        <button
+          className="jp-Button jp-mod-styled jp-mod-reject jp-MagicPush-cancel"
+          onClick={props.onCancel}
+          aria-label={`Cancel: ${props.text.replace('…', '')}`}
+        >
+          Cancel
+        </button>
+      )}
     </p>
   );
 }
@@ -246,6 +251,7 @@ function Result(props: {
           onApply={() => model.apply(i)}
           onUndo={() => model.undo(i)}
           onRerun={() => model.rerunFrom(suggestion.cells)}
+          counting={measuring === 'running'}
           runtime={runtimes.get(i)}
           onMeasureRunTime={() => void model.measureRunTime(i)}
           onCancelRunTime={() => model.cancelRunTime(i)}
@@ -273,7 +279,13 @@ function Body(props: {
         </p>
       );
     case 'running':
-      return <Progress text={state.stage} onCancel={() => model.cancel()} />;
+      return (
+        <Progress
+          text={state.stage}
+          // a fix's work (cells running, a kernel switching) is the notebook's own
+          onCancel={model.cancellable ? () => model.cancel() : null}
+        />
+      );
     case 'error':
       return (
         <div>

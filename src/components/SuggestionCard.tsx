@@ -20,6 +20,8 @@ export interface ISuggestionCardProps {
   onApply: () => void;
   /** Restore the cells the suggestion rewrote. */
   onUndo: () => void;
+  /** Rows are being counted on the kernel right now. */
+  counting?: boolean;
   /** After Apply: run the notebook from the first rewritten cell down. */
   onRerun: () => Promise<void>;
   /** Its "Measure run time", when asked for. */
@@ -102,7 +104,7 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
       </header>
       <pre className="jp-MagicPush-predicate">{suggestion.predicate}</pre>
       <ProofSteps steps={suggestion.proof} />
-      <RowReduction suggestion={suggestion} />
+      <RowReduction suggestion={suggestion} counting={props.counting} />
       <ScanFilters scan={suggestion.scan_filters} />
       {suggestion.ranked && (
         <p

@@ -113,6 +113,9 @@ test('cells not run yet: one click runs them, and the pipeline can be optimized'
     sidebar.getByRole('button', { name: /^Insert a cell/ })
   ).toHaveCount(0);
   await sidebar.getByRole('button', { name: /^Run all cells/ }).click();
+  // the error is being fixed: it goes at once, and the panel says what goes on instead
+  await expect(sidebar.getByRole('alert')).toHaveCount(0);
+  await expect(sidebar.getByRole('status')).toContainText('Running all cells…');
   await expect(optimize).toBeEnabled({ timeout: 3 * 60 * 1000 });
   await optimize.click();
   await expect(sidebar.locator('.jp-MagicPush-card')).toHaveCount(1, {
