@@ -21,6 +21,9 @@ from magicpush_lab.verify.verdict import SUPERSET
 
 from .harness import bag, run_engine_collected, side_udf_record, with_globals
 
+# every case runs on a classic and on a Spark Connect session (tests/engine/conftest.py)
+SESSIONS = ("classic", "connect")
+
 old_rows: list = []  # what the UDFs below read; each run binds its own list (harness.with_globals)
 
 
