@@ -37,6 +37,7 @@ import {
 /** What the optimizer is doing while a request runs. */
 export type Stage =
   | 'Reading trace…'
+  | "Waiting for the kernel's running cell…"
   | 'Searching and verifying…'
   | 'Running all cells…'
   | 'Starting Spark…'
@@ -282,15 +283,32 @@ export class MagicPushModel {
           'This notebook has no running kernel. Start a kernel and run the pipeline first.'
         );
       }
-      // a busy kernel answers only after its running cell: cancel must not wait for that
-      const loadError = await untilAborted(
-        this.track(panel).ensureLoaded(),
-        abort.signal
-      );
-      if (loadError !== null) {
-        throw loadError;
+      // a busy kernel answers only after its running cell: say so, and cancel must not
+      // wait for that
+      // wait, once the user's cell is done (the kernel's first idle), the trace is read
+      const waiting = (_: unknown, status: string): void => {
+        if (status === 'idle') {
+          kernel.statusChanged.disconnect(waiting);
+          this._setStage(run, 'Reading trace…');
+        }
+      };
+      if (kernel.status === 'busy') {
+        this._setStage(run, "Waiting for the kernel's running cell…");
+        kernel.statusChanged.connect(waiting);
       }
-      const status = await untilAborted(pullTraceStatus(kernel), abort.signal);
+      let status: { events: number };
+      try {
+        const loadError = await untilAborted(
+          this.track(panel).ensureLoaded(),
+          abort.signal
+        );
+        if (loadError !== null) {
+          throw loadError;
+        }
+        status = await untilAborted(pullTraceStatus(kernel), abort.signal);
+      } finally {
+        kernel.statusChanged.disconnect(waiting);
+      }
       if (status.events === 0) {
         throw new TracingError('nothing-traced', NOTHING_TRACED);
       }

@@ -296,8 +296,9 @@ test('cancel stops a run waiting for a busy kernel, at once', async ({
   await page.notebook.runCell(1, { wait: false });
 
   await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+  // the panel says what it waits for
   const cancel = sidebar.getByRole('button', {
-    name: /^Cancel: Reading trace/
+    name: /^Cancel: Waiting for the kernel's running cell/
   });
   await expect(cancel).toBeVisible();
   await page.screenshot({
@@ -646,7 +647,9 @@ test('keyboard only: the shortcut optimizes, Tab and Enter apply and undo, Escap
   await page.keyboard.press('Enter');
   // Optimize is disabled while the run goes on: focus moves to Cancel, then back
   await expect(
-    sidebar.getByRole('button', { name: /^Cancel: Reading trace/ })
+    sidebar.getByRole('button', {
+      name: /^Cancel: (Reading trace|Waiting for the kernel)/
+    })
   ).toBeFocused();
   await page.keyboard.press('Escape');
   const optimize = sidebar.getByRole('button', { name: 'Optimize pipeline' });
