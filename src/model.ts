@@ -367,19 +367,11 @@ export class MagicPushModel {
       const parked = this._parked.get(panel);
       if (parked?.run === run) {
         // its tab is not in view: the parked result keeps what became of its counting
-        this._parked.set(panel, {
-          ...parked,
-          measuring: reason instanceof CancelledError ? 'cancelled' : 'done',
-          result: reason instanceof CancelledError
-            ? parked.result
-            : {
-                ...parked.result,
-                measure_errors: [
-                  ...parked.result.measure_errors,
-                  messageOf(reason)
-                ]
-              }
-        });
+        if (reason instanceof CancelledError) {
+          this._parked.set(panel, { ...parked, measuring: 'cancelled' });
+        } else {
+          this._measured(run, parked.result.suggestions, [messageOf(reason)]);
+        }
         return;
       }
       const state = this._state;

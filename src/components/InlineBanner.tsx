@@ -88,7 +88,8 @@ function BannerLine(props: {
       <p className="jp-MagicPush-bannerText">
         {applied ? (
           <>
-            Applied: the cells now filter <Names names={sources} /> at the source.
+            Applied: the cells now filter <Names names={sources} /> at the
+            source.
           </>
         ) : equivalent ? (
           <>

@@ -31,47 +31,45 @@ export function RerunNote(props: {
         setStage({ status: 'error', message: messageOf(reason) })
       );
   };
-  switch (stage.status) {
-    case 'stale':
-      return (
-        <div className="jp-MagicPush-rerun">
-          <p className="jp-MagicPush-muted">
-            The kernel still holds the DataFrames made before the rewrite; they
-            read the filtered source once the cells run again.
-          </p>
-          <button
-            className="jp-Button jp-mod-styled jp-MagicPush-rerunButton"
-            onClick={rerun}
-            aria-label={`Re-run the affected cells: run the notebook from cell ${first} down`}
-          >
-            Re-run from cell {first}
-          </button>
-        </div>
-      );
-    case 'running':
-      return (
-        <div className="jp-MagicPush-rerun">
+  return <div className="jp-MagicPush-rerun">{content()}</div>;
+
+  function content(): JSX.Element {
+    switch (stage.status) {
+      case 'stale':
+        return (
+          <>
+            <p className="jp-MagicPush-muted">
+              The kernel still holds the DataFrames made before the rewrite;
+              they read the filtered source once the cells run again.
+            </p>
+            <button
+              className="jp-Button jp-mod-styled jp-MagicPush-rerunButton"
+              onClick={rerun}
+              aria-label={`Re-run the affected cells: run the notebook from cell ${first} down`}
+            >
+              Re-run from cell {first}
+            </button>
+          </>
+        );
+      case 'running':
+        return (
           <p className="jp-MagicPush-muted" role="status">
             Running the notebook from cell {first} down…
           </p>
-        </div>
-      );
-    case 'done':
-      return (
-        <div className="jp-MagicPush-rerun">
+        );
+      case 'done':
+        return (
           <p className="jp-MagicPush-muted" role="status">
             Ran from cell {first} down: the kernel&apos;s DataFrames now read
             the filtered source.
           </p>
-        </div>
-      );
-    case 'error':
-      return (
-        <div className="jp-MagicPush-rerun">
+        );
+      case 'error':
+        return (
           <p className="jp-MagicPush-error" role="alert">
             {stage.message}
           </p>
-        </div>
-      );
+        );
+    }
   }
 }

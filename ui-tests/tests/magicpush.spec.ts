@@ -414,7 +414,9 @@ test('inline banner: shown under the late filter after its cell runs; diff, why,
   await expect(banner.locator('.jp-MagicPush-why')).toHaveCount(0);
 
   await banner.getByRole('button', { name: /^Apply/ }).click();
-  await expect(banner).toContainText('Applied: the cells now filter a at the source');
+  await expect(banner).toContainText(
+    'Applied: the cells now filter a at the source'
+  );
   await page.screenshot({
     path: path.resolve(__dirname, '..', 'screenshots', 'inline-applied.png')
   });
@@ -475,10 +477,9 @@ test('a notebook keeps its own result: another tab shows none, and coming back s
   await page.notebook.activate('first.ipynb');
   await expect(card).toBeVisible();
   await expect(card.getByRole('button', { name: /^Apply/ })).toBeEnabled();
-  await expect(card.locator('.jp-MagicPush-rows')).toContainText(
-    'rows: 50 →',
-    { timeout: 2 * 60 * 1000 }
-  );
+  await expect(card.locator('.jp-MagicPush-rows')).toContainText('rows: 50 →', {
+    timeout: 2 * 60 * 1000
+  });
 });
 
 test('undo suggestion refuses, changing nothing, when a rewritten cell was edited since', async ({
