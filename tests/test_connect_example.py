@@ -121,4 +121,4 @@ def test_magicpush_in_a_kernel_whose_session_is_connect(tmp_path, monkeypatch, c
     assert "orders" in line and 'F.col("amount")' in line and "equivalent" in line, shown
     assert "ROW-TO-ROW (1 row)" in line, shown
     # rows counted on the Connect session: the source's rows, and after the filter the big earners
-    assert f"{ROWS} -> {kept}" in line, shown
+    assert f"{ROWS:,} -> {kept:,}" in line, shown
