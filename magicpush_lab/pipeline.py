@@ -23,6 +23,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.serialize import expr_to_json
 from magicpush_lab.pipeline_graph import graph
 from magicpush_lab.pushdown import Pushed, Refusal, filters_to_push, guards, join_conjuncts, push_down_all
+from magicpush_lab.pushdown.pandas_tail import spark_predicate
 from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
 from magicpush_lab.rewrite.placement import CannotPlace, cell_index, edits_for, edits_on_the_way, trace_cells
@@ -33,6 +34,7 @@ from magicpush_lab.symbolic.pandas_udf import unreadable_reason
 from magicpush_lab.symbolic.python_udf import unmodelled
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.translate.dataflow import longest_path, sink_paths, translate_event, with_view_inputs
+from magicpush_lab.translate.pandas_tail import NotATail, read_tail, to_pandas_calls
 from magicpush_lab.translate.plan_json import PlanNodes
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
@@ -98,6 +100,21 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
         notes.extend(f"pipeline ending in {name}: {n}" if all_pipelines else n for n in why)
         together.extend(joint)
         refusals.extend(refused)
+    for call in to_pandas_calls(trace):
+        if only_sinks is not None and call.event not in only_sinks:
+            continue
+        try:
+            name, got, why, joint, refused = _optimize_pandas_tail(trace, call, cells, index_of, budget)
+        except Exception as err:  # noqa: BLE001 - as for a pipeline: a note, not the notebook's failure
+            text = str(err).strip().splitlines()
+            notes.append(f"pandas code after toPandas() in cell [{call.site.execution_count if call.site else '?'}]:"
+                         f" the optimizer could not analyse it ({type(err).__name__}: {text[0][:200] if text else ''})")
+            continue
+        for s in got:
+            found.setdefault((s.source_event, s.predicate, s.cells), _for_pipeline(s, name, call.event))
+        notes.extend(why)
+        together.extend(joint)
+        refusals.extend(refused)
     return OptimizeResult(tuple(found.values()), time.monotonic() - started, tuple(notes), tuple(together),
                           tuple(refusals), tuple(graphs))
 
@@ -146,6 +163,30 @@ def _for_pipeline(s: Suggestion, name: str, sink: int) -> Suggestion:
     # alternatives too: ranking on live data may put one of them in the suggestion's place
     return replace(s, pipeline=name, sink_event=sink,
                    alternatives=tuple(replace(a, pipeline=name, sink_event=sink) for a in s.alternatives))
+
+
+def _optimize_pandas_tail(trace: Trace, call, cells: list[str], index_of: dict[int, int], budget: Budget
+                          ) -> tuple[str, list[Suggestion], list[str], list[Together], list[dict]]:
+    """The pandas filter after `toPandas()` (translate/pandas_tail.py) as a filter on the Spark
+    DataFrame it collected (pushdown/pandas_tail.py), pushed from there like any late filter;
+    the pandas filter stays. Returns the pipeline's name (the filtered frame's) and what
+    `_optimize_plan` returns."""
+    spark = translate(trace, call.event, budget)
+    try:
+        tail = read_tail(trace, call, spark.output)
+    except NotATail as err:
+        return "", [], [] if err.quiet else [f"pandas code after toPandas(): {err}"], [], []
+    at = f"pandas filter `{tail.filter_statement.code}` ({tail.filter_statement.where})"
+    g = spark_predicate(tail, spark.output, budget)
+    if isinstance(g, str):
+        return tail.sink, [], [f"{at}: {g}"], [], []
+    # an identity projection over the collected DataFrame, as the toPandas() call: the walk moves
+    # a filter from above an operator, so a DataFrame read and collected as it is still gets the
+    # filter at its read; the call itself is this pipeline's end, not another reader of its rows
+    collected = P.Filter(P.Project(spark, tuple((c, c) for c in spark.output), call.event), g)
+    own = replace(trace, inspections=tuple(i for i in trace.inspections if i != call))
+    got, why, joint, refused = _optimize_plan(own, collected, cells, index_of, budget, tail.sink)
+    return tail.sink, got, [f"{at}: {n}" for n in why], joint, refused
 
 
 def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[int, int], budget: Budget,

@@ -20,13 +20,13 @@ True
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import z3
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.symbolic.encode import Evaluator
+from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.numeric import integer_arithmetic, stays_in_type
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
@@ -89,16 +89,47 @@ def same_source_columns(late: P.Filter) -> dict[X.Col, X.Col]:
     return out
 
 
+def guarded(e: X.Expr, path: tuple[tuple[X.Expr, bool], ...] = ()) -> Iterator[tuple[X.Expr, tuple]]:
+    """Each node of `e` with the CASE conditions under which Spark evaluates it: (condition, True)
+    when the node is in that condition's THEN value, (condition, False) when a later branch or
+    the ELSE is only reached with it not true. Spark evaluates a CASE's branches lazily (and the
+    `CASE WHEN c THEN true ELSE g END` its optimizer turns into `c OR g` evaluates c first and g
+    only where c is not true), which lets a predicate compute arithmetic only where it stays in
+    range.
+
+    >>> a = X.Col("a", 1, "int")
+    >>> big = X.Cmp(">", a, X.Lit(9, "int"))
+    >>> twice = X.Arith("*", a, X.Lit(2, "int"), "int")
+    >>> [(str(n), [(str(c), t) for c, t in p]) for n, p in guarded(X.Case(((big, X.TRUE),), twice)) if n == twice]
+    [('(a * 2)', [('a > 9', False)])]
+    """
+    yield e, path
+    if isinstance(e, X.Case):
+        before: tuple[tuple[X.Expr, bool], ...] = ()
+        for cond, value in e.branches:
+            yield from guarded(cond, path + before)
+            yield from guarded(value, path + before + ((cond, True),))
+            before += ((cond, False),)
+        yield from guarded(e.default, path + before)
+        return
+    for kid in X.children(e):
+        yield from guarded(kid, path)
+
+
 def new_overflow(pred: X.Expr, known: Iterable[X.Expr], timeout_ms: int) -> str:
-    """Why `pred` may raise or wrap on integer overflow where the original cannot, or ""."""
+    """Why `pred` may raise or wrap on integer overflow where the original cannot, or "".
+    Arithmetic under a CASE condition need only stay in range where the condition lets Spark
+    evaluate it."""
     seen = {n for e in known for n in X.walk(e)}
-    for node in integer_arithmetic(pred):
-        if node in seen:
-            continue  # Spark computes this in the original too (the model's gap, not new here)
+    arithmetic = set(integer_arithmetic(pred))
+    for node, path in guarded(pred):
+        if node not in arithmetic or node in seen:
+            continue  # seen: Spark computes this in the original too (the model's gap, not new here)
         try:
             row, ev = SymbolicRow("o"), Evaluator()
             fits = stays_in_type(ev, node, row)  # first: domain() covers the cells evaluating made
-            claim = z3.Implies(domain([row]), fits)
+            reached = [truth(ev.eval(c, row)) if holds else z3.Not(truth(ev.eval(c, row))) for c, holds in path]
+            claim = z3.Implies(z3.And(domain([row]), *reached), fits)
         except (Unsupported, z3.Z3Exception) as err:
             return f"cannot model {node}: {err}"
         proof = prove(claim, timeout_ms)

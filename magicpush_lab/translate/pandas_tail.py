@@ -1,0 +1,241 @@
+"""pandas code after `toPandas()`: the statements that filter the collected frame, read as a
+sub-plan over the Spark result's columns.
+
+A notebook collects a Spark pipeline with `pdf = sdf.toPandas()` and filters it in pandas
+afterwards, in the same cell or in later ones:
+
+    pdf = scored.toPandas()
+    pdf["score"] = pdf["c"] + 1
+    top = pdf[pdf["score"] > 199000]
+
+`read_tail(trace, inspection, inputs)` finds the statement that made `pdf`, follows the
+statements that build one frame from the last (`pdf[...] = ...`, `top = pdf[mask]`, ...) up to
+the first that filters, and reads them with the applyInPandas body reader
+(translate/pandas_body.py), as if they were a function of the collected frame. What comes out:
+the late filter's condition and the operators below it (a chain over a Source whose columns are
+`inputs`, the Spark result's), in the IR's encoding of pandas semantics.
+
+Every row of the collected frame must reach the user only through that filter, or a filter
+moved into Spark would change what they see. So the reading refuses, naming the statement and
+its cell, when code reads a frame from before the filter in any other way: a `pdf.head()` or a
+`len(pdf)` shown, a second frame made from it, a call that may change it in place. Frames made
+after the filter may be used in any way.
+
+>>> cells = ['pdf = df.toPandas()', 'pdf["y"] = pdf["x"] * 2\\ntop = pdf[pdf["y"] > 10]\\ntop.head()']
+>>> chain, late = statement_chain(cells, "pdf", 1, (X.Col("x", 1, "int"),))
+>>> [ast.unparse(s.node) for s in chain.steps], chain.sink, str(late.condition)
+(["pdf['y'] = pdf['x'] * 2", "top = pdf[pdf['y'] > 10]"], 'top', 'coalesce(y > 10, False)')
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+from magicpush_lab.capture.trace import Inspection, Site, Trace
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.translate.pandas_body import Unsupported, body_plan
+
+# a cell magic makes the whole cell another language; a line magic or shell escape is one line
+_LINE_ESCAPES = ("%", "!")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A top-level statement of a cell execution: where it is, for notes."""
+
+    node: ast.stmt
+    execution_count: int
+
+    @property
+    def where(self) -> str:
+        return f"cell [{self.execution_count}], line {self.node.lineno}"
+
+    @property
+    def code(self) -> str:
+        text = " ".join(ast.unparse(self.node).split())
+        return text if len(text) <= 60 else text[:59] + "…"
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The statements from the collected frame to its first filter; `sink` is the name that
+    holds the filtered frame; `steps[-1]` is the statement that filters."""
+
+    frame: str
+    steps: tuple[Statement, ...]
+    sink: str
+
+
+@dataclass(frozen=True)
+class PandasTail:
+    """The pandas filter after a `toPandas()`, read over the Spark result's columns."""
+
+    event: int  # the DataFrame toPandas was called on
+    site: Site  # the toPandas call
+    frame: str  # the name toPandas' result was bound to
+    sink: str  # the name of the filtered frame
+    condition: X.Expr  # the late filter, over below.output
+    below: P.Plan  # the pandas operators under the filter, down to a Source of the Spark columns
+    filter_statement: Statement
+
+
+class NotATail(ValueError):
+    """The toPandas call is not followed by pandas code whose filter can be read; `quiet` when
+    there is no filter to speak of (nothing filters the frame, or it is not bound to a name)."""
+
+    def __init__(self, reason: str, quiet: bool = False) -> None:
+        super().__init__(reason)
+        self.quiet = quiet
+
+
+def cell_statements(source: str, execution_count: int) -> list[Statement]:
+    """The top-level statements of a cell; line magics and shell escapes read as `pass` (they
+    keep their line), a cell magic as no statements.
+
+    >>> [ast.unparse(s.node) for s in cell_statements("%time x = 1\\ny = x", 3)]
+    ['pass', 'y = x']
+    """
+    if source.lstrip().startswith("%%"):
+        return []
+    lines = [line[:len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(_LINE_ESCAPES) else line
+             for line in source.splitlines()]
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return []
+    return [Statement(node, execution_count) for node in tree.body]
+
+
+def _loaded(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _bound(node: ast.stmt) -> set[str]:
+    """Names a statement binds (not the ones it only sets an item or attribute of)."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+
+
+def _step_target(node: ast.stmt, current: str) -> str | None:
+    """The frame name a chain step leaves its result in, or None when `node` is not a step:
+    `NAME = <expr of current>`, `current[...] = ...`, `current.loc[mask, "c"] = ...`."""
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return None
+    target = node.targets[0]
+    if isinstance(target, ast.Name):
+        return target.id
+    base = target.value if isinstance(target, ast.Subscript) else None
+    if isinstance(base, ast.Attribute) and base.attr == "loc":
+        base = base.value
+    if isinstance(base, ast.Name) and base.id == current:
+        return current
+    return None
+
+
+def statement_chain(cells: Sequence[str], frame: str, after_line: int, inputs: tuple[X.Col, ...],
+                    counts: Sequence[int] | None = None) -> tuple[Chain, P.Filter]:
+    """The chain of statements from `frame` (bound at line `after_line` of `cells[0]`) to its
+    first filter, over `cells` in the order they ran, and that filter read over `inputs`;
+    NotATail when there is none, or code reads a frame from before that filter otherwise (see
+    the module's docstring), or a step cannot be read.
+
+    The filter is found by reading the chain one step longer each time, so the chain's last
+    step is the first statement whose reading has a filter in it."""
+    counts = list(counts) if counts is not None else list(range(len(cells)))
+    statements: Iterator[Statement] = (
+        s for i, (source, count) in enumerate(zip(cells, counts)) for s in cell_statements(source, count)
+        if i > 0 or s.node.lineno > after_line)
+    current = frame
+    unfiltered = {frame}  # names bound to a frame holding every collected row
+    steps: list[Statement] = []
+    for s in statements:
+        reads = _loaded(s.node) & unfiltered
+        if not reads:
+            unfiltered -= _bound(s.node)  # bound to something else now
+            if current not in unfiltered:
+                raise NotATail(f"`{current}` is bound to something else at {s.where} before any filter")
+            continue
+        target = _step_target(s.node, current)
+        if target is None or reads != {current}:
+            named = ", ".join(f"`{n}`" for n in sorted(reads))
+            raise NotATail(f"`{s.code}` ({s.where}) reads {named}, which holds every collected row: a filter "
+                           f"moved into Spark would change what it sees")
+        steps.append(s)
+        try:
+            late = _first_filter(body_plan(_function(frame, steps, target), inputs))
+        except Unsupported as err:
+            raise NotATail(f"`{s.code}` ({s.where}): {err}") from None
+        if late is not None:
+            return Chain(frame, tuple(steps), target), late
+        if target != current:
+            unfiltered.add(target)
+            current = target
+    raise NotATail(f"the pandas code after toPandas() does not filter `{frame}`", quiet=True)
+
+
+def _function(frame: str, steps: Sequence[Statement], result: str) -> str:
+    body = "\n".join("    " + line for s in steps for line in ast.unparse(s.node).splitlines())
+    return f"def pandas_tail({frame}):\n{body}\n    return {result}\n"
+
+
+def _first_filter(plan: P.Plan) -> P.Filter | None:
+    """The filter nearest the Source in a body chain."""
+    found = None
+    node = plan
+    while node.children:
+        if isinstance(node, P.Filter):
+            found = node
+        node = node.children[0]
+    return found
+
+
+def toPandas_statement(source: str, site: Site) -> str | None:
+    """The name `NAME = <...>.toPandas()` binds, when the toPandas call at `site` is that
+    statement's whole value.
+
+    >>> toPandas_statement("x = 1\\npdf = df.where('a').toPandas()", Site(1, 2, 6, 2, 30))
+    'pdf'
+    """
+    for s in cell_statements(source, site.execution_count):
+        node = s.node
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        call = node.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "toPandas" \
+                and (call.lineno, call.end_lineno, call.end_col_offset) == (site.lineno, site.end_lineno,
+                                                                             site.end_col_offset):
+            return node.targets[0].id
+    return None
+
+
+def _source(trace: Trace, execution_count: int) -> str | None:
+    return next((c.source for c in trace.cells if c.execution_count == execution_count), None)
+
+
+def to_pandas_calls(trace: Trace) -> list[Inspection]:
+    """The traced `toPandas()` calls, the last run of each call site once."""
+    found: dict[tuple, Inspection] = {}
+    for i in trace.inspections:
+        if i.action == "toPandas" and i.site is not None:
+            found[(i.site.lineno, i.site.col_offset, _source(trace, i.site.execution_count))] = i
+    return list(found.values())
+
+
+def read_tail(trace: Trace, call: Inspection, inputs: tuple[X.Col, ...]) -> PandasTail:
+    """The pandas filter after `call`, over `inputs` (the columns of the DataFrame it collected);
+    NotATail with the reason when there is none that can be read."""
+    site = call.site
+    if site is None:
+        raise NotATail("the toPandas() call has no place in the notebook", quiet=True)
+    runs = sorted((c for c in trace.cells if c.execution_count >= site.execution_count),
+                  key=lambda c: c.execution_count)
+    if not runs or runs[0].execution_count != site.execution_count:
+        raise NotATail("the cell of the toPandas() call was not traced", quiet=True)
+    frame = toPandas_statement(runs[0].source, site)
+    if frame is None:
+        raise NotATail("toPandas() is not assigned to a name on its own (`pdf = df.toPandas()`)", quiet=True)
+    chain, late = statement_chain([c.source for c in runs], frame, site.end_lineno, inputs,
+                                  [c.execution_count for c in runs])
+    return PandasTail(call.event, site, frame, chain.sink, late.condition, late.child, chain.steps[-1])
