@@ -17,7 +17,8 @@ from typing import Sequence
 from magicpush_lab.ir import expr as X
 from magicpush_lab.rewrite.cellparse import bound_names, parse_cell
 from magicpush_lab.rewrite.pyspark_column import (
-    ARITHMETIC, COMPARISONS, check_literal, check_params, column_ref, function_arg_modes, literal_cast, spark_function)
+    ARITHMETIC, COMPARISONS, check_literal, check_params, column_ref, early_date, function_arg_modes, literal_cast,
+    spark_function)
 
 # Python operator precedence, lowest first, as it applies to Column expressions.
 CMP, BOR, BAND, ADD, MUL, UNARY, ATOM = range(1, 8)
@@ -75,6 +76,8 @@ class _Renderer:
                 raise ValueError("timezone-aware timestamp literals are not supported")
             parts = [v.year, v.month, v.day, v.hour, v.minute, v.second] + ([v.microsecond] if v.microsecond else [])
             return f"{self.dt}.datetime({', '.join(map(str, parts))})"
+        if early_date(v):  # PySpark cannot pass it to the JVM as a date (pyspark_column.early_date)
+            return f'{self.alias}.lit("{v.isoformat()}").cast("date")'
         if isinstance(v, _dt.date):
             return f"{self.dt}.date({v.year}, {v.month}, {v.day})"
         if isinstance(v, str):
@@ -98,6 +101,8 @@ class _Renderer:
             return f"{a}.exists({array}, lambda {name}: {body})", ATOM
         if isinstance(e, X.Lit):
             cast = literal_cast(e)
+            if early_date(e.value):  # a Column already
+                return self.literal(e.value), ATOM
             if cast:
                 return f'{a}.lit({self.literal(e.value)}).cast("{cast}")', ATOM
             if column:

@@ -68,6 +68,18 @@ def check_literal(value: Any) -> None:
     raise ValueError(f"unsupported literal {value!r}")
 
 
+def early_date(value: Any) -> bool:
+    """A date before the year 1000, which `F.lit` cannot take: PySpark hands a date to the JVM
+    as `strftime("%Y-%m-%d")`, and the C library writes the year 2 as "2", which Java's
+    `Date.valueOf` rejects (IllegalArgumentException). Such a literal is written as its ISO
+    string cast to date, which Spark reads exactly.
+
+    >>> early_date(_dt.date(2, 1, 1)), early_date(_dt.date(1000, 1, 1)), early_date(_dt.datetime(2, 1, 1))
+    (True, False, False)
+    """
+    return isinstance(value, _dt.date) and not isinstance(value, _dt.datetime) and value.year < 1000
+
+
 @lru_cache(maxsize=None)
 def function_arg_modes(name: str, nargs: int) -> tuple[str, ...]:
     """For each argument of `pyspark.sql.functions.<name>`, "column" or "value".
@@ -144,7 +156,7 @@ def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None,
         return F.col(column_ref(e.name))
     if isinstance(e, X.Lit):
         check_literal(e.value)
-        c = F.lit(e.value)
+        c = F.lit(e.value.isoformat()).cast("date") if early_date(e.value) else F.lit(e.value)
         cast = literal_cast(e)
         return c.cast(cast) if cast else c
     if isinstance(e, X.PyUdf):

@@ -9,6 +9,7 @@ docs/fuzzing.md says what each case found.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 
 import pytest
@@ -33,7 +34,23 @@ LEFT = P.Source(name='left', output=(X.Col(name='a', id=1, dtype='int'), X.Col(n
 RIGHT = P.Source(name='right', output=(X.Col(name='k', id=5, dtype='int'), X.Col(name='t', id=6, dtype='string'),
                                        X.Col(name='e', id=7, dtype='double')), origin=1)
 
+DT_LEFT = P.Source(name='left', output=(*LEFT.output, X.Col(name='dt', id=10, dtype='date')), origin=0)
+
 CASES = [
+    Regression(
+        # the rewrite, not the proof: `v.year == 2` pushed as dt >= date(2, 1, 1) AND dt < date(3, 1, 1),
+        # and F.lit of a date before the year 1000 raises in PySpark (the JVM gets "2-01-01"), so the
+        # rewritten pipeline failed even on empty tables; such dates are now ISO strings cast to date
+        'a_pushed_date_before_the_year_1000_is_written_so_pyspark_can_run_it',
+        late=P.Filter(child=P.Project(child=DT_LEFT, outputs=(
+            (X.Col(name='c100', id=100, dtype='int'), X.PyUdf(name='f', args=(X.Col(name='dt', id=10, dtype='date'),),
+                                                              dtype='int', source="def f(v):\n    return v.year if v is not None else 0\n")),)),
+            condition=X.Cmp(op='=', left=X.Col(name='c100', id=100, dtype='int'), right=X.Lit(value=2, dtype='int'))),
+        tables={0: [{('a', 1): 1, ('b', 2): None, ('s', 3): 'x', ('d', 4): NAN, ('dt', 10): datetime.date(2, 3, 1)},
+                    {('a', 1): 1, ('b', 2): None, ('s', 3): 'x', ('d', 4): NAN, ('dt', 10): datetime.date(2, 3, 1)},
+                    {('a', 1): 2, ('b', 2): 3, ('s', 3): None, ('d', 4): 0.0, ('dt', 10): datetime.date(1, 1, 1)},
+                    {('a', 1): 3, ('b', 2): 3, ('s', 3): '', ('d', 4): 1.5, ('dt', 10): None}], 1: [], 2: []},
+    ),
     Regression(
         # a Python UDF above a limit: pushing FALSE below the limit (the late filter can never
         # pass) let the limit keep other rows, and the UDF above it raised on one of them
