@@ -48,7 +48,10 @@ def _python(v: z3.ExprRef, dtype: str) -> object:
     if z3.is_int_value(v):
         n = v.as_long()
         if dtype == "date":
-            return (dt.date(1970, 1, 1) + dt.timedelta(days=n)).isoformat()
+            try:
+                return (dt.date(1970, 1, 1) + dt.timedelta(days=n)).isoformat()
+            except OverflowError:  # a model's day outside 0001-01-01..9999-12-31: said as a count
+                return f"{n:+d} days from 1970-01-01"
         return n
     if z3.is_rational_value(v):
         frac = Fraction(v.numerator_as_long(), v.denominator_as_long())
