@@ -304,6 +304,8 @@ class GroupedMap(_OneInput):
     body: "Plan"
     output: tuple[Col, ...]
     origin: int | None = None
+    # fn's source as recorded: what an executor of the plan runs (the proofs read `body`)
+    source: str | None = None
 
 
 @dataclass(frozen=True)

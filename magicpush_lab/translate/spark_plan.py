@@ -554,7 +554,7 @@ def _grouped_map(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         raise TranslateError(f"applyInPandas body of {name} returns columns {[c.name for c in body.output]},"
                              f" not the schema's {[c.name for c in output]}")
     keys = tuple(to_expr(e, ctx) for e in expressions(n.field("groupingAttributes")))
-    return P.GroupedMap(to_plan(n.kids[0], ctx), keys, body, output, origin)
+    return P.GroupedMap(to_plan(n.kids[0], ctx), keys, body, output, origin, udf.source if udf else None)
 
 
 def _side_input_calls(outputs: tuple[tuple[X.Col, X.Expr], ...], ctx: Context) -> list[X.PyUdf]:

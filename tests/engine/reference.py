@@ -106,7 +106,46 @@ def run(plan: P.Plan, tables: dict[int, list[Row]]) -> list[Row]:
         return sorted(rows, key=key)[: plan.k]
     if isinstance(plan, P.Window):
         return _window(plan, run(plan.child, tables))
+    if isinstance(plan, P.GroupedMap):
+        return _grouped_map(plan, run(plan.child, tables))
     raise Undefined(f"no reference semantics for {type(plan).__name__}")
+
+
+_ARROW_TYPES = {"int": "int32", "long": "int64", "string": "string", "double": "float64", "boolean": "bool",
+                "date": "date32"}
+
+
+def _grouped_map(plan: P.GroupedMap, rows: list[Row]) -> list[Row]:
+    """groupBy(keys).applyInPandas(fn, schema) as Spark runs it: the rows grouped as Spark groups
+    them, each group handed to fn as Arrow makes a pandas frame (an int column with a NULL is
+    float64 with NaN, a double's NULL is NaN, dates are objects), and fn's frame read back by
+    column name as Spark 4 converts it (a missing value, NaN too, is NULL; an unsafe cast to the
+    schema's type, `spark.sql.execution.pandas.convertToArrowArraySafely` being off)."""
+    import pyarrow as pa
+
+    if plan.source is None:
+        raise Undefined("applyInPandas without its function's source")
+    fn = _udf(plan.source)
+    cols = plan.child.output
+    schema = pa.schema([(c.name, _ARROW_TYPES[c.dtype]) for c in cols])
+    groups: dict[tuple, list[Row]] = {}
+    for r in rows:
+        groups.setdefault(tuple(_key(evaluate(k, r)) for k in plan.keys), []).append(r)
+    out: list[Row] = []
+    for group in groups.values():
+        table = pa.Table.from_pylist([{c.name: r[(c.name, c.id)] for c in cols} for r in group], schema)
+        result = fn(table.to_pandas(date_as_object=True))
+        columns = []
+        for c in plan.output:
+            series = result[c.name]
+            arrow_type = pa.type_for_alias(_ARROW_TYPES[c.dtype])
+            try:
+                values = pa.Array.from_pandas(series, mask=series.isnull(), type=arrow_type, safe=False)
+            except pa.lib.ArrowInvalid:
+                values = pa.Array.from_pandas(series, mask=series.isnull()).cast(arrow_type, safe=False)
+            columns.append(values.to_pylist())
+        out.extend({(c.name, c.id): v for c, v in zip(plan.output, made)} for made in zip(*columns))
+    return out
 
 
 def _window(plan: P.Window, rows: list[Row]) -> list[Row]:

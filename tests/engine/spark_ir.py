@@ -18,7 +18,8 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.rewrite.pyspark_column import to_column
 
-_SPARK_TYPES = {"int": "int", "long": "bigint", "string": "string", "double": "double", "boolean": "boolean"}
+_SPARK_TYPES = {"int": "int", "long": "bigint", "string": "string", "double": "double", "boolean": "boolean",
+                "date": "date"}
 
 
 def schema_of(cols: tuple[X.Col, ...]) -> str:
@@ -65,6 +66,10 @@ def dataframe(spark, plan: P.Plan, tables: dict[int, list[dict]]):
     if isinstance(plan, P.Expand):
         made = F.array(*(F.struct(*(column(e).alias(c.name) for c, e in row.items())) for row in plan.rows()))
         return dataframe(spark, plan.child, tables).select(F.explode(made).alias("made")).select("made.*")
+    if isinstance(plan, P.GroupedMap):
+        fn = _function(plan.source)
+        return dataframe(spark, plan.child, tables).groupBy(*(column(k) for k in plan.keys)) \
+            .applyInPandas(fn, schema_of(plan.output))
     raise NotImplementedError(f"no Spark form for {type(plan).__name__} in the differential tests")
 
 
@@ -104,7 +109,12 @@ def _udf(e: X.PyUdf) -> Any:
 
 @functools.lru_cache(maxsize=None)
 def _compiled(source: str, return_type: str) -> Any:
+    return F.udf(_function(source), return_type)
+
+
+@functools.lru_cache(maxsize=None)
+def _function(source: str) -> Any:
+    """The last function `source` defines."""
     namespace: dict[str, Any] = {}
     exec(compile(textwrap.dedent(source), "<udf>", "exec"), namespace)  # test executor only
-    fn = [v for k, v in namespace.items() if callable(v) and not k.startswith("__")][-1]
-    return F.udf(fn, return_type)
+    return [v for k, v in namespace.items() if callable(v) and not k.startswith("__")][-1]

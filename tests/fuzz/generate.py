@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import random
 from dataclasses import dataclass
@@ -30,7 +31,8 @@ A, B = X.Col("a", 1, "int"), X.Col("b", 2, "long")
 S, D = X.Col("s", 3, "string"), X.Col("d", 4, "double")
 K, T, E = X.Col("k", 5, "int"), X.Col("t", 6, "string"), X.Col("e", 7, "double")
 A2, S2 = X.Col("a2", 8, "int"), X.Col("s2", 9, "string")
-LEFT = P.Source("left", (A, B, S, D), origin=0)
+DT = X.Col("dt", 10, "date")
+LEFT = P.Source("left", (A, B, S, D, DT), origin=0)
 RIGHT = P.Source("right", (K, T, E), origin=1)
 OTHER = P.Source("other", (A2, S2), origin=2)
 
@@ -39,6 +41,10 @@ VALUES = {
     "long": [None, 0, 1, -1, 3, 2**40, LONG_MAX, LONG_MIN, INT_MAX + 1],
     "string": [None, "", "", "x", "y", "X", "xy", " x"],
     "double": [None, 0.0, 1.5, -2.5, 3.0, NAN, NAN, 1e300, -1e300, INF, -INF, 1.0000000000000002, 2.0**53],
+    # a leap day, a Saturday and a Sunday, the first and last dates Python has, the epoch
+    "date": [None, datetime.date(2024, 2, 29), datetime.date(2024, 3, 1), datetime.date(2024, 3, 2),
+             datetime.date(2024, 3, 3), datetime.date(1970, 1, 1), datetime.date(2023, 12, 31),
+             datetime.date(1, 1, 1), datetime.date(9999, 12, 31)],
 }
 
 # Python UDF bodies, as a user writes them: branches, None checks, some that raise on None, and
@@ -75,8 +81,21 @@ UDFS = {
         "    return 1 if math.floor(x) > 1 else 0\n",
         "def f(x):\n    try:\n        return 1 if round(x) == 2 else 0\n    except (TypeError, ValueError, OverflowError):\n        return -1\n",
     ],
+    # dates: weekday and isoweekday, the parts, comparisons with date literals, timedelta (which
+    # raises past 9999-12-31), strftime with a fixed format
+    "date": [
+        "def f(x):\n    return None if x is None else x.weekday()\n",
+        "def f(x):\n    if x is None:\n        return -1\n    return 1 if x.isoweekday() >= 6 else 0\n",
+        "def f(x):\n    return x.year * 100 + x.month if x is not None else None\n",
+        "def f(x):\n    return x.day\n",  # raises on None
+        "import datetime\ndef f(x):\n    if x is None:\n        return 0\n    return 1 if x >= datetime.date(2024, 3, 1) else 0\n",
+        "from datetime import date\ndef f(x):\n    return 1 if x is not None and date(2000, 1, 1) < x <= date(2024, 3, 2) else 0\n",
+        "import datetime\ndef f(x):\n    if x is None:\n        return None\n    return (x + datetime.timedelta(days=3)).month\n",
+        "from datetime import timedelta\ndef f(x):\n    return 1 if x is not None and x - timedelta(days=1) < x.replace(day=1) else 0\n",
+        "def f(x):\n    return int(x.strftime('%Y%m%d')) if x is not None else 0\n",
+    ],
 }
-UDF_RESULT = {"int": "int", "string": "string", "double": "int"}
+UDF_RESULT = {"int": "int", "string": "string", "double": "int", "date": "int"}
 
 
 @dataclass(frozen=True)
@@ -103,8 +122,9 @@ class Names:
 
 def literal(rng: random.Random, dtype: str) -> X.Lit:
     small = {"int": [0, 1, 2, 3, -1, 5], "long": [0, 1, 3, -1], "string": ["x", "y", "", "X"],
-             "double": [0.0, 1.5, -2.5, 3.0]}[dtype]
-    pool = small * 3 + [v for v in VALUES[dtype] if v is not None]  # NaN too: NaN = NaN in Spark
+             "double": [0.0, 1.5, -2.5, 3.0], "date": [datetime.date(2024, 3, 1), datetime.date(2024, 3, 2)]}[dtype]
+    # NaN too: NaN = NaN in Spark; no date of the year 1, which PySpark cannot make a literal of
+    pool = small * 3 + [v for v in VALUES[dtype] if v is not None and v != datetime.date(1, 1, 1)]
     return X.Lit(rng.choice(pool), dtype)
 
 
@@ -234,7 +254,7 @@ def aggregate(rng, plan, names, used):
         if fn == "count":
             outputs.append((names.col("long"), X.Agg("count", arg, "long")))
         elif fn == "sum":
-            if arg.dtype == "string":
+            if arg.dtype in ("string", "date"):
                 continue
             dtype = "double" if arg.dtype == "double" else "long"
             outputs.append((names.col(dtype), X.Agg("sum", arg, dtype)))
@@ -333,6 +353,27 @@ def table(rng: random.Random, source: P.Source, rows: int) -> list[dict]:
 def tables(rng: random.Random) -> dict[int, list[dict]]:
     return {0: table(rng, LEFT, rng.randint(0, 5)), 1: table(rng, RIGHT, rng.randint(0, 4)),
             2: table(rng, OTHER, rng.randint(0, 3))}
+
+
+def kinds_of(plan: P.Plan) -> set[str]:
+    """What a pipeline is made of, for the run's figures: its operators by class (a round trip's
+    Project as "RDD round trip", a GroupedMap as "applyInPandas"), and "date UDF" or "Python UDF"
+    for each Python UDF a filter or projection calls.
+
+    >>> sorted(kinds_of(P.Filter(LEFT, X.Cmp(">", X.PyUdf("f", (DT,), "int", UDFS["date"][0]), X.Lit(1, "int")))))
+    ['Filter', 'date UDF']
+    """
+    kinds = set()
+    for node in P.nodes(plan):
+        udfs = [e for ex in P.expressions(node) for e in X.walk(ex) if isinstance(e, X.PyUdf)]
+        if isinstance(node, P.Project) and any(u.name.startswith("rdd") for u in udfs):
+            kinds.add("RDD round trip")
+            continue
+        kinds.add({"GroupedMap": "applyInPandas"}.get(type(node).__name__, type(node).__name__))
+        for u in udfs:
+            kinds.add("date UDF" if any(X.dtype_of(a) == "date" for a in u.args) else "Python UDF")
+    kinds.discard("Source")
+    return kinds
 
 
 def random_case(rng: random.Random) -> Case:

@@ -15,7 +15,14 @@ windows, `first` for dropDuplicates, `avg`) and Spark (tests/engine/spark_ir.py)
   group undefined when its rows differ outside the subset: which one Spark keeps is its choice);
 - `pivot_by_aggregate`: groupBy().pivot() with max, min, sum, count(*), count of a column or avg,
   each slot written as translate/spark_plan.py writes it;
-- `top_k_on_doubles`: orderBy with a double first, then every other column, and a limit.
+- `top_k_on_doubles`: orderBy with a double first, then every other column, and a limit;
+- `rdd_round_trip`: `df.rdd[.filter(g)].map(f)[.mapValues(h)]` made back with an explicit schema,
+  recorded as the tracer records it and read by translate/rdd.py (a Project, and a Filter, of the
+  Python UDFs it writes: the recorded functions and createDataFrame's check of each field);
+- `apply_in_pandas`: groupBy(k).applyInPandas(f, schema), `f` one of the bodies notebooks write
+  (len, shape, nunique, iloc[0]/[-1], to_numpy, values, loc[mask, col], groupby().transform,
+  masks, assignments, sort and head), read by translate/pandas_body.py; both executors run `f`
+  itself (the reference converts each group as Spark's Arrow path does).
 
 generate.py's `operators()` adds them to its own list, so every fuzz run draws them.
 `OPERATORS` below weights them as generate.py weights its own (one entry each, windows twice).
@@ -24,7 +31,7 @@ generate.py's `operators()` adds them to its own list, so every fuzz run draws t
 >>> from tests.fuzz.generate import LEFT, Names
 >>> rng, names = random.Random(3), Names()
 >>> [type(op(rng, LEFT, names, set())).__name__ for op in OPERATORS]
-['Window', 'Window', 'Window', 'Aggregate', 'Aggregate', 'TopK']
+['Window', 'Window', 'Window', 'Aggregate', 'Aggregate', 'TopK', 'Project', 'GroupedMap']
 """
 
 from __future__ import annotations
@@ -161,4 +168,124 @@ def top_k_on_doubles(rng: random.Random, plan: P.Plan, names: Names, used: set[i
     return P.TopK(plan, _total_order(rng, plan.output, first=rng.choice(doubles)), rng.randint(1, 4))
 
 
-OPERATORS = [window, window, double_keyed_window, deduplicate, pivot_by_aggregate, top_k_on_doubles]
+
+# ----------------------------------------------------------------------------- RDD round trips
+
+# (expression of one field `{c}` of the row, the field's type in the schema) by the column's type:
+# what a map step computes; each is read by the reader of Python UDFs once the round trip is
+# written as UDFs (translate/rdd.py)
+_RDD_FIELDS = {
+    "int": [("{c} * 2 if {c} is not None else None", "long"), ("({c} or 0) + 1", "int"),
+            ("abs({c})", "int"), ("1 if {c} is not None and {c} > 2 else 0", "int")],
+    "long": [("{c} // 2 if {c} is not None else None", "long")],
+    "string": [("{c}.upper() if {c} else ''", "string"), ("len({c} or '')", "int"),
+               ("{c}[:1] if {c} is not None else None", "string")],
+    "double": [("{c} * 2.0 if {c} is not None else None", "double"), ("0 if {c} is None else 1", "int")],
+    "date": [("{c}.weekday() if {c} else None", "int"), ("{c}.year if {c} is not None else 0", "int")],
+}
+# what a filter step tests
+_RDD_TESTS = {
+    "int": ["{c} is not None and {c} > 1", "{c} is not None"],
+    "long": ["{c} is not None and {c} != 0"],
+    "string": ["{c} != 'x'", "bool({c})"],
+    "double": ["{c} is not None and {c} < 2.0"],
+    "date": ["{c} is None or {c}.month != 3"],
+}
+_SCHEMA_TYPES = {"int": "integer", "long": "long", "string": "string", "double": "double", "date": "date"}
+_EVENTS = iter(range(10_000, 10**9))
+
+
+def rdd_round_trip(rng: random.Random, plan: P.Plan, names: Names, used: set[int]) -> P.Plan | None:
+    """`df.rdd[.filter(g)].map(f)[.mapValues(h)]` made back into a DataFrame with an explicit
+    schema, as the tracer records it (capture/rdd.py) and translate/rdd.py reads it: a Project
+    (and a Filter) of Python UDFs whose bodies are the recorded functions and createDataFrame's
+    check of each field."""
+    import json
+
+    from magicpush_lab.capture.rdd import OP, STEPS_PREFIX
+    from magicpush_lab.capture.trace import Event
+    from magicpush_lab.translate.rdd import round_trip_plan
+
+    cols = [c for c in plan.output if c.dtype in _RDD_FIELDS]
+    if not cols:
+        return None
+    steps = []
+    if rng.random() < 0.4:
+        c = rng.choice(cols)
+        steps.append({"method": "filter", "name": "<lambda>",
+                      "source": f"lambda r: {rng.choice(_RDD_TESTS[c.dtype]).format(c=f'r.{c.name}')}"})
+    fields: list[tuple[str, str]] = []  # (expression, type)
+    for _ in range(rng.randint(1, 3)):
+        c = rng.choice(cols)
+        if rng.random() < 0.45:  # a field passed through, under its type or a wider integer
+            fields.append((f"r.{c.name}", "long" if c.dtype == "int" and rng.random() < 0.3 else c.dtype))
+        else:
+            template, dtype = rng.choice(_RDD_FIELDS[c.dtype])
+            fields.append((template.format(c=f"r.{c.name}"), dtype))
+    if len(fields) == 2 and rng.random() < 0.4:  # a pair, its value mapped by mapValues
+        c = rng.choice(cols)
+        template, dtype = rng.choice(_RDD_FIELDS[c.dtype])
+        steps.append({"method": "map", "name": "<lambda>", "source": f"lambda r: ({fields[0][0]}, r.{c.name})"})
+        steps.append({"method": "mapValues", "name": "<lambda>", "source": f"lambda v: {template.format(c='v')}"})
+        fields[1] = ("", dtype)
+    elif rng.random() < 0.3:  # a function rather than a lambda
+        body = ", ".join(e for e, _ in fields)
+        steps.append({"method": "map", "name": "to_row", "source": f"def to_row(r):\n    return ({body},)\n"})
+    else:
+        steps.append({"method": "map", "name": "<lambda>",
+                      "source": f"lambda r: ({', '.join(e for e, _ in fields)},)"})
+    output = tuple(names.col(dtype) for _, dtype in fields)
+    schema = {"type": "struct", "fields": [{"name": c.name, "type": _SCHEMA_TYPES[c.dtype], "nullable": True,
+                                            "metadata": {}} for c in output]}
+    arg = STEPS_PREFIX + json.dumps({"steps": steps, "schema": schema, "explicit": True, "verify": True})
+    made = round_trip_plan(Event(next(_EVENTS), OP, (0,), None, args=(arg,)), plan, output)
+    return None if isinstance(made, P.Other) else made
+
+
+# ----------------------------------------------------------------------------- applyInPandas bodies
+
+# pandas functions as notebooks write them: {k} is the grouping key, {x} a number column, {n} a new
+# column; scalars of the group (len, shape, nunique, iloc[0] and [-1] of the key, to_numpy, values,
+# loc[mask, col], groupby().transform) and row-by-row bodies (masks, assignments, sort and head)
+_BODIES = [
+    'def f(pdf):\n    return pd.DataFrame({{"{k}": [pdf.{k}.iloc[0]], "{n}": [len(pdf)]}})\n',
+    'def f(pdf):\n    return pd.DataFrame({{"{k}": [pdf.{k}.iloc[-1]], "{n}": [pdf.{x}.max()]}})\n',
+    'def f(pdf):\n    pdf["{n}"] = pdf.shape[0]\n    return pdf\n',
+    'def f(pdf):\n    pdf["{n}"] = pdf.{x}.nunique()\n    return pdf\n',
+    'def f(pdf):\n    pdf["{n}"] = pdf.{k}.to_numpy()[0]\n    return pdf\n',
+    'def f(pdf):\n    pdf["{n}"] = pdf.{k}.values[-1]\n    return pdf\n',
+    'def f(pdf):\n    base = pdf.loc[pdf.{x} > 0, "{x}"].max()\n    pdf["{n}"] = pdf.{x} - base\n    return pdf\n',
+    'def f(pdf):\n    pdf["{n}"] = pdf.groupby("{k}")["{x}"].transform("max")\n    return pdf\n',
+    'def f(pdf):\n    return pdf[pdf.{x} > pdf.{x}.mean()]\n',
+    'def f(pdf):\n    pdf = pdf[pdf.{x} > 1]\n    pdf["{n}"] = pdf.{x} * 2\n    return pdf\n',
+    'def f(pdf):\n    pdf.loc[pdf.{x} > 1, "{x}"] = 0\n    return pdf\n',
+    # sorted by every column: rows that tie are equal rows, so head(2) keeps one bag
+    'def f(pdf):\n    return pdf.sort_values([{every}]).head(2)\n',
+]
+
+
+def apply_in_pandas(rng: random.Random, plan: P.Plan, names: Names, used: set[int]) -> P.Plan | None:
+    """groupBy(k).applyInPandas(f, schema) with `f` from the bodies above, read by
+    translate/pandas_body.py as the translator reads it (a GroupedMap over the body's sub-plan)."""
+    from magicpush_lab.translate import pandas_body
+
+    cols = plan.output
+    keys = [c for c in cols if c.dtype in ("int", "string")]
+    numbers = [c for c in cols if c.dtype in ("int", "double")]
+    if not keys or not numbers or len({c.name for c in cols}) != len(cols):
+        return None
+    k, x = rng.choice(keys), rng.choice(numbers)
+    new = names.col("long")  # its name only: the body gives the type
+    source = "import pandas as pd\n" + rng.choice(_BODIES).format(
+        k=k.name, x=x.name, n=new.name, every=", ".join(repr(c.name) for c in cols))
+    try:
+        body = pandas_body.body_plan(source, tuple(cols))
+    except pandas_body.Unsupported:
+        return None
+    # Spark's columns of the result: the body's names and types, new ids
+    output = tuple(X.Col(c.name, names.col(c.dtype).id, c.dtype) for c in body.output)
+    return P.GroupedMap(plan, (k,), body, output, source=source)
+
+
+OPERATORS = [window, window, double_keyed_window, deduplicate, pivot_by_aggregate, top_k_on_doubles,
+             rdd_round_trip, apply_in_pandas]

@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .check import Mismatch, compare_reference, compare_spark, first_mismatch, proposals, variants
-from .generate import Case, random_case, tables
+from .generate import Case, kinds_of, random_case, tables
 from .shrink import regression_case, shrink
 
 
@@ -28,6 +28,8 @@ from .shrink import regression_case, shrink
 class Figures:
     pipelines: int = 0
     pushdowns: Counter = field(default_factory=Counter)  # kind -> count
+    # what the pipelines were made of (generate.kinds_of) -> pushdowns proposed on such pipelines
+    by_kind: Counter = field(default_factory=Counter)
     reference_comparisons: int = 0
     spark_comparisons: int = 0
     skipped: int = 0
@@ -44,6 +46,7 @@ class Figures:
             f"({self.skipped} inputs skipped: original raises or undefined)",
             f"mismatches:            {len(self.mismatches)}",
             f"seconds:               {self.seconds:.0f}",
+            "pushdowns on pipelines with: " + ", ".join(f"{k} {n}" for k, n in sorted(self.by_kind.items())),
         ])
 
 
@@ -66,6 +69,8 @@ def fuzz(seed: int, pushdowns: int, tables_per_variant: int = 8, spark=None, spa
             continue
         before = sum(figures.pushdowns.values())
         figures.pushdowns.update(p.kind for p in pushed)
+        if pushed:
+            figures.by_kind.update({kind: len(pushed) for kind in kinds_of(case.late.child)})
         for variant in variants(case.late, pushed):
             for i in range(tables_per_variant):
                 t = case.tables if i == 0 else tables(rng)
