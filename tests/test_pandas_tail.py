@@ -80,6 +80,12 @@ CASES = [
          ['pdf = orders.toPandas()',
           'top = pdf.assign(big=pdf.k * 2)\ntop = top[(top.big > 5) & (top.cat != "c0")]'],
          pushes=('F.col("k")', 'F.col("cat")')),
+    case("query: a string of comparisons read as the mask it means",
+         ['pdf = orders.toPandas()\ntop = pdf.query("k >= 5 and cat != \'c1\'")'],
+         pushes=('F.col("k")', 'F.col("cat")')),
+    case("must not: a query that reads a Python variable (@name)",
+         ['limit = 5\npdf = orders.toPandas()\ntop = pdf.query("k >= @limit")'],
+         note="query"),
     case("dropna on a subset",
          ['pdf = orders.toPandas()\ntop = pdf.dropna(subset=["amount"])'],
          pushes=('isnan',)),
@@ -134,5 +140,6 @@ def test_pandas_filter_after_toPandas_moves_into_spark_keeping_the_final_frame(s
         code = "\n".join(ch.rewritten for ch in mine[0].cells)
         assert all(p in code for p in c.pushes), code
         assert mine[0].kind == "superset"
+        assert mine[0].late_filter_cell is not None and "top" in mine[0].late_predicate
     if c.note is not None:
         assert any(c.note in n for n in result.notes), result.notes

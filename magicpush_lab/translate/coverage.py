@@ -133,7 +133,7 @@ COVERAGE: dict[str, dict[str, str]] = {
         "toDF": "RowTransform (renames)",
         "toJSON": INSPECTION,
         "toLocalIterator": INSPECTION,
-        "toPandas": INSPECTION,
+        "toPandas": INSPECTION + "; the pandas code after it is read for a filter (see \"pandas after toPandas()\")",
         "transform": "whatever the function's calls become (they are traced)",
         "transpose": "Source: Spark computes it eagerly, so the result is new data",
         "union": "Union (by position)",
@@ -224,4 +224,42 @@ def markdown() -> str:
         lines += [f"## {cls}", "", "| method | becomes |", "|---|---|"]
         lines += [f"| `{m}` | {text.replace('|', '/')} |" for m, text in sorted(entries.items())]
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + PANDAS_LINES)
+
+
+# pandas code is not a method table: what translate/pandas_tail.py and pushdown/pandas_tail.py read
+PANDAS_LINES = [
+    "## pandas after toPandas()",
+    "",
+    "`pdf = df.toPandas()` followed, in the same cell or later ones, by pandas code that filters",
+    "`pdf`: the statements from `pdf` to its first filter are read as a sub-pipeline over `df`'s",
+    "columns, and the filter's Spark counterpart is pushed into `df`'s pipeline; the pandas filter",
+    "stays (docs/semantics.md, \"pandas after toPandas()\").",
+    "",
+    "| pandas | becomes |",
+    "|---|---|",
+    "| `pdf[mask]`, `pdf.loc[mask]`, `pdf.loc[mask, cols]`, `pdf.query(\"...\")` (names, literals, comparisons, "
+    "`and`/`or`/`not`, arithmetic) | Filter |",
+    "| `pdf.dropna(subset=...)` | Filter |",
+    "| `pdf[\"c\"] = ...`, `pdf.assign(...)`, `pdf.loc[mask, \"c\"] = ...`, `pdf[cols]`, `drop(columns=...)`, "
+    "`rename(columns=...)`, `copy()`, `reset_index(drop=True)` | RowTransform, "
+    "DropColumn (before the filter) |",
+    "| `sort_values` | Reorder (before the filter) |",
+    "| anything after the filter | not read: it sees the same rows |",
+    "| `head`, aggregates, `groupby`, `len(pdf)` before the filter | barrier: an output row depends on other rows |",
+    "| `pdf.head()`, `print(pdf)`, a second frame made from `pdf` before the filter | barrier: it sees every collected "
+    "row |",
+    "| `query` with `@variable`, `in`, backticks; `merge`, `fillna`, `isin`, `.str` methods | barrier: not read yet |",
+    "| a double computed in the pandas code (`pdf.a * 1.5`) | barrier: Spark makes NaN where pandas sees a missing "
+    "value |",
+    "| integer arithmetic that may overflow however its columns are bounded | barrier |",
+    "| a timestamp, decimal or float (32-bit) column read by the code | barrier: its pandas form is not modelled |",
+    "",
+    "## The pandas API on Spark (pyspark.pandas)",
+    "",
+    "Not read yet. The tracer sees the Spark calls pandas-on-Spark makes, but its read adds a",
+    "row-order column (`monotonically_increasing_id()`, a nondeterministic projection) that stops",
+    "every filter there: the note names the `ps.read_parquet(...)` step, where no candidate could be",
+    "proved.",
+    "",
+]

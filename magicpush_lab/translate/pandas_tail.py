@@ -46,8 +46,9 @@ _LINE_ESCAPES = ("%", "!")
 class Statement:
     """A top-level statement of a cell execution: where it is, for notes."""
 
-    node: ast.stmt
+    node: ast.stmt  # as the body reader reads it (a query written as its mask)
     execution_count: int
+    written: str = ""  # as the user wrote it
 
     @property
     def where(self) -> str:
@@ -55,7 +56,7 @@ class Statement:
 
     @property
     def code(self) -> str:
-        text = " ".join(ast.unparse(self.node).split())
+        text = " ".join((self.written or ast.unparse(self.node)).split())
         return text if len(text) <= 60 else text[:59] + "…"
 
 
@@ -91,6 +92,63 @@ class NotATail(ValueError):
         self.quiet = quiet
 
 
+class _QueryAsMask(ast.NodeTransformer):
+    """`frame.query("a > 1 and b == 'x'")` as the mask `frame[(frame["a"] > 1) & (frame["b"] == 'x')]`,
+    which the body reader reads: in a query a bare name is a column, `and`/`or`/`not` act
+    element-wise, and a chained comparison is the conjunction of its links. A query that uses
+    `@variable`, backticks or anything beyond names, literals, comparisons and arithmetic stays
+    a call, which the reader refuses.
+
+    >>> ast.unparse(_QueryAsMask().visit(ast.parse("top = pdf.query('1 < a <= 3 and not b')")))
+    "top = pdf[(1 < pdf['a']) & (pdf['a'] <= 3) & ~pdf['b']]"
+    """
+
+    _SIMPLE = (ast.Expression, ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.Compare, ast.Name, ast.Constant,
+               ast.And, ast.Or, ast.Not, ast.USub, ast.Add, ast.Sub, ast.Mult, ast.Load, ast.Eq, ast.NotEq,
+               ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not (isinstance(node.func, ast.Attribute) and node.func.attr == "query" and len(node.args) == 1
+                and not node.keywords and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)):
+            return node
+        try:
+            expr = ast.parse(node.args[0].value.strip(), mode="eval")
+        except SyntaxError:
+            return node
+        if not all(isinstance(n, self._SIMPLE) for n in ast.walk(expr)):
+            return node
+        frame = node.func.value
+        mask = self._mask(expr.body, frame)
+        return ast.copy_location(ast.Subscript(frame, mask, ast.Load()), node)
+
+    def _mask(self, e: ast.expr, frame: ast.expr) -> ast.expr:
+        if isinstance(e, ast.Name):
+            return ast.Subscript(frame, ast.Constant(e.id), ast.Load())
+        if isinstance(e, ast.BoolOp):
+            op = ast.BitAnd() if isinstance(e.op, ast.And) else ast.BitOr()
+            parts = [self._mask(v, frame) for v in e.values]
+            out = parts[0]
+            for part in parts[1:]:
+                out = ast.BinOp(out, op, part)
+            return out
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            return ast.UnaryOp(ast.Invert(), self._mask(e.operand, frame))
+        if isinstance(e, ast.UnaryOp):
+            return ast.UnaryOp(e.op, self._mask(e.operand, frame))
+        if isinstance(e, ast.BinOp):
+            return ast.BinOp(self._mask(e.left, frame), e.op, self._mask(e.right, frame))
+        if isinstance(e, ast.Compare):
+            terms = [self._mask(t, frame) for t in (e.left, *e.comparators)]
+            links = [ast.Compare(terms[i], [op], [terms[i + 1]]) for i, op in enumerate(e.ops)]
+            out = links[0]
+            for link in links[1:]:
+                out = ast.BinOp(out, ast.BitAnd(), link)
+            return out
+        return e
+
+
 def cell_statements(source: str, execution_count: int) -> list[Statement]:
     """The top-level statements of a cell; line magics and shell escapes read as `pass` (they
     keep their line), a cell magic as no statements.
@@ -106,7 +164,11 @@ def cell_statements(source: str, execution_count: int) -> list[Statement]:
         tree = ast.parse("\n".join(lines))
     except SyntaxError:
         return []
-    return [Statement(node, execution_count) for node in tree.body]
+    out = []
+    for node in tree.body:
+        written = ast.unparse(node)  # first: the transformer changes the node in place
+        out.append(Statement(_QueryAsMask().visit(node), execution_count, written))
+    return out
 
 
 def _loaded(node: ast.AST) -> set[str]:
