@@ -28,7 +28,7 @@ import pandas as pd
 from pyspark.sql import functions as F
 ROWS = [(i, i % 7 if i % 11 else None, None if i % 13 == 0 else i * 1.5, f"c{i % 4}", i % 3 == 0,
          dt.date(2024, 1 + i % 12, 1 + i % 28)) for i in range(200)]
-ROWS += [(5, 5, float("nan"), "c1", None, None), (5, 5, float("nan"), "c1", None, None), (None, None, None, None, None, None)]
+ROWS += [(5, 5, float("nan"), "c1", None, None)] * 2 + [(None, None, None, None, None, None)]
 orders = spark.createDataFrame(ROWS, "id long, k int, amount double, cat string, flag boolean, day date")
 """
 FRAME = "top"

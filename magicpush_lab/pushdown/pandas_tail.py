@@ -32,7 +32,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import INTEGER_BITS, INTEGRAL
 from magicpush_lab.pushdown.body_walk import walk_body
-from magicpush_lab.symbolic.encode import Evaluator
+from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
@@ -77,10 +77,39 @@ def spark_predicate(tail: PandasTail, inputs: tuple[X.Col, ...], budget: Budget)
     if g is None:
         return (f"{walked[0]} computes in doubles, where Spark makes NaN of numbers that pandas would read"
                 f" as missing")
-    # the rows kept for pandas to decide, in a CASE: Spark evaluates g only on the other rows, on
-    # which its arithmetic was proved to stay in range (an OR's operands may run in any order)
     kept = _kept_as_they_were(inputs, bounds)
-    return X.Case(((X.or_(*kept), X.TRUE),), g) if kept else g
+    if not kept:
+        return g
+    g = _without_needless_coalesce(g, X.or_(*kept), step_ms)
+    if not any(isinstance(n, (X.Arith, X.Neg)) and X.dtype_of(n) in INTEGRAL for n in X.walk(g)):
+        return X.or_(*kept, g)
+    # in a CASE: Spark evaluates g only on the other rows, on which its arithmetic was proved to
+    # stay in range (verify/overflow.py reads a CASE's branches under their conditions)
+    return X.Case(((X.or_(*kept), X.TRUE),), g)
+
+
+def _without_needless_coalesce(g: X.Expr, kept: X.Expr, timeout_ms: int) -> X.Expr:
+    """g with each `coalesce(e, false)` (pandas' "a comparison with a missing value is False")
+    written as `e` where e cannot be NULL on a row `kept` does not keep: easier to read, and the
+    same rows.
+
+    >>> q = X.Col("q", 1, "int")
+    >>> str(_without_needless_coalesce(X.Coalesce((X.Cmp(">", q, X.Lit(4, "int")), X.FALSE)), X.IsNull(q), 2000))
+    'q > 4'
+    """
+    def simpler(node: X.Expr) -> X.Expr | None:
+        if not (isinstance(node, X.Coalesce) and len(node.args) == 2 and node.args[1] == X.FALSE):
+            return None
+        try:
+            ev = Evaluator()
+            row = SymbolicRow("c")
+            others = z3.And(domain([row]), z3.Not(truth(ev.eval(kept, row))))
+            claim = z3.Implies(others, ev.eval(node.args[0], row).notnull)
+            return node.args[0] if prove(claim, timeout_ms).proved else None
+        except (Unsupported, z3.Z3Exception):
+            return None
+
+    return X.transform(g, simpler)
 
 
 def _kept_as_they_were(inputs: tuple[X.Col, ...], bounds: dict[X.Col, int]) -> list[X.Expr]:
