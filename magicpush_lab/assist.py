@@ -81,6 +81,8 @@ def measure_requests(suggestions: Sequence[Suggestion], time_limit: float | None
     requests = []
     for s in suggestions:
         request: dict[str, Any] = {"source_event": s.source_event, "predicate_ir": s.predicate_ir}
+        if s.sink_event is not None:  # the kernel times the pipeline's work per row on a sample
+            request["sink_event"] = s.sink_event
         if s.alternatives:
             request["alternatives"] = [a.predicate_ir for a in s.alternatives]
         if time_limit is not None:
@@ -118,7 +120,8 @@ def apply_measurements(suggestions: Sequence[Suggestion], measurements: Sequence
             errors.append(f"{label}: malformed measurement (row counts must be integers)")
             out.append(suggestion)
             continue
-        out.append(suggestion.measured(before, after, bool(m.get("estimated", False))))
+        measured = suggestion.measured(before, after, bool(m.get("estimated", False)))
+        out.append(measured.with_time_saved(m["cost"]) if isinstance(m.get("cost"), dict) else measured)
     return Measured(tuple(out), tuple(errors))
 
 

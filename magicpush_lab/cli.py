@@ -188,25 +188,30 @@ def _optimize_all(args: Any, out: TextIO) -> int:
 
 def rewrite_preview(result: Any, path: str) -> str:
     """The cells every suggestion rewrites, as a diff of each, and the command that writes them.
+    Cells are named as their prompts show them (cellref.cell_ref).
 
     >>> from types import SimpleNamespace as NS
-    >>> change = NS(index=2, original="df = spark.read.parquet(p)", rewritten="df = spark.read.parquet(p).filter(c)")
+    >>> change = NS(index=2, original="df = spark.read.parquet(p)", rewritten="df = spark.read.parquet(p).filter(c)",
+    ...             execution_count=1)
     >>> print(rewrite_preview(NS(together=(), suggestions=(NS(pipeline="out", source="df", cells=(change,)),)), "nb.ipynb"))
-    the rewritten cells (cells counted from 1, markdown included):
-    --- cell 3
-    +++ cell 3, rewritten
+    the rewritten cells:
+    --- cell [1]
+    +++ cell [1], rewritten
     -df = spark.read.parquet(p)
     +df = spark.read.parquet(p).filter(c)
     to write them: magicpush optimize nb.ipynb --apply -o OUT.ipynb
     """
     import difflib
 
+    from magicpush_lab.cellref import cell_ref
+
     changes, skipped = cell_changes(result)
-    originals = {c.index: c.original for s in result.suggestions for c in s.cells}
-    lines = ["the rewritten cells (cells counted from 1, markdown included):"]
+    originals = {c.index: c for s in result.suggestions for c in s.cells}
+    lines = ["the rewritten cells:"]
     for index in sorted(changes):
-        diff = difflib.unified_diff(originals[index].splitlines(), changes[index].splitlines(),
-                                    f"cell {index + 1}", f"cell {index + 1}, rewritten", n=1, lineterm="")
+        name = cell_ref(index, originals[index].execution_count)
+        diff = difflib.unified_diff(originals[index].original.splitlines(), changes[index].splitlines(),
+                                    name, f"{name}, rewritten", n=1, lineterm="")
         lines += [line for line in diff if not line.startswith("@@")]
     lines += skipped
     lines.append(f"to write them: magicpush optimize {path} --apply -o OUT.ipynb")

@@ -9,6 +9,7 @@ measure.py).
 
 from __future__ import annotations
 
+import ast
 import sys
 import time
 from contextlib import contextmanager
@@ -31,7 +32,7 @@ from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
 from magicpush_lab.suggestion import (CellChange, OptimizeResult, ProofStep, Suggestion, Together,
                                       describe_refusal, refusal_json)
 from magicpush_lab.symbolic.pandas_udf import unreadable_reason
-from magicpush_lab.symbolic.python_udf import unmodelled
+from magicpush_lab.symbolic.python_udf import black_box_places
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.translate.dataflow import longest_path, sink_paths, translate_event, with_view_inputs
 from magicpush_lab.translate.pandas_tail import NotATail, read_tail, to_pandas_calls
@@ -97,9 +98,10 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
             continue
         for s in got:
             found.setdefault((s.source_event, s.predicate, s.cells), _for_pipeline(s, name, path[-1].id))
-        notes.extend(f"pipeline ending in {name}: {n}" if all_pipelines else n for n in why)
+        named = (lambda n: f"pipeline ending in {name}: {n}") if all_pipelines else (lambda n: n)
+        notes.extend(named(n) for n in why)
         together.extend(joint)
-        refusals.extend(refused)
+        refusals.extend({**r, "note": named(r["note"])} if r.get("note") else r for r in refused)
     for call in to_pandas_calls(trace):
         if only_sinks is not None and call.event not in only_sinks:
             continue
@@ -200,8 +202,9 @@ def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[
     if not filters_to_push(plan) and not join_conjuncts(plan):
         return [], ["the pipeline has no filter to push"], [], []
     walk = push_down_all(plan, budget)
-    notes = step_notes(trace, walk.refusals, plan)
-    refusals = [refusal_json(r, name) for r in walk.refusals]
+    by_step = _notes_by_step(trace, walk.refusals, plan)
+    notes = list(by_step.values())
+    refusals = [refusal_json(r, name, by_step[_step_key(r)]) for r in walk.refusals]
     placed = []
     for pushed in walk.pushed:
         try:
@@ -239,16 +242,26 @@ def step_notes(trace: Trace, refusals: Sequence[Refusal], plan: P.Plan | None = 
     """One note per step that stopped a filter, in the order they were met: its user code and
     cell, and each distinct reason it gave (ten late filters stopped by one UDF are one note),
     then what the step's Python UDFs do that the model reads as unknown values (`plan`'s)."""
+    return list(_notes_by_step(trace, refusals, plan).values())
+
+
+def _step_key(r: Refusal) -> object:
+    return r.event if r.event is not None else (r.operator, r.reason)
+
+
+def _notes_by_step(trace: Trace, refusals: Sequence[Refusal], plan: P.Plan | None) -> dict[object, str]:
+    """step_notes, keyed by the step (`_step_key`): a refusal's JSON carries its step's note,
+    so that a view shows each reason once."""
     steps: dict[object, list[Refusal]] = {}
     for r in refusals:
-        steps.setdefault(r.event if r.event is not None else (r.operator, r.reason), []).append(r)
-    notes = []
-    for found in steps.values():
+        steps.setdefault(_step_key(r), []).append(r)
+    notes = {}
+    for key, found in steps.items():
         shown = next((r for r in found if r.candidate), found[0])  # the one with a counterexample
         reasons = tuple(dict.fromkeys(r.reason for r in found))
         boxes = black_boxes(trace, plan, found[0].event) if plan is not None else []
         note = describe_refusal(shown, step_text(trace, found[0].event), reasons)
-        notes.append(note + "".join(f"; {b}" for b in boxes))
+        notes[key] = note + "".join(f"; {b}" for b in boxes)
     return notes
 
 
@@ -268,14 +281,19 @@ def black_boxes(trace: Trace, plan: P.Plan, eid: int | None) -> list[str]:
     found = []
     for u in udfs.values():
         try:
-            calls, unread = unmodelled(u.source or "", tuple(X.dtype_of(a) for a in u.args))
+            calls, unread = black_box_places(u.source or "", tuple(X.dtype_of(a) for a in u.args))
         except Exception:  # noqa: BLE001 - a note's detail is never worth the pipeline's notes
             continue
         if unread is not None:
             found.append(f"`{u.name}` is not read ({unread})")
-        for text, line in calls:
-            found.append(f"`{text}` in `{u.name}`{_udf_line(trace, u.name, line)}: not modelled")
-    return found
+        # each black box in the function that holds it: a helper the UDF calls, or the user's
+        # function or lambda of an RDD round trip (whose UDFs, one per field, are synthesized)
+        for text, owner, line, lambda_code in calls:
+            if lambda_code is not None:
+                found.append(f"`{text}` in a lambda{_lambda_line(trace, lambda_code, line)}: not modelled")
+            else:
+                found.append(f"`{text}` in `{owner}`{_udf_line(trace, owner, line)}: not modelled")
+    return list(dict.fromkeys(found))  # the fields of one round trip share its functions
 
 
 def _udf_line(trace: Trace, name: str, line: int) -> str:
@@ -285,6 +303,20 @@ def _udf_line(trace: Trace, name: str, line: int) -> str:
         for i, text in enumerate(cell.source.splitlines()):
             if text.lstrip().startswith(f"def {name}("):
                 return f" (cell [{cell.execution_count}], line {i + line})"
+    return ""
+
+
+def _lambda_line(trace: Trace, code: str, line: int) -> str:
+    """" (cell [N], line L)" for line `line` of the lambda whose code is `code` (as ast.unparse
+    writes it), from the last traced cell that holds it; "" when none does."""
+    for cell in reversed(trace.cells):
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:  # a cell with magics: not searched
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Lambda) and ast.unparse(node) == code:
+                return f" (cell [{cell.execution_count}], line {node.lineno + line - 1})"
     return ""
 
 
@@ -397,7 +429,20 @@ def _suggestion(trace: Trace, group: Sequence[_Placed], cells: list[str], index_
         alternatives = [s for p in group for s in _or_none(lambda p=p: _written(trace, p, cells, index_of))]
     else:
         alternatives = _alternatives(trace, placed, cells, index_of, peers)
-    return replace(_written(trace, placed, cells, index_of), alternatives=tuple(alternatives))
+    late = _late_predicate(group, cells)
+    return replace(_written(trace, placed, cells, index_of), late_predicate=late,
+                   alternatives=tuple(replace(a, late_predicate=late) for a in alternatives))
+
+
+def _late_predicate(group: Sequence[_Placed], cells: list[str]) -> str | None:
+    """The late filters the group's predicate stands in for, ANDed, as PySpark code; None when
+    one has no PySpark form (a Python UDF called inside the filter)."""
+    ordered = sorted(group, key=lambda p: (p.pushed.late_filter.origin is None, p.pushed.late_filter.origin or 0))
+    alias, _ = functions_alias(cells)
+    try:
+        return to_pyspark(X.and_(*dict.fromkeys(p.pushed.late_filter.condition for p in ordered)), alias)
+    except ValueError:
+        return None
 
 
 def _or_none(make) -> list[Suggestion]:
@@ -411,7 +456,7 @@ def _written(trace: Trace, placed: _Placed, cells: list[str], index_of: dict[int
     pushed = placed.pushed
     alias, _ = functions_alias(cells)
     rewritten = apply(cells, index_of, list(placed.edits), alias)
-    changes = tuple(CellChange(i, cells[i], src) for i, src in sorted(rewritten.items()))
+    changes = tuple(CellChange(i, cells[i], src, _count_of(index_of, i)) for i, src in sorted(rewritten.items()))
     return Suggestion(
         source=_source_name(trace, placed.source_event, cells, index_of),
         predicate=to_pyspark(pushed.predicate, alias),
@@ -455,8 +500,13 @@ def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of
         rewritten = apply(cells, index_of, edits, alias)
     except (RewriteError, ValueError):  # a predicate without a PySpark form has no joint rewrite either
         return None
-    return Together(pipeline, kind, tuple(CellChange(i, cells[i], src) for i, src in sorted(rewritten.items())),
-                    len(pushes))
+    return Together(pipeline, kind, tuple(CellChange(i, cells[i], src, _count_of(index_of, i))
+                                          for i, src in sorted(rewritten.items())), len(pushes))
+
+
+def _count_of(index_of: dict[int, int], index: int) -> int | None:
+    """The count of the last traced execution of cell `index`: what its prompt shows."""
+    return max((count for count, i in index_of.items() if i == index), default=None)
 
 
 def _alternatives(trace: Trace, placed: _Placed, cells: list[str], index_of: dict[int, int],

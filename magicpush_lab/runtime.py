@@ -48,6 +48,44 @@ def rewritten_sink(tracer: Tracer, request: dict[str, Any]) -> Rebuilt:
     return rebuild(sink, replacements, tracer)
 
 
+#: rows of the source the per-row cost is timed on, and the seconds that timing may take
+COST_SAMPLE_ROWS = 10_000
+COST_TIME_LIMIT = 30.0
+
+
+def per_row_cost(tracer: Tracer, source: int, sink: int, sample_rows: int = COST_SAMPLE_ROWS,
+                 time_limit: float = COST_TIME_LIMIT) -> dict[str, Any]:
+    """What the pipeline's own work costs per source row, timed on the source's first
+    `sample_rows` rows, never a second pass over the whole source: the pipeline rebuilt on that
+    sample, written to the noop sink, less the sample read alone (which also takes out the fixed
+    cost of a job). Best of two runs each. {"seconds_per_row", "sample_rows"}, or {"note"} with
+    why there is no figure."""
+    from magicpush_lab.measure import run_limited
+
+    frames = tracer.frames()
+    if source not in frames:
+        return {"note": f"the kernel no longer holds the source DataFrame (event {source})"}
+    with tracer.suspended():
+        sample = frames[source].limit(sample_rows)
+    rebuilt = rebuild(sink, {source: sample}, tracer)
+    if not rebuilt.ok:
+        return {"note": rebuilt.reason}
+    deadline = time.monotonic() + time_limit
+    best: dict[str, float] = {}
+    with tracer.suspended():
+        for _ in range(2):
+            for side, df in (("read", sample), ("pipeline", rebuilt.df)):
+                left = deadline - time.monotonic()
+                seconds = run_limited(df, _noop_write(df), left) if left > 0 else None  # type: ignore[arg-type]
+                if seconds is None:
+                    return {"note": f"timing the pipeline on {sample_rows:,} rows took over {time_limit:g} s"}
+                best[side] = min(best.get(side, float(seconds)), float(seconds))  # type: ignore[arg-type]
+        rows = run_limited(sample, lambda: (sample.count(), 0), max(deadline - time.monotonic(), 0.001))
+    if not rows or not rows[0]:
+        return {"note": "the source has no rows to time the pipeline on"}
+    return {"seconds_per_row": max(best["pipeline"] - best["read"], 0.0) / rows[0], "sample_rows": rows[0]}
+
+
 def _noop_write(df: Any) -> Callable[[], float]:
     def run() -> float:
         start = time.perf_counter()
@@ -145,4 +183,7 @@ def compare_outputs(a: Any, b: Any, time_limit: float, max_rows: int = COMPARE_M
         return None, f"outputs not compared: {type(err).__name__}: {str(err).strip().splitlines()[0][:200]}"
     if result is None:
         return None, "outputs not compared: comparing them ran out of time"
-    return bool(result[0]), f"outputs {'equal' if result[0] else 'differ'} as bags ({counts[0]:,} rows)"
+    # plain words first, the term after: equal as bags is the same rows, each as often, in any order
+    if result[0]:
+        return True, f"both outputs hold the same {counts[0]:,} rows, each as often, in any order (equal as bags)"
+    return False, f"the outputs differ: {counts[0]:,} rows each, not the same ones (not equal as bags)"

@@ -14,6 +14,23 @@ from typing import Any, Sequence
 from magicpush_lab.pushdown.records import Refusal
 
 
+#: what a proof category checks, in plain words (the paper's category names follow them)
+CATEGORY_WORDS = {
+    "ROW-TO-ROW": "row by row",
+    "AGGREGATE": "group by group",
+    "LEFTOUTERJ": "row by row, unmatched rows included",
+    "FULLOUTERJ": "row by row, unmatched rows of both sides included",
+    "ROW-EXPAND": "each row with the rows it expands to",
+    "TOPK": "across the sort's cut-off",
+    "SUBPIPELINE": "group by group, inside the function",
+    "ROW-ITER-PIPELINE": "over the loop's rows, by induction",
+    "ROW-ITER": "over the loop's rows, by induction",
+}
+
+#: what a suggestion does with the late filter, in plain words (its kind follows them)
+KIND_WORDS = {"equivalent": "removed", "superset": "kept"}
+
+
 @dataclass(frozen=True)
 class ProofStep:
     """One operator the predicate was pushed through, and how that step was proved."""
@@ -29,6 +46,9 @@ class CellChange:
     index: int  # position of the cell in the notebook (markdown cells count)
     original: str
     rewritten: str
+    # the count of the cell's last traced execution, which its prompt shows ("[3]"): how the user
+    # names the cell (cellref.cell_ref); None when the trace has no run of it
+    execution_count: int | None = None
 
 
 @dataclass(frozen=True)
@@ -58,11 +78,33 @@ class Suggestion:
     # the filter's code is not in the notebook as it ran
     late_filter_cell: int | None = None
     sink_event: int | None = None  # trace event of the pipeline's last DataFrame
+    # the late filter(s) the predicate stands in for, as PySpark code: what the plain-words "Why"
+    # relates the predicate to (plain_relation); None when it has no PySpark form
+    late_predicate: str | None = None
+    # an estimate of the time the rewrite saves per run of the pipeline, from the measured rows
+    # and the pipeline's per-row cost timed on a sample of the source (estimated_saving)
+    time_saved: dict[str, Any] | None = None
 
     def measured(self, rows_before: int, rows_after: int, estimated: bool = False) -> "Suggestion":
         reduction = 1.0 - rows_after / rows_before if rows_before else 0.0
         return replace(self, rows_before=rows_before, rows_after=rows_after,
                        row_reduction=round(reduction, 6), estimated=estimated)
+
+    def with_time_saved(self, cost: dict[str, Any]) -> "Suggestion":
+        """With the estimate of the time saved, from the kernel's per-row cost (runtime.per_row_cost).
+
+        >>> s = Suggestion("t", "x > 1", "superset", (), (), 0, {}).measured(1_000_000, 50_000)
+        >>> s.with_time_saved({"seconds_per_row": 2e-05, "sample_rows": 10000}).time_saved
+        {'seconds': 19.0, 'seconds_per_row': 2e-05, 'sample_rows': 10000, 'rows_removed': 950000}
+        >>> s.with_time_saved({"note": "no rows"}).time_saved
+        {'seconds': None, 'note': 'no rows'}
+        """
+        per_row = cost.get("seconds_per_row")
+        if not isinstance(per_row, (int, float)) or self.rows_before is None or self.rows_after is None:
+            return replace(self, time_saved={"seconds": None, "note": str(cost.get("note") or "not timed")})
+        removed = max(self.rows_before - self.rows_after, 0)
+        return replace(self, time_saved={"seconds": round(removed * per_row, 3), "seconds_per_row": per_row,
+                                         "sample_rows": cost.get("sample_rows"), "rows_removed": removed})
 
     def with_scan_filters(self, scan_filters: dict[str, Any] | None) -> "Suggestion":
         return replace(self, scan_filters=scan_filters)
@@ -175,11 +217,13 @@ class OptimizeResult:
         }
 
 
-def refusal_json(r: Refusal, pipeline: str) -> dict[str, Any]:
-    """A refusal for the JSON result: counterexample rows with plain JSON values.
+def refusal_json(r: Refusal, pipeline: str, note: str | None = None) -> dict[str, Any]:
+    """A refusal for the JSON result: counterexample rows with plain JSON values, the trace
+    event of the step that stopped the filter, and the note that describes that step (one of
+    the result's notes: a view shows it once, with the refusal).
 
     >>> refusal_json(Refusal("GroupBy", "no candidate", "x > 1", {"input 1": [{"x": 1.5, "d": object}]}), "out")
-    {'pipeline': 'out', 'operator': 'GroupBy', 'reason': 'no candidate', 'candidate': 'x > 1', 'counterexample': {'input 1': [{'x': 1.5, 'd': "<class 'object'>"}]}}
+    {'pipeline': 'out', 'operator': 'GroupBy', 'reason': 'no candidate', 'candidate': 'x > 1', 'counterexample': {'input 1': [{'x': 1.5, 'd': "<class 'object'>"}]}, 'event': None, 'note': None}
     """
     def plain(v: Any) -> Any:
         if isinstance(v, float) and not math.isfinite(v):
@@ -189,7 +233,7 @@ def refusal_json(r: Refusal, pipeline: str) -> dict[str, Any]:
     tables = {str(name): [{str(k): plain(v) for k, v in row.items()} for row in rows]
               for name, rows in (r.counterexample or {}).items()}
     return {"pipeline": pipeline, "operator": r.operator, "reason": r.reason, "candidate": r.candidate,
-            "counterexample": tables}
+            "counterexample": tables, "event": r.event, "note": note}
 
 
 def describe_refusal(r: Refusal, step: str | None = None, reasons: Sequence[str] = ()) -> str:
@@ -197,14 +241,22 @@ def describe_refusal(r: Refusal, step: str | None = None, reasons: Sequence[str]
     known, and every reason the step gave (`reasons`; else the refusal's own).
 
     >>> describe_refusal(Refusal("GroupBy", "no candidate could be proved"), "`df.groupBy('k')` (cell [4], line 2)")
-    "GroupBy `df.groupBy('k')` (cell [4], line 2): no candidate could be proved"
+    "GroupBy `df.groupBy('k')` (cell [4], line 2): no filter before this step was proved to give the same result (no candidate could be proved)"
     """
-    text = f"{r.operator}{' ' + step if step else ''}: {'; '.join(reasons or (r.reason,))}"
+    text = f"{r.operator}{' ' + step if step else ''}: {'; '.join(_plain(x) for x in reasons or (r.reason,))}"
     if r.candidate and r.counterexample:
-        text += f" (e.g. `{r.candidate}` at the source fails on {_tables(r.counterexample)})"
+        text += f" (`{r.candidate}` at the source would change the result on {_tables(r.counterexample)})"
     elif r.candidate:
         text += f" (`{r.candidate}`)"
     return text
+
+
+#: the walk's reasons that are terms of the proof, in plain words (the term follows them)
+PLAIN_REASONS = {"no candidate could be proved": "no filter before this step was proved to give the same result"}
+
+
+def _plain(reason: str) -> str:
+    return f"{PLAIN_REASONS[reason]} ({reason})" if reason in PLAIN_REASONS else reason
 
 
 def _tables(tables: dict[str, list[dict]]) -> str:

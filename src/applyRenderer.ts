@@ -1,7 +1,9 @@
+import { ICodeCellModel } from '@jupyterlab/cells';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
+import { cellsRef } from './cellRefs';
 import { ICellRewrite, rewriteCells } from './rewrite';
 import { APPLY_MIME } from './tokens';
 
@@ -77,10 +79,19 @@ export class ApplyRenderer extends Widget implements IRenderMime.IRenderer {
     try {
       const positions = rewriteCells(model, request.cells);
       model.setMetadata(APPLIED_KEY, [...applied, request.id]);
-      const cells = positions.map(p => p + 1).join(', ');
+      const cells = cellsRef(
+        positions.map(position => {
+          const cell = model.cells.get(position);
+          const count =
+            cell.type === 'code'
+              ? ((cell as ICodeCellModel).executionCount ?? null)
+              : null;
+          return { position, count };
+        })
+      );
       return [
         'ok',
-        `Applied ${request.what} to cell${positions.length === 1 ? '' : 's'} ${cells}. Ctrl+Z in a cell undoes its rewrite.`
+        `Applied ${request.what} to ${cells}. Ctrl+Z in a cell undoes its rewrite.`
       ];
     } catch (reason) {
       return [

@@ -31,6 +31,23 @@ export interface ICellChange {
   index: number;
   original: string;
   rewritten: string;
+  /**
+   * The count the cell's prompt showed at its last traced run, as in [3]: how the user names the
+   * cell; null when the trace has no run of it.
+   */
+  execution_count?: number | null;
+}
+
+/**
+ * An estimated time saving: `seconds` (null with `note` saying why there is none), from
+ * `rows_removed` times `seconds_per_row`, timed on `sample_rows` rows of the source.
+ */
+export interface ITimeSaved {
+  seconds: number | null;
+  seconds_per_row?: number;
+  sample_rows?: number | null;
+  rows_removed?: number;
+  note?: string;
 }
 
 /** One conjunct of the pushed predicate, and whether Spark hands it to the scan. */
@@ -82,6 +99,16 @@ export interface ISuggestionIn {
   late_filter_cell?: number | null;
   /** The trace event of the pipeline's last DataFrame. */
   sink_event?: number | null;
+  /**
+   * The late filter(s) the predicate stands in for, as PySpark code; null when it has no PySpark
+   * form.
+   */
+  late_predicate?: string | null;
+  /**
+   * An estimate of the seconds the rewrite saves per run: the rows removed times the pipeline's
+   * per-row cost, timed on a sample of the source; null when not measured.
+   */
+  time_saved?: ITimeSaved | null;
 }
 
 /** A proved pushdown, as optimize, measure and replay answer it. */
@@ -113,6 +140,16 @@ export interface ISuggestion {
   late_filter_cell?: number | null;
   /** The trace event of the pipeline's last DataFrame. */
   sink_event?: number | null;
+  /**
+   * The late filter(s) the predicate stands in for, as PySpark code; null when it has no PySpark
+   * form.
+   */
+  late_predicate?: string | null;
+  /**
+   * An estimate of the seconds the rewrite saves per run: the rows removed times the pipeline's
+   * per-row cost, timed on a sample of the source; null when not measured.
+   */
+  time_saved?: ITimeSaved | null;
 }
 
 /** One traced call of a pipeline (magicpush_lab/pipeline_graph.py). */
@@ -139,6 +176,13 @@ export interface IRefusal {
   reason: string;
   candidate: string;
   counterexample: { [input: string]: { [column: string]: unknown }[] };
+  /** The trace event of the step that stopped the filter, as in the pipeline graph. */
+  event?: number | null;
+  /**
+   * The result's note about that step (its code, cell and every reason): shown once, with the
+   * refusal.
+   */
+  note?: string | null;
 }
 
 /** All suggestions of one pipeline as the single rewrite the engine proved jointly. */

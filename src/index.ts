@@ -12,6 +12,7 @@ import {
 } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { IStateDB } from '@jupyterlab/statedb';
 
 import { applyRendererFactory } from './applyRenderer';
 import { MagicPushSidebar } from './components/Sidebar';
@@ -31,7 +32,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
     ICommandPalette,
     ISettingRegistry,
     IRenderMimeRegistry,
-    IEditorLanguageRegistry
+    IEditorLanguageRegistry,
+    IStateDB
   ],
   activate: (
     app: JupyterFrontEnd,
@@ -40,15 +42,22 @@ const plugin: JupyterFrontEndPlugin<void> = {
     palette: ICommandPalette | null,
     settingRegistry: ISettingRegistry | null,
     rendermime: IRenderMimeRegistry | null,
-    languages: IEditorLanguageRegistry | null
+    languages: IEditorLanguageRegistry | null,
+    stateDB: IStateDB | null
   ): void => {
     // before any notebook opens: each notebook's registry is a copy of this one
     rendermime?.addFactory(applyRendererFactory(tracker));
     const model = new MagicPushModel();
+    model.stateDB = stateDB;
     void model.checkServer();
 
-    tracker.forEach(panel => model.track(panel));
-    tracker.widgetAdded.connect((_, panel) => model.track(panel));
+    // each notebook's last result comes back when it opens, after a page reload too
+    const opened = (panel: NotebookPanel): void => {
+      model.track(panel);
+      void model.restore(panel);
+    };
+    tracker.forEach(opened);
+    tracker.widgetAdded.connect((_, panel) => opened(panel));
 
     const updateNotebook = (): void => {
       const current = labShell ? labShell.currentWidget : tracker.currentWidget;
@@ -70,6 +79,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       const panel = tracker.find(p => p.content === notebook);
       if (panel) {
         inline.cellExecuted(panel, cell, success);
+        model.cellsRan(panel);
       }
     });
 

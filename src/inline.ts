@@ -16,7 +16,7 @@ import {
 } from './banners';
 import { InlineBanner } from './components/InlineBanner';
 import { Highlighter } from './components/CellDiff';
-import { MagicPushModel, ModelPart, ModelState } from './model';
+import { cellOfResult, MagicPushModel, ModelPart, ModelState } from './model';
 
 type Done = Extract<ModelState, { status: 'done' }>;
 
@@ -106,15 +106,9 @@ export class InlineSuggestions implements IDisposable {
   }
 
   private async _place(done: Done): Promise<void> {
-    const panel = done.notebook;
-    const cellAt = (position: number): Cell | null => {
-      // positions are those of the optimized notebook: follow the cell by id if cells moved
-      const id = done.cellIds[position];
-      const widgets = panel.content.widgets;
-      return (
-        (id ? widgets.find(w => w.model.id === id) : widgets[position]) ?? null
-      );
-    };
+    // positions are those of the optimized notebook: follow the cell by id if cells moved
+    const cellAt = (position: number): Cell | null =>
+      cellOfResult(done, position);
     const entries = bannerEntries(done.result, position => {
       const cell = cellAt(position);
       return cell ? dismissedIn(cell.model) : [];

@@ -1,4 +1,7 @@
+import { Cell, ICodeCellModel } from '@jupyterlab/cells';
 import { NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
+import { IStateDB } from '@jupyterlab/statedb';
+import { ReadonlyPartialJSONValue } from '@lumino/coreutils';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import {
@@ -21,6 +24,8 @@ import {
   pullTraceStatus,
   TracingStatus
 } from './kernel';
+import { ICellRef } from './cellRefs';
+import { asStored, restorable, storeKey } from './resultStore';
 import { rewriteCells } from './rewrite';
 import { sampleFraction } from './settings';
 import {
@@ -81,11 +86,33 @@ export type ModelState =
       run: number;
       /** The notebook's cell ids when it was optimized: a result's cell positions refer to them. */
       cellIds: ReadonlyArray<string | null>;
+      /** The notebook's cell sources when it was optimized. */
+      sources: ReadonlyArray<string>;
       measuring: Measuring;
     }
   | { status: 'error'; message: string; fixes: Fix[] };
 
 type DoneState = Extract<ModelState, { status: 'done' }>;
+
+/**
+ * The cell of a result at notebook `position` (as the notebook was when optimized): followed
+ * by its id if cells moved since, or null when it is gone.
+ */
+export function cellOfResult(done: DoneState, position: number): Cell | null {
+  const id = done.cellIds[position];
+  const widgets = done.notebook.content.widgets;
+  return (
+    (id ? widgets.find(w => w.model.id === id) : widgets[position]) ?? null
+  );
+}
+
+/** The count a cell's prompt shows, or null (not run, or not a code cell). */
+export function promptCount(cell: Cell | null): number | null {
+  if (!cell || cell.model.type !== 'code') {
+    return null;
+  }
+  return (cell.model as ICodeCellModel).executionCount ?? null;
+}
 
 const NOT_A_NOTEBOOK =
   'The active tab is not a notebook. Open a notebook to optimize its PySpark pipeline.';
@@ -148,7 +175,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** The parts of the model a `changed` signal can be about. */
 export type ModelPart =
-  'state' | 'notebook' | 'tracing' | 'serverProblem' | 'settings';
+  'state' | 'notebook' | 'tracing' | 'serverProblem' | 'settings' | 'cells';
 
 /**
  * Optimizer state for the sidebar: which notebook is active, the current run
@@ -339,6 +366,7 @@ export class MagicPushModel {
         run,
         runtimes: new Map(),
         cellIds: cells.map(c => c.id),
+        sources: cells.map(c => c.source),
         measuring: 'off'
       };
       if (this._notebook !== panel) {
@@ -478,6 +506,67 @@ export class MagicPushModel {
     }
   }
 
+  /**
+   * How the shown result's cell at `position` is named: by the count its prompt shows now
+   * ("cell [3]"), its position kept for one without a count.
+   */
+  cellRefAt(position: number): ICellRef {
+    const state = this._state;
+    const cell = state.status === 'done' ? cellOfResult(state, position) : null;
+    return { position, count: promptCount(cell) };
+  }
+
+  /** Whether a cell of the shown result's notebook has a prompt showing `count`. */
+  hasCount(count: number): boolean {
+    return this._cellWithCount(count) !== null;
+  }
+
+  /** Scroll to the shown result's cell at `position`, select it and move focus to it. */
+  revealCell(position: number): void {
+    const state = this._state;
+    this._reveal(
+      state.status === 'done' ? cellOfResult(state, position) : null
+    );
+  }
+
+  /** Scroll to the cell whose prompt shows `count`, select it and move focus to it. */
+  revealCount(count: number): void {
+    this._reveal(this._cellWithCount(count));
+  }
+
+  /** A cell of the active notebook ran: the prompts that name cells may have changed. */
+  cellsRan(panel: NotebookPanel): void {
+    if (this._state.status === 'done' && this._state.notebook === panel) {
+      this._changed.emit('cells');
+    }
+  }
+
+  private _cellWithCount(count: number): Cell | null {
+    const state = this._state;
+    if (state.status !== 'done') {
+      return null;
+    }
+    return (
+      state.notebook.content.widgets.find(w => promptCount(w) === count) ?? null
+    );
+  }
+
+  private _reveal(cell: Cell | null): void {
+    const state = this._state;
+    if (state.status !== 'done' || !cell || cell.isDisposed) {
+      return;
+    }
+    const notebook = state.notebook.content;
+    const index = notebook.widgets.indexOf(cell);
+    if (index < 0) {
+      return;
+    }
+    notebook.mode = 'command';
+    notebook.activeCellIndex = index;
+    notebook.deselectAll();
+    void notebook.scrollToCell(cell, 'center').then(() => notebook.activate());
+  }
+
   /** Whether the current run can be cancelled (searching, or counting rows). */
   get cancellable(): boolean {
     const state = this._state;
@@ -519,6 +608,7 @@ export class MagicPushModel {
     for (const [panel, parked] of this._parked) {
       if (parked.run === run) {
         this._parked.set(panel, measured(parked));
+        this._remember(measured(parked));
       }
     }
   }
@@ -767,6 +857,77 @@ export class MagicPushModel {
   private _setState(state: ModelState): void {
     this._state = state;
     this._changed.emit('state');
+    if (state.status === 'done') {
+      this._remember(state);
+    }
+  }
+
+  /** Where each notebook's last result is kept across page reloads (null: nowhere). */
+  set stateDB(db: IStateDB | null) {
+    this._stateDB = db;
+  }
+
+  /**
+   * Bring back `panel`'s last result after a page reload, with the suggestions whose cells
+   * still hold the code they were made for; their banners come back with it. Nothing
+   * happens when the notebook has a result already or a run goes on.
+   */
+  async restore(panel: NotebookPanel): Promise<void> {
+    const db = this._stateDB;
+    if (!db) {
+      return;
+    }
+    await panel.context.ready;
+    const stored = asStored(await db.fetch(storeKey(panel.context.path)));
+    const result = stored ? restorable(stored, notebookCells(panel)) : null;
+    const state = this._state;
+    if (
+      !stored ||
+      !result ||
+      panel.isDisposed ||
+      state.status === 'running' ||
+      (state.status === 'done' && state.notebook === panel) ||
+      this._parked.has(panel)
+    ) {
+      return;
+    }
+    const done: DoneState = {
+      status: 'done',
+      result,
+      notebook: panel,
+      applied: new Set(),
+      appliedTogether: new Set(),
+      runtimes: new Map(),
+      run: ++this._run,
+      cellIds: stored.cells.map(c => c.id),
+      sources: stored.cells.map(c => c.source),
+      measuring: 'done'
+    };
+    this._remembered.set(panel.context.path, result);
+    if (this._notebook === panel && state.status !== 'done') {
+      this._setState(done);
+    } else {
+      this._parked.set(panel, done);
+    }
+  }
+
+  /** Keep a shown result as its notebook's last one, once per result. */
+  private _remember(state: DoneState): void {
+    const path = state.notebook.context.path;
+    if (!this._stateDB || this._remembered.get(path) === state.result) {
+      return;
+    }
+    this._remembered.set(path, state.result);
+    const value = {
+      result: state.result,
+      cells: state.cellIds.map((id, i) => ({
+        id,
+        source: state.sources[i] ?? ''
+      }))
+    };
+    void this._stateDB
+      .save(storeKey(path), value as unknown as ReadonlyPartialJSONValue)
+      .catch(() => undefined); // a result not kept only means no banners after a reload
   }
 
   private _state: ModelState = { status: 'idle' };
@@ -778,5 +939,7 @@ export class MagicPushModel {
   private _parked = new Map<NotebookPanel, DoneState>();
   private _loaders = new Map<NotebookPanel, KernelExtensionLoader>();
   private _serverProblem: string | null = null;
+  private _stateDB: IStateDB | null = null;
+  private _remembered = new Map<string, IOptimizeResult>();
   private _changed = new Signal<this, ModelPart>(this);
 }

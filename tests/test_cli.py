@@ -8,8 +8,11 @@ import json
 import shutil
 from pathlib import Path
 
+import nbformat
+import pytest
+
 from magicpush_lab.capture.replay import parse_percent
-from magicpush_lab.cli import EXIT_FAILED, cell_changes, main
+from magicpush_lab.cli import EXIT_FAILED, cell_changes, main, rewrite_preview
 from magicpush_lab.suggestion import CellChange, OptimizeResult, Suggestion
 
 NOTEBOOKS = Path(__file__).parent / "notebooks"
@@ -63,8 +66,9 @@ def test_failing_cell_exit_2(tmp_path, capsys):
     out = io.StringIO()
     assert main(["optimize", str(tmp_path / "broken.py")], stdout=out) == EXIT_FAILED
     err = capsys.readouterr().err
-    assert "broken.py: cell 1 failed" in err and "ValueError: value too small: 1" in err
-    assert "running cell 2/2" in err  # progress on stderr
+    # a script has no prompts: its cells are named by the count the replay gave them
+    assert "broken.py: cell [2] failed at line 3" in err and "ValueError: value too small: 1" in err
+    assert "running cell [2] (2 of 2)" in err  # progress on stderr
     assert out.getvalue() == ""
 
 
@@ -146,3 +150,37 @@ def test_applied_output_does_not_repeat_the_diff(tmp_path):
                 stdout=out) == 0
     assert written.exists()
     assert "to write them" not in out.getvalue()
+
+
+# (saved execution counts of the two code cells after a markdown one, what stderr must say)
+CELL_NAMES = [
+    # the saved prompts, followed by the replay: named as they show
+    ((3, 5), ["running cell [3] (1 of 2)", "running cell [5] (2 of 2)", "nb.ipynb: cell [5] failed at line 2"]),
+    # never run: named by the count the replay gives them, [1] the first cell run
+    ((None, None), ["running cell [1] (1 of 2)", "nb.ipynb: cell [2] failed at line 2"]),
+    # one never run: notebook order, and a note saying which counts the messages use
+    ((4, None), ["cells are named by the count this replay gave them", "nb.ipynb: cell [2] failed at line 2"]),
+]
+
+
+@pytest.mark.parametrize("counts, said", CELL_NAMES)
+def test_progress_and_failures_name_cells_as_their_prompts_show_them(tmp_path, capsys, counts, said):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title"),
+                nbformat.v4.new_code_cell("x = 1", execution_count=counts[0]),
+                nbformat.v4.new_code_cell("y = x\nraise ValueError('boom')", execution_count=counts[1])]
+    nbformat.write(nb, str(tmp_path / "nb.ipynb"))
+    assert main(["optimize", str(tmp_path / "nb.ipynb"), "--timeout", "120"], stdout=io.StringIO()) == EXIT_FAILED
+    err = capsys.readouterr().err
+    assert all(s in err for s in said), err
+    assert "#1" not in err and "cell 2 failed" not in err  # no notebook positions
+
+
+def test_the_diff_names_the_cells_by_their_prompts():
+    change = CellChange(2, "df = spark.read.parquet(p)", "df = spark.read.parquet(p).filter(c)", 7)
+    unrun = CellChange(4, "out = df", "out = df.filter(c)", None)
+    result = OptimizeResult((Suggestion("df", "c", "superset", (), (change, unrun), 0, {}),), 0.1)
+    lines = rewrite_preview(result, "nb.ipynb").splitlines()
+    assert [line for line in lines if line.startswith(("---", "+++"))] == [
+        "--- cell [7]", "+++ cell [7], rewritten",
+        "--- the notebook's 5th cell", "+++ the notebook's 5th cell, rewritten"]

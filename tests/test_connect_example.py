@@ -119,6 +119,6 @@ def test_magicpush_in_a_kernel_whose_session_is_connect(tmp_path, monkeypatch, c
     assert 0 < kept < ROWS
     [line] = [line for line in shown.splitlines() if line.startswith("1 ")]
     assert "orders" in line and 'F.col("amount")' in line and "equivalent" in line, shown
-    assert "ROW-TO-ROW (1 row)" in line, shown
+    assert "row by row (ROW-TO-ROW, 1 row)" in line, shown
     # rows counted on the Connect session: the source's rows, and after the filter the big earners
     assert f"{ROWS:,} -> {kept:,}" in line, shown

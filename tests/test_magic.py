@@ -32,7 +32,7 @@ def notebook(spark):
 def test_magic_shows_the_proved_measured_suggestion(notebook):
     text = magicpush_result(notebook, "")["text/plain"]
     assert 'F.col("amount") > 950' in text
-    assert "equivalent" in text and "ROW-TO-ROW (1 row)" in text
+    assert "removed (equivalent)" in text and "RowTransform: row by row (ROW-TO-ROW, 1 row)" in text
     assert "2,000 -> 98" in text  # amounts 951..999, twice each
 
 

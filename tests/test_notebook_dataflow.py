@@ -6,6 +6,8 @@ run again on the same SparkSession and the resulting DataFrames compared with th
 
 from __future__ import annotations
 
+import pytest
+
 from magicpush_lab.pipeline import optimize_trace
 from magicpush_lab.translate.dataflow import longest_path, sink_paths
 from tests.cells import traced
@@ -152,3 +154,56 @@ def test_a_suggestion_names_the_cell_of_its_late_filter_and_its_pipelines_last_e
         assert s.sink_event == max(n["id"] for g in result.to_json()["pipelines"] if g["name"] == s.pipeline
                                    for n in g["nodes"])
 
+
+
+@pytest.mark.parametrize("every", [False, True])
+def test_a_refusal_names_its_blocking_step_as_a_node_of_the_graph_and_carries_its_note(shell, every):
+    """What a view needs to say why nothing moved once: the step that stopped the filter, as a
+    node of the pipeline's graph (to mark it), and the result's note about that step (named
+    for its pipeline when every pipeline is optimized, as the notes are)."""
+    cells = [IMPORTS, 'df = spark.createDataFrame([(i, i % 10) for i in range(30)], ["id", "v"])',
+             'top = df.orderBy("v").limit(3).filter(F.col("id") > 5)']
+    out = optimize_trace(traced(shell, cells), cells, all_pipelines=every).to_json()
+    [refusal] = out["refusals"]
+    nodes = {n["id"]: n for g in out["pipelines"] for n in g["nodes"]}
+    assert nodes[refusal["event"]]["op"] == "limit"
+    assert refusal["note"] in out["notes"]
+    prefix = "pipeline ending in top: " if every else ""
+    assert refusal["note"].startswith(f"{prefix}TopK `") and "(cell [" in refusal["note"]
+
+
+def test_a_suggestion_carries_its_late_filter_and_the_prompt_counts_of_its_cells(shell):
+    """The plain-words Why relates the predicate to the late filter it stands in for, and every
+    view names a rewritten cell by the count its prompt shows, not by its notebook position."""
+    trace = traced(shell, SEVERAL)
+    notebook = ["# a heading", *SEVERAL]
+    result = optimize_trace(trace, notebook, all_pipelines=True)
+    late = {s.pipeline: s.late_predicate for s in result.suggestions}
+    assert late == {"a_big": 'F.col("w") > 6', "b_big": 'F.col("y") > 8'}
+    ran = {c.source: c.execution_count for c in trace.cells}
+    for s in result.suggestions:
+        assert [c.execution_count for c in s.cells] == [ran[notebook[c.index]] for c in s.cells]
+
+
+def test_measuring_estimates_the_time_saved_from_a_sample_of_the_source(shell):
+    """The kernel times the pipeline's own work per row on the source's first rows (never a
+    second pass over the whole source); the saving is that cost times the rows removed,
+    labelled an estimate by its basis."""
+    from magicpush_lab.assist import apply_measurements, measure_requests
+    from magicpush_lab.kernel.bundles import measure_in_kernel
+
+    cells = [IMPORTS, "from pyspark.sql.types import IntegerType",
+             "@F.udf(IntegerType())\ndef plus_one(v):\n    return None if v is None else v + 1",
+             'src = spark.range(0, 20000).withColumnRenamed("id", "v")',
+             'out = src.withColumn("p", plus_one("v")).filter(F.col("p") > 19000)']
+    _, tracer = shell
+    result = optimize_trace(traced(shell, cells), cells)
+    [s] = result.suggestions
+    [request] = measure_requests(result.suggestions)
+    assert request["sink_event"] == s.sink_event
+    [m] = measure_in_kernel(tracer, [request])
+    assert m["cost"].get("sample_rows") == 10_000 and m["cost"]["seconds_per_row"] >= 0, m
+    [measured] = apply_measurements(result.suggestions, [m]).suggestions
+    saved = measured.time_saved
+    assert (measured.rows_after, saved["rows_removed"]) == (1000, 19_000)
+    assert saved["seconds"] == round(saved["rows_removed"] * saved["seconds_per_row"], 3)

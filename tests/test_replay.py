@@ -73,8 +73,8 @@ def test_failing_cell_gives_a_readable_error(tmp_path):
             pass
     err = info.value
     assert (err.cell_index, err.ename, err.evalue) == (1, "ValueError", "value too small: 1")
-    assert "line 3" in (err.where or "")
-    assert "broken.py: cell 1 failed" in str(err) and len(str(err)) < 300
+    assert err.where == "line 3"  # in the failing cell itself
+    assert "broken.py: cell [2] failed at line 3" in str(err) and len(str(err)) < 300
 
 
 def test_percent_format_round_trip(tmp_path):
@@ -156,9 +156,11 @@ def test_out_of_order_history_is_replayed_in_execution_order_and_its_rewrite_agr
         assert [e.op for e in path] == ["createDataFrame", "filter", "withColumn", "filter"]
         cell_of = {c.execution_count: c.source for c in r.trace.cells}
         assert [cell_of[e.site.execution_count] for e in path] == [OUT_OF_ORDER[k][0] for k in (1, 3, 2, 4)]
-        # each replayed execution carries its notebook cell's id, so equal code cannot be confused
+        # each replayed execution carries its notebook cell's id, so equal code cannot be confused,
+        # and the count its saved prompt shows, so that every message names the cell as the user sees it
         ids = {c.execution_count: c.cell_id for c in r.trace.cells}
-        assert ids == {k: r.notebook_cell_ids[i] for k, i in enumerate(r.order, 1)}
+        assert ids == {r.document.nb.cells[i].execution_count: r.notebook_cell_ids[i] for i in r.order}
+        assert sorted(ids) == sorted(n for _, n in OUT_OF_ORDER)
         assert None not in ids.values()
         before = _rows(r, "big")
         assert r.evaluate("big.count()") == "30"
@@ -203,7 +205,7 @@ def test_cell_over_the_time_limit_is_reported_with_its_index(tmp_path):
         with Replay(tmp_path / "slow.py", timeout=3):
             pass
     assert (info.value.cell_index, info.value.ename) == (1, "CellTimeoutError")
-    assert "slow.py: cell 1 failed" in str(info.value)
+    assert "slow.py: cell [2] failed" in str(info.value)
 
 
 def test_relative_paths_resolve_next_to_the_notebook_not_the_working_directory(tmp_path, monkeypatch):

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 import nbformat
 
 from magicpush_lab.capture.trace import Trace
+from magicpush_lab.cellref import cell_ref
 
 SUPPORTED = (".ipynb", ".py")
 _MARKER = re.compile(r"^#\s?%%(?!%)")
@@ -33,13 +34,15 @@ class ReplayError(RuntimeError):
     """A cell failed (or the kernel died) while replaying a notebook."""
 
     def __init__(self, cell_index: int, ename: str, evalue: str, where: str | None = None,
-                 path: str | None = None) -> None:
-        self.cell_index = cell_index
+                 path: str | None = None, cell: str | None = None) -> None:
+        self.cell_index = cell_index  # notebook position, markdown counted; -1 for set-up
         self.ename = ename
         self.evalue = evalue
         self.where = where
         self.path = path
-        cell = "setup" if cell_index < 0 else f"cell {cell_index}"
+        # how the user finds the cell (cellref.cell_ref): "cell [3]", as its prompt shows
+        self.cell = cell or ("setup" if cell_index < 0 else cell_ref(cell_index, None))
+        cell = self.cell
         at = f" at {where}" if where else ""
         prefix = f"{path}: " if path else ""
         super().__init__(f"{prefix}{cell} failed{at}: {ename}: {evalue}{_hint(ename, evalue)}")
@@ -317,6 +320,15 @@ class KernelReplay:
         self.deadline = deadline
         self.progress = progress or (lambda msg: None)
         self.order, self.notes = execution_order(document.nb.cells)
+        # the counts the saved notebook's prompts show, when the replay follows them: the
+        # replayed executions are renumbered to them, so that every message names the cell the
+        # user sees as "[3]"
+        self.counts = recorded_counts(document.nb.cells, self.order)
+        if not self.counts and any(document.nb.cells[i].get("execution_count") is not None for i in self.order):
+            # the saved prompts show other counts than the messages will: say which these are
+            self.notes.append("cells are named by the count this replay gave them ([1] the first cell run), "
+                              "as running all cells in a fresh kernel would number them")
+        self._ran: list[int] = []  # notebook indices of the cells executed, in order
         self.trace: Trace = Trace()
         self._ends = time.monotonic() + deadline if deadline is not None else None
         self._kernel: Any = None
@@ -342,7 +354,33 @@ class KernelReplay:
                               path=str(self.path))
         await self._run_cells()
         trace = Trace.from_json(await self.expression(_trace_expression(), _trace_mime()))
-        self.trace = with_cell_ids(trace, self.order, self.document)
+        self.trace = renumbered(with_cell_ids(trace, self.order, self.document), self._renumbering())
+
+    def cell_name(self, index: int) -> str:
+        """How messages name notebook cell `index`: "cell [3]" as its saved prompt shows when the
+        replay follows the saved counts, else as the replay counted it (the trace's notes say
+        the same), else by its place ("the notebook's 4th cell")."""
+        if index < 0:
+            return "setup"
+        count = self.counts.get(index)
+        if count is None and not self.counts and index in self._ran:
+            count = self._ran.index(index) + 1
+        return cell_ref(index, count, "script" if self.document.percent is not None else "notebook")
+
+    def _renumbering(self) -> dict[int, int]:
+        """The replay kernel's execution count k (the k-th cell it ran) -> the saved count."""
+        return {k: self.counts[i] for k, i in enumerate(self._ran, 1) if i in self.counts}
+
+    def _where(self, where: str | None) -> str | None:
+        """A traceback frame in the user's terms: "Cell In[2], line 3" names the replay kernel's
+        2nd execution, which is the cell the user knows as cell [5], say."""
+        found = re.match(r"Cell In\[(\d+)\], (line \d+)", where or "")
+        k = int(found.group(1)) if found else 0
+        if found and k == len(self._ran):  # the failing cell itself
+            return found.group(2)
+        if found and 1 <= k < len(self._ran):
+            return f"{self.cell_name(self._ran[k - 1])}, {found.group(2)}"
+        return where
 
     async def _ready(self) -> None:
         msg_id = self._client.kernel_info()
@@ -360,13 +398,16 @@ class KernelReplay:
             tags = cell.get("metadata", {}).get("tags", [])
             if "skip-execution" in tags:
                 continue
-            self.progress(f"{self.path.name}: running cell {k}/{len(self.order)} (#{i})")
+            self._ran.append(i)
+            self.progress(f"{self.path.name}: running {self.cell_name(i)} ({k} of {len(self.order)})")
             reply = await self._execute(cell.source, i, store_history=True)
             if reply.get("status") == "error" and "raises-exception" not in tags:
                 raise ReplayError(i, reply.get("ename", "Error"), _first_line(reply.get("evalue")),
-                                  _last_frame(reply.get("traceback")), str(self.path))
+                                  self._where(_last_frame(reply.get("traceback"))), str(self.path),
+                                  self.cell_name(i))
             if reply.get("status") == "aborted":
-                raise ReplayError(i, "Aborted", "the kernel aborted the cell", path=str(self.path))
+                raise ReplayError(i, "Aborted", "the kernel aborted the cell", path=str(self.path),
+                                  cell=self.cell_name(i))
 
     async def _execute(self, code: str, index: int, *, store_history: bool,
                        user_expressions: dict[str, str] | None = None) -> dict[str, Any]:
@@ -377,13 +418,15 @@ class KernelReplay:
         except _Expired as err:
             raise self._expired(err, index, self.timeout) from None
         except _Died:
-            raise ReplayError(index, "DeadKernelError", "the kernel died", path=str(self.path)) from None
+            raise ReplayError(index, "DeadKernelError", "the kernel died", path=str(self.path),
+                              cell=self.cell_name(index)) from None
 
     def _expired(self, err: _Expired, index: int, timeout: float | None) -> ReplayError:
         if err.deadline:
-            return ReplayError(index, "DeadlineExceeded",
-                               f"the replay ran longer than its deadline of {self.deadline:g} s", path=str(self.path))
-        return ReplayError(index, "CellTimeoutError", f"the cell ran longer than {timeout:g}s", path=str(self.path))
+            return ReplayError(index, "DeadlineExceeded", f"the replay ran longer than its deadline of "
+                               f"{self.deadline:g} s", path=str(self.path), cell=self.cell_name(index))
+        return ReplayError(index, "CellTimeoutError", f"the cell ran longer than {timeout:g}s", path=str(self.path),
+                           cell=self.cell_name(index))
 
     async def _reply(self, msg_id: str, timeout: float | None) -> dict[str, Any]:
         """The content of the shell reply to `msg_id`; _Expired past the timeout or deadline,
@@ -564,6 +607,38 @@ def with_cell_ids(trace: Trace, order: Sequence[int], doc: Document) -> Trace:
         return replace(cell, cell_id=nb_cell.get("id")) if nb_cell.source == cell.source else cell
 
     return replace(trace, cells=tuple(labelled(c) for c in trace.cells))
+
+
+def recorded_counts(cells: Sequence[Any], order: Sequence[int]) -> dict[int, int]:
+    """Notebook index -> the execution count its saved prompt shows, for the cells replayed in
+    `order`, when that order is the saved counts' (each has one, ascending); else nothing.
+
+    >>> from nbformat.v4 import new_code_cell as c, new_markdown_cell as m
+    >>> recorded_counts([m("# T"), c("a = 1", execution_count=3), c("b = a", execution_count=5)], [1, 2])
+    {1: 3, 2: 5}
+    >>> recorded_counts([c("a = 1", execution_count=3), c("b = a")], [0, 1])
+    {}
+    """
+    counts = [cells[i].get("execution_count") for i in order]
+    if any(n is None for n in counts) or any(a >= b for a, b in zip(counts, counts[1:])):
+        return {}
+    return dict(zip(order, counts))
+
+
+def renumbered(trace: Trace, counts: dict[int, int]) -> Trace:
+    """The trace with each execution count k written as `counts[k]` (others kept): the cells,
+    and the sites of its events and inspections."""
+    if not counts:
+        return trace
+
+    def site(s: Any) -> Any:
+        return replace(s, execution_count=counts.get(s.execution_count, s.execution_count)) if s is not None else s
+
+    return replace(trace,
+                   cells=tuple(replace(c, execution_count=counts.get(c.execution_count, c.execution_count))
+                               for c in trace.cells),
+                   events=tuple(replace(e, site=site(e.site)) for e in trace.events),
+                   inspections=tuple(replace(i, site=site(i.site)) for i in trace.inspections))
 
 
 def _first_line(text: str | None) -> str:

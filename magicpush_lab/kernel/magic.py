@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from magicpush_lab.budget import DEFAULT_SECONDS
+from magicpush_lab.cellref import cell_ref
 from magicpush_lab.kernel.report import render, render_error
 from magicpush_lab.protocol import APPLY_MIME
 
@@ -124,8 +125,8 @@ def apply_bundle(result: Any, number: int, together: bool, cell_ids: dict[int, s
         "cells": [_notebook_cell(c, cell_ids.get(c.index), (prefixes or {}).get(c.index)) for c in changes],
     }
     text = [f"MagicPush: to apply {what}, replace these cells' code:"]
-    for c in payload["cells"]:
-        text += ["", f"--- cell {c['cell_id'] or '(found by its code)'} ---", c["rewritten"]]
+    for change, c in zip(changes, payload["cells"]):
+        text += ["", f"--- {cell_ref(change.index, change.execution_count)} ---", c["rewritten"]]
     if joint is not None and not together:
         text += ["", f"(pipeline {joint.pipeline} has {joint.suggestions} filters: "
                      f"'%magicpush apply {number} --together' applies them as proved together)"]

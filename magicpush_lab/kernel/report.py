@@ -1,11 +1,11 @@
 """Suggestions as tables: HTML for the notebook, plain text for terminals.
 
->>> from magicpush_lab.suggestion import ProofStep, Suggestion
+>>> from magicpush_lab.suggestion import CellChange, ProofStep, Suggestion
 >>> s = Suggestion("sales", 'F.col("v") > 995', "equivalent", (ProofStep("RowTransform", "ROW-TO-ROW", 1, "equivalent"),),
-...                (), 0, {}, pipeline="out").measured(1000, 4)
+...                (CellChange(1, "a", "b", 3),), 0, {}, pipeline="out").measured(1000, 4)
 >>> print(text_table([s]))
-#  pipeline  source  predicate         kind        proof                            rows before -> after  reduction  scan
-1  out       sales   F.col("v") > 995  equivalent  RowTransform ROW-TO-ROW (1 row)  1,000 -> 4            99.6%      -
+#  pipeline  source  filter at the source  late filter           proved                                        rows before -> after  reduction  time saved  scan  cells
+1  out       sales   F.col("v") > 995      removed (equivalent)  RowTransform: row by row (ROW-TO-ROW, 1 row)  1,000 -> 4            99.6%      -           -     [3]
 >>> scan_summary(s.with_scan_filters({"scan": "Parquet", "all_pushed": True, "conjuncts": [{}]}))
 'reaches the Parquet scan'
 """
@@ -15,15 +15,26 @@ from __future__ import annotations
 import html
 from typing import Any, Sequence
 
-from magicpush_lab.suggestion import Suggestion
+from magicpush_lab.cellref import cells_ref
+from magicpush_lab.suggestion import CATEGORY_WORDS, KIND_WORDS, Suggestion
 
-HEADERS = ("#", "pipeline", "source", "predicate", "kind", "proof", "rows before -> after", "reduction", "scan")
+HEADERS = ("#", "pipeline", "source", "filter at the source", "late filter", "proved", "rows before -> after",
+           "reduction", "time saved", "scan", "cells")
+PREDICATE = 3  # the column shown as code
 
 
 def _proof(s: Suggestion) -> str:
-    steps = [f"{p.operator} {p.category} ({p.base_case_rows} row{'s' if p.base_case_rows != 1 else ''})"
-             for p in s.proof]
-    return "; ".join(steps) or "-"
+    """Each step in plain words first, the paper's category and base case after."""
+    steps = [f"{p.operator}: {CATEGORY_WORDS.get(p.category, 'checked')} "
+             f"({p.category}, {p.base_case_rows} row{'s' if p.base_case_rows != 1 else ''})" for p in s.proof]
+    return "; ".join(steps) or "at the source already"
+
+
+def _cells(s: Suggestion) -> str:
+    """The rewritten cells as their prompts show them: "[3], [5]"."""
+    if not s.cells:
+        return "-"
+    return cells_ref([(c.index, c.execution_count) for c in s.cells]).removeprefix("cells ").removeprefix("cell ")
 
 
 def _rows(s: Suggestion) -> tuple[str, str]:
@@ -52,7 +63,22 @@ def scan_summary(s: Suggestion) -> str:
 
 def row(s: Suggestion, number: int = 1) -> tuple[str, ...]:
     rows, pct = _rows(s)
-    return (str(number), s.pipeline or "-", s.source, s.predicate, s.kind, _proof(s), rows, pct, scan_summary(s))
+    return (str(number), s.pipeline or "-", s.source, s.predicate, f"{KIND_WORDS.get(s.kind, s.kind)} ({s.kind})",
+            _proof(s), rows, pct, saving(s), scan_summary(s), _cells(s))
+
+
+def saving(s: Suggestion) -> str:
+    """The estimated time saved per run, labelled as an estimate.
+
+    >>> from magicpush_lab.suggestion import Suggestion
+    >>> s = Suggestion("t", "x > 1", "superset", (), (), 0, {}).measured(1_000_000, 50_000)
+    >>> saving(s.with_time_saved({"seconds_per_row": 2e-05, "sample_rows": 10000})), saving(s)
+    ('~19 s (estimate)', '-')
+    """
+    seconds = (s.time_saved or {}).get("seconds")
+    if seconds is None:
+        return "-"
+    return f"~{seconds:,.0f} s (estimate)" if seconds >= 10 else f"~{seconds:.2g} s (estimate)"
 
 
 def text_table(suggestions: Sequence[Suggestion]) -> str:
@@ -66,7 +92,7 @@ def text_table(suggestions: Sequence[Suggestion]) -> str:
 def html_table(suggestions: Sequence[Suggestion]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADERS)
     body = "".join(
-        "<tr>" + "".join(f"<td><code>{html.escape(c)}</code></td>" if HEADERS[i] == "predicate" else f"<td>{html.escape(c)}</td>"
+        "<tr>" + "".join(f"<td><code>{html.escape(c)}</code></td>" if i == PREDICATE else f"<td>{html.escape(c)}</td>"
                          for i, c in enumerate(row(s, n))) + "</tr>"
         for n, s in enumerate(suggestions, 1))
     return f'<table class="magicpush-suggestions"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

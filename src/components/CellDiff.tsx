@@ -2,6 +2,7 @@ import * as React from 'react';
 
 import { IDiffLine, lineDiff } from '../diff';
 import { ICellChange } from '../tokens';
+import { CellLinks, useCellsText } from './CellLink';
 
 /** Puts `code`, highlighted as Python in the editor theme's colours, into `el`. */
 export type Highlighter = (code: string, el: HTMLElement) => Promise<void>;
@@ -51,6 +52,22 @@ function DiffLine(props: {
   );
 }
 
+/** One cell's diff, headed by the cell as its prompt names it (a link to the cell). */
+function DiffSection(props: {
+  change: ICellChange;
+  children: React.ReactNode;
+}): JSX.Element {
+  const name = useCellsText([props.change.index]);
+  return (
+    <section aria-label={`Changes to ${name}`}>
+      <h4>
+        <CellLinks positions={[props.change.index]} />
+      </h4>
+      {props.children}
+    </section>
+  );
+}
+
 /** Before and after of every affected cell, as unified diffs. */
 export function CellDiffs(props: {
   changes: ICellChange[];
@@ -59,17 +76,13 @@ export function CellDiffs(props: {
   return (
     <div className="jp-MagicPush-diff">
       {props.changes.map(change => (
-        <section
-          key={change.index}
-          aria-label={`Changes to cell ${change.index + 1}`}
-        >
-          <h4>cell {change.index + 1}</h4>
+        <DiffSection key={change.index} change={change}>
           <div className="jp-MagicPush-diffBody">
             {lineDiff(change.original, change.rewritten).map((line, i) => (
               <DiffLine key={i} line={line} highlight={props.highlight} />
             ))}
           </div>
-        </section>
+        </DiffSection>
       ))}
     </div>
   );

@@ -4,11 +4,12 @@ import { BannerEntry, entryCells, entrySuggestions } from '../banners';
 import { MagicPushModel, ModelState } from '../model';
 import { ISuggestion } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
-import { formatReduction } from './format';
+import { formatReduction, savingText } from './format';
 import { RerunNote } from './Rerun';
 import { useAction } from './useAction';
 import { useModel } from './useModel';
-import { WhySteps } from './Why';
+import { Why } from './Why';
+import { ModelContext } from './CellLink';
 
 type Done = Extract<ModelState, { status: 'done' }>;
 
@@ -26,7 +27,11 @@ function reductionText(done: Done, suggestions: ISuggestion[]): string {
   const s = suggestions[0];
   if (s.row_reduction !== null && s.rows_before !== null) {
     const figure = formatReduction(s.row_reduction);
-    return s.estimated ? ` (≈ ${figure} rows, estimated)` : ` (${figure} rows)`;
+    const saving = savingText(s.time_saved);
+    const time = saving ? `, ${saving}, an estimate` : '';
+    return s.estimated
+      ? ` (≈ ${figure} rows, estimated${time})`
+      : ` (${figure} rows${time})`;
   }
   return done.measuring === 'running' ? ' (counting rows…)' : '';
 }
@@ -160,7 +165,7 @@ function BannerLine(props: {
                 <code>{s.source}</code>
               </h4>
             )}
-            <WhySteps steps={s.proof} />
+            <Why suggestion={s} />
           </section>
         ))}
       {error && (
@@ -192,20 +197,24 @@ export function InlineBanner(props: {
     return null;
   }
   return (
-    <aside
-      className="jp-MagicPush-banner"
-      aria-label="MagicPush suggestion for this cell"
-    >
-      {entries.map(entry => (
-        <BannerLine
-          key={entry.kind === 'one' ? `s${entry.index}` : `p${entry.pipeline}`}
-          model={model}
-          done={state}
-          entry={entry}
-          highlight={highlight}
-          onDismiss={() => onDismiss(entry)}
-        />
-      ))}
-    </aside>
+    <ModelContext.Provider value={model}>
+      <aside
+        className="jp-MagicPush-banner"
+        aria-label="MagicPush suggestion for this cell"
+      >
+        {entries.map(entry => (
+          <BannerLine
+            key={
+              entry.kind === 'one' ? `s${entry.index}` : `p${entry.pipeline}`
+            }
+            model={model}
+            done={state}
+            entry={entry}
+            highlight={highlight}
+            onDismiss={() => onDismiss(entry)}
+          />
+        ))}
+      </aside>
+    </ModelContext.Provider>
   );
 }

@@ -16,24 +16,31 @@ export function PipelineGraph(props: {
   graph: IPipelineGraph;
   lateFilters: ReadonlySet<number>;
   targets: ReadonlySet<number>;
+  /** The steps that stopped a filter, each with its reason. */
+  blocked?: ReadonlyMap<number, string>;
 }): JSX.Element {
   const { graph, lateFilters, targets } = props;
+  const blocked = props.blocked ?? new Map<number, string>();
   const { x, y, width, height } = graphLayout(graph.nodes);
   const role = (n: IPipelineNode): string =>
     lateFilters.has(n.id)
       ? 'late'
       : targets.has(n.id)
         ? 'target'
-        : n.what.startsWith('barrier')
-          ? 'barrier'
-          : 'plain';
+        : blocked.has(n.id)
+          ? 'blocked'
+          : n.what.startsWith('barrier')
+            ? 'barrier'
+            : 'plain';
   const explain = (n: IPipelineNode): string => {
     const where = n.cell !== null ? ` (cell [${n.cell}])` : '';
     const mark = lateFilters.has(n.id)
       ? '\nthe filter is here now'
       : targets.has(n.id)
         ? '\nthe filter moves here'
-        : '';
+        : blocked.has(n.id)
+          ? `\nthe filter stops here: ${blocked.get(n.id)}`
+          : '';
     return `${n.op}${where}: ${n.what || 'not described'}${mark}`;
   };
   return (

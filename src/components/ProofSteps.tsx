@@ -1,6 +1,7 @@
 import * as React from 'react';
 
 import { IProofStep } from '../tokens';
+import { categoryWords } from '../why';
 import { pluralRows } from './format';
 
 /** The operators a predicate was pushed through, each with its proof category. */
@@ -14,13 +15,21 @@ export function ProofSteps(props: { steps: IProofStep[] }): JSX.Element {
     <ol className="jp-MagicPush-proof" aria-label="Proof steps">
       {props.steps.map((step, i) => (
         <li key={i} className="jp-MagicPush-proofStep">
-          <span className="jp-MagicPush-category">{step.category}</span>
-          <span className="jp-MagicPush-operator">{step.operator}</span>
+          {/* plain words first, the paper's terms after */}
+          <span className="jp-MagicPush-operator">
+            {step.operator}, checked {categoryWords(step)}
+          </span>
+          <span
+            className="jp-MagicPush-category"
+            title="The proof category of this step, as the paper names it"
+          >
+            {step.category}
+          </span>
           <span className="jp-MagicPush-baseCase">
             base case: {pluralRows(step.base_case_rows)}
           </span>
           {step.kind === 'superset' && (
-            <span className="jp-MagicPush-stepKind">superset</span>
+            <span className="jp-MagicPush-stepKind">keeps a superset</span>
           )}
         </li>
       ))}

@@ -2,6 +2,7 @@ import * as React from 'react';
 
 import { messageOf } from '../model';
 import { ICellChange } from '../tokens';
+import { useCellsText } from './CellLink';
 
 type Stage =
   | { status: 'stale' }
@@ -18,10 +19,13 @@ export function RerunNote(props: {
   onRerun: () => Promise<void>;
 }): JSX.Element | null {
   const [stage, setStage] = React.useState<Stage>({ status: 'stale' });
+  const positions = props.cells.map(c => c.index);
+  const first = useCellsText(
+    positions.length > 0 ? [Math.min(...positions)] : []
+  );
   if (props.cells.length === 0) {
     return null;
   }
-  const first = Math.min(...props.cells.map(c => c.index)) + 1;
   const rerun = (): void => {
     setStage({ status: 'running' });
     props
@@ -45,23 +49,23 @@ export function RerunNote(props: {
             <button
               className="jp-Button jp-mod-styled jp-MagicPush-rerunButton"
               onClick={rerun}
-              aria-label={`Re-run the affected cells: run the notebook from cell ${first} down`}
+              aria-label={`Re-run the affected cells: run the notebook from ${first} down`}
             >
-              Re-run from cell {first}
+              Re-run from {first}
             </button>
           </>
         );
       case 'running':
         return (
           <p className="jp-MagicPush-muted" role="status">
-            Running the notebook from cell {first} down…
+            Running the notebook from {first} down…
           </p>
         );
       case 'done':
         return (
           <p className="jp-MagicPush-muted" role="status">
-            Ran from cell {first} down: the kernel&apos;s DataFrames now read
-            the filtered source.
+            Ran from {first} down: the kernel&apos;s DataFrames now read the
+            filtered source.
           </p>
         );
       case 'error':

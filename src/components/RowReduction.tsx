@@ -1,7 +1,7 @@
 import * as React from 'react';
 
 import { ISuggestion } from '../tokens';
-import { formatReduction, formatRows } from './format';
+import { formatReduction, formatRows, savingBasis, savingText } from './format';
 
 /** One labelled bar: `rows` of the source's `total`, as its share of the width. */
 function RowsBar(props: {
@@ -40,7 +40,7 @@ export function RowReduction(props: {
   /** Rows are being counted on the kernel right now. */
   counting?: boolean;
 }): JSX.Element {
-  const { rows_before, rows_after, row_reduction, estimated } =
+  const { rows_before, rows_after, row_reduction, estimated, time_saved } =
     props.suggestion;
   if (rows_before === null || rows_after === null) {
     return (
@@ -80,6 +80,17 @@ export function RowReduction(props: {
         total={rows_before}
         estimated={estimated}
       />
+      {time_saved && (
+        <p className="jp-MagicPush-timeSaved">
+          {savingText(time_saved) && (
+            <>
+              {savingText(time_saved)}{' '}
+              <span className="jp-MagicPush-estimated">estimate</span>{' '}
+            </>
+          )}
+          <span className="jp-MagicPush-muted">{savingBasis(time_saved)}</span>
+        </p>
+      )}
     </div>
   );
 }

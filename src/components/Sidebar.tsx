@@ -7,11 +7,23 @@ import { FixButtons } from './FixButtons';
 import { MagicPushModel, Measuring, ModelState, RunTime } from '../model';
 import { IOptimizeResult, ITogether } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
-import { DiffButton, SuggestionCard, UndoButton } from './SuggestionCard';
+import {
+  DiffButton,
+  KIND_WORDS,
+  SuggestionCard,
+  UndoButton
+} from './SuggestionCard';
 import { useAction } from './useAction';
 import { useModel } from './useModel';
 import { PipelineGraph } from './PipelineGraph';
 import { WhyNot } from './Why';
+import { blockedEvents, otherNotes } from '../why';
+import {
+  CellLinks,
+  ModelContext,
+  TextWithCellLinks,
+  useCellsText
+} from './CellLink';
 
 interface IView {
   state: ModelState;
@@ -86,7 +98,9 @@ function Notes(props: { title: string; items: string[] }): JSX.Element | null {
       <h3>{props.title}</h3>
       <ul>
         {props.items.map((item, i) => (
-          <li key={i}>{item}</li>
+          <li key={i}>
+            <TextWithCellLinks text={item} />
+          </li>
         ))}
       </ul>
     </section>
@@ -110,7 +124,8 @@ function TogetherCard(props: {
   const { together, applied, onApply, onUndo } = props;
   const [error, act] = useAction();
   const [diffOpen, setDiffOpen] = React.useState(false);
-  const cells = together.cells.map(c => c.index + 1).join(', ');
+  const positions = together.cells.map(c => c.index);
+  const cells = useCellsText(positions);
   return (
     <section
       className="jp-MagicPush-together"
@@ -123,7 +138,7 @@ function TogetherCard(props: {
           className={`jp-MagicPush-kind jp-MagicPush-kind-${together.kind}`}
           title={TOGETHER_HELP[together.kind]}
         >
-          {together.kind}
+          {KIND_WORDS[together.kind]}
         </span>
       </p>
       <button
@@ -133,19 +148,21 @@ function TogetherCard(props: {
         aria-label={
           applied
             ? `Applied all filters of pipeline ${together.pipeline}`
-            : `Apply all ${together.suggestions} filters of pipeline ${together.pipeline} (cells ${cells})`
+            : `Apply all ${together.suggestions} filters of pipeline ${together.pipeline} (${cells})`
         }
       >
         {applied ? 'Applied' : 'Apply all'}
       </button>
-      {applied && (
-        <UndoButton what={`cells ${cells}`} onUndo={() => act(onUndo)} />
-      )}
+      {applied && <UndoButton what={cells} onUndo={() => act(onUndo)} />}
       <DiffButton
         open={diffOpen}
         onToggle={() => setDiffOpen(!diffOpen)}
         what={`of all filters of pipeline ${together.pipeline}`}
       />
+      <span className="jp-MagicPush-muted">
+        {' '}
+        <CellLinks positions={positions} />
+      </span>
       {diffOpen && (
         <CellDiffs changes={together.cells} highlight={props.highlight} />
       )}
@@ -198,7 +215,10 @@ function Result(props: {
     <div className="jp-MagicPush-result">
       {result.suggestions.length === 0 ? (
         <p className="jp-MagicPush-empty" role="status">
-          No proved pushdown found
+          No filter can move to a source of this pipeline
+          {(result.refusals ?? []).length > 0
+            ? '; the step that stops it is marked in the graph and said below.'
+            : '.'}
         </p>
       ) : (
         <p className="jp-MagicPush-muted" role="status">
@@ -214,6 +234,7 @@ function Result(props: {
           <PipelineGraph
             key={graph.name}
             graph={graph}
+            blocked={blockedEvents(result.refusals ?? [], graph.name)}
             lateFilters={new Set(mine.map(s => s.late_filter_event ?? -1))}
             targets={new Set(mine.map(s => s.source_event))}
           />
@@ -257,8 +278,14 @@ function Result(props: {
           onCancelRunTime={() => model.cancelRunTime(i)}
         />
       ))}
-      <WhyNot refusals={result.refusals ?? []} />
-      <Notes title="Notes" items={result.notes} />
+      <WhyNot
+        refusals={result.refusals ?? []}
+        nothingPushed={result.suggestions.length === 0}
+      />
+      <Notes
+        title="Notes"
+        items={otherNotes(result.notes, result.refusals ?? [])}
+      />
       <Notes title="Measurement problems" items={result.measure_errors} />
     </div>
   );
@@ -342,60 +369,62 @@ export function SidebarView(props: {
     }
   }, [running]);
   return (
-    <div
-      ref={root}
-      className="jp-MagicPush-sidebar"
-      onKeyDown={event => {
-        // Escape stops a run (search, or row counting) from anywhere in the panel
-        if (event.key === 'Escape' && model.cancellable) {
-          event.stopPropagation();
-          model.cancel();
-        }
-      }}
-    >
-      <header className="jp-MagicPush-header">
-        <h2>MagicPush</h2>
-        <button
-          ref={optimizeButton}
-          className="jp-Button jp-mod-styled jp-mod-accept"
-          onClick={() => void model.optimize()}
-          disabled={running || !hasNotebook}
-          aria-label="Optimize pipeline"
-          title="Find filters that can be proved safe to apply at the pipeline's sources"
-        >
-          Optimize pipeline
-        </button>
-        <label
-          className="jp-MagicPush-option"
-          title="Look at every pipeline of the notebook, not only the longest one"
-        >
-          <input
-            type="checkbox"
-            checked={allPipelines}
-            disabled={running}
-            onChange={event => {
-              model.allPipelines = event.currentTarget.checked;
-            }}
-          />
-          every pipeline
-        </label>
-      </header>
-      {!hasNotebook && (
-        <p className="jp-MagicPush-notice" role="note">
-          The active tab is not a notebook. Open a notebook to optimize its
-          PySpark pipeline.
-        </p>
-      )}
-      {serverProblem && (
-        <p className="jp-MagicPush-error" role="alert">
-          {serverProblem}
-        </p>
-      )}
-      {hasNotebook && (
-        <Tracing tracing={tracing} onFix={fix => model.fix(fix)} />
-      )}
-      <Body model={model} state={state} highlight={props.highlight} />
-    </div>
+    <ModelContext.Provider value={model}>
+      <div
+        ref={root}
+        className="jp-MagicPush-sidebar"
+        onKeyDown={event => {
+          // Escape stops a run (search, or row counting) from anywhere in the panel
+          if (event.key === 'Escape' && model.cancellable) {
+            event.stopPropagation();
+            model.cancel();
+          }
+        }}
+      >
+        <header className="jp-MagicPush-header">
+          <h2>MagicPush</h2>
+          <button
+            ref={optimizeButton}
+            className="jp-Button jp-mod-styled jp-mod-accept"
+            onClick={() => void model.optimize()}
+            disabled={running || !hasNotebook}
+            aria-label="Optimize pipeline"
+            title="Find filters that can be proved safe to apply at the pipeline's sources"
+          >
+            Optimize pipeline
+          </button>
+          <label
+            className="jp-MagicPush-option"
+            title="Look at every pipeline of the notebook, not only the longest one"
+          >
+            <input
+              type="checkbox"
+              checked={allPipelines}
+              disabled={running}
+              onChange={event => {
+                model.allPipelines = event.currentTarget.checked;
+              }}
+            />
+            every pipeline
+          </label>
+        </header>
+        {!hasNotebook && (
+          <p className="jp-MagicPush-notice" role="note">
+            The active tab is not a notebook. Open a notebook to optimize its
+            PySpark pipeline.
+          </p>
+        )}
+        {serverProblem && (
+          <p className="jp-MagicPush-error" role="alert">
+            {serverProblem}
+          </p>
+        )}
+        {hasNotebook && (
+          <Tracing tracing={tracing} onFix={fix => model.fix(fix)} />
+        )}
+        <Body model={model} state={state} highlight={props.highlight} />
+      </div>
+    </ModelContext.Provider>
   );
 }
 

@@ -2,7 +2,8 @@ import * as React from 'react';
 
 import { ISuggestion } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
-import { WhySteps } from './Why';
+import { Why } from './Why';
+import { CellLinks, useCellsText } from './CellLink';
 import { ProofSteps } from './ProofSteps';
 import { RowReduction } from './RowReduction';
 import { ScanFilters } from './ScanFilters';
@@ -67,8 +68,16 @@ export function UndoButton(props: {
 }
 
 const KIND_HELP = {
-  equivalent: 'The late filter is replaced by the filter on the source.',
-  superset: 'The filter on the source is added; the late filter is kept.'
+  equivalent:
+    'Equivalent: the filter at the source keeps exactly the rows the late filter keeps, so it replaces it.',
+  superset:
+    'Superset: the filter at the source keeps every row the late filter keeps, and some more; the late filter stays.'
+};
+
+/** What a suggestion does with the late filter, in plain words (its kind is the tooltip). */
+export const KIND_WORDS = {
+  equivalent: 'replaces the late filter',
+  superset: 'added; late filter kept'
 };
 
 /** One proved pushdown: the predicate, its proof and an Apply button. */
@@ -78,8 +87,8 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
   const [error, act] = useAction();
   const [diffOpen, setDiffOpen] = React.useState(false);
   const [whyOpen, setWhyOpen] = React.useState(false);
-  const cellNumbers = suggestion.cells.map(c => c.index + 1).join(', ');
-  const cellWord = suggestion.cells.length === 1 ? 'cell' : 'cells';
+  const positions = suggestion.cells.map(c => c.index);
+  const cellsText = useCellsText(positions);
   return (
     <article
       className="jp-MagicPush-card"
@@ -99,7 +108,7 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
           className={`jp-MagicPush-kind jp-MagicPush-kind-${suggestion.kind}`}
           title={KIND_HELP[suggestion.kind]}
         >
-          {suggestion.kind}
+          {KIND_WORDS[suggestion.kind]}
         </span>
       </header>
       <pre className="jp-MagicPush-predicate">{suggestion.predicate}</pre>
@@ -130,23 +139,18 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
           onClick={() => act(onApply)}
           aria-label={
             applied
-              ? `Applied to ${cellWord} ${cellNumbers}`
-              : `Apply: rewrite ${cellWord} ${cellNumbers} to filter ${suggestion.source} at the source`
+              ? `Applied to ${cellsText}`
+              : `Apply: rewrite ${cellsText} to filter ${suggestion.source} at the source`
           }
         >
           {applied ? 'Applied' : 'Apply'}
         </button>
-        {applied && (
-          <UndoButton
-            what={`${cellWord} ${cellNumbers}`}
-            onUndo={() => act(onUndo)}
-          />
-        )}
+        {applied && <UndoButton what={cellsText} onUndo={() => act(onUndo)} />}
         {suggestion.cells.length > 0 && (
           <DiffButton
             open={diffOpen}
             onToggle={() => setDiffOpen(!diffOpen)}
-            what={`to ${cellWord} ${cellNumbers}`}
+            what={`to ${cellsText}`}
           />
         )}
         <button
@@ -157,9 +161,9 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
         >
           Why
         </button>
-        {cellNumbers && (
+        {positions.length > 0 && (
           <span className="jp-MagicPush-muted">
-            {cellWord} {cellNumbers}
+            <CellLinks positions={positions} />
           </span>
         )}
       </footer>
@@ -172,7 +176,7 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
         onCancel={props.onCancelRunTime}
         source={suggestion.source}
       />
-      {whyOpen && <WhySteps steps={suggestion.proof} />}
+      {whyOpen && <Why suggestion={suggestion} />}
       {diffOpen && (
         <CellDiffs changes={suggestion.cells} highlight={highlight ?? null} />
       )}

@@ -1,6 +1,14 @@
 import * as React from 'react';
 
-import { IProofStep, IRefusal } from '../tokens';
+import { IProofStep, IRefusal, ISuggestion } from '../tokens';
+import {
+  blockingSteps,
+  categoryWords,
+  codeSpans,
+  relation,
+  withoutInlineRows
+} from '../why';
+import { TextWithCellLinks } from './CellLink';
 import { pluralRows } from './format';
 
 /**
@@ -31,25 +39,65 @@ export function whyBaseCase(step: IProofStep): string {
   }
 }
 
+/** Words with their `code` parts shown as code. */
+export function WithCode(props: { text: string }): JSX.Element {
+  return (
+    <>
+      {codeSpans(props.text).map((part, i) =>
+        part.code ? (
+          <code key={i}>{part.text}</code>
+        ) : (
+          <React.Fragment key={i}>{part.text}</React.Fragment>
+        )
+      )}
+    </>
+  );
+}
+
+/**
+ * Why a suggestion is correct: first how its predicate relates to the late filter, in
+ * words; then each step of the proof, in plain words first and the paper's terms after.
+ */
+export function Why(props: { suggestion: ISuggestion }): JSX.Element {
+  const { suggestion } = props;
+  return (
+    <div className="jp-MagicPush-why">
+      <p className="jp-MagicPush-relation">
+        <WithCode text={relation(suggestion)} />
+      </p>
+      <WhySteps steps={suggestion.proof} />
+    </div>
+  );
+}
+
 /** Each proof step with what its pre-condition means. */
 export function WhySteps(props: { steps: IProofStep[] }): JSX.Element {
   if (props.steps.length === 0) {
     return (
-      <p className="jp-MagicPush-why">
-        The filter already sits right on the source's read: no operator to prove
-        it through.
+      <p className="jp-MagicPush-muted">
+        The filter already sits right on the source's read: no step to prove it
+        through.
       </p>
     );
   }
   return (
-    <ol className="jp-MagicPush-why" aria-label="Why the rewrite is correct">
-      {props.steps.map((step, i) => (
-        <li key={i}>
-          <b>{step.operator}</b> ({step.category}, {step.kind}):{' '}
-          {whyBaseCase(step)}
-        </li>
-      ))}
-    </ol>
+    <>
+      <p className="jp-MagicPush-muted">How it was proved, step by step:</p>
+      <ol aria-label="Why the rewrite is correct">
+        {props.steps.map((step, i) => (
+          <li key={i}>
+            <b>{step.operator}</b>, checked {categoryWords(step)}:{' '}
+            {whyBaseCase(step)}{' '}
+            <span className="jp-MagicPush-muted">
+              (proof category {step.category}, base case{' '}
+              {pluralRows(step.base_case_rows)}
+              {step.kind === 'superset' ? '; keeps a superset of the rows' : ''}
+              )
+            </span>
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }
 
@@ -85,29 +133,48 @@ function RowsTable(props: {
   );
 }
 
-/** Why a filter was not pushed further: the operator, the reason, and for the naive
- * candidate the input on which it would change the result. */
-export function WhyNot(props: { refusals: IRefusal[] }): JSX.Element | null {
+/**
+ * Why a filter was not pushed (further): each step that stopped one, said once, with the
+ * input rows on which the naive filter at the source would change the result.
+ */
+export function WhyNot(props: {
+  refusals: IRefusal[];
+  /** Nothing was pushed: these steps are why. */
+  nothingPushed?: boolean;
+}): JSX.Element | null {
   if (props.refusals.length === 0) {
     return null;
   }
+  const title = props.nothingPushed ? 'Why nothing moved' : 'Why not further';
   return (
-    <section className="jp-MagicPush-whyNot" aria-label="Why not further">
-      <h3>Why not further</h3>
-      {props.refusals.map((r, i) => {
-        const tables = Object.entries(r.counterexample ?? {});
+    <section className="jp-MagicPush-whyNot" aria-label={title}>
+      <h3>{title}</h3>
+      {blockingSteps(props.refusals).map((step, i) => {
+        const shown = step.refusals.find(
+          r => r.candidate && Object.keys(r.counterexample ?? {}).length > 0
+        );
         return (
-          <div key={i} className="jp-MagicPush-refusal">
+          <div
+            key={i}
+            className="jp-MagicPush-refusal"
+            data-event={step.event ?? undefined}
+          >
             <p>
-              <b>{r.operator}</b> in <code>{r.pipeline}</code>: {r.reason}
+              <TextWithCellLinks
+                text={
+                  shown
+                    ? withoutInlineRows(step.note, shown.candidate)
+                    : step.note
+                }
+              />
             </p>
-            {r.candidate && tables.length > 0 && (
+            {shown && (
               <>
                 <p>
-                  <code>{r.candidate}</code> at the source would change the
+                  <code>{shown.candidate}</code> at the source would change the
                   result on these rows:
                 </p>
-                {tables.map(([name, rows]) => (
+                {Object.entries(shown.counterexample).map(([name, rows]) => (
                   <RowsTable key={name} name={name} rows={rows} />
                 ))}
               </>

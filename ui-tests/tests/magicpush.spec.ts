@@ -160,6 +160,13 @@ test('optimizing the UDF filter notebook shows a proved, measured pushdown', asy
 
   const card = sidebar.locator('.jp-MagicPush-card').first();
   await expect(card).toBeVisible({ timeout: 3 * 60 * 1000 });
+  // plain words first, the paper's terms after
+  await expect(card.locator('.jp-MagicPush-kind')).toHaveText(
+    'replaces the late filter'
+  );
+  await expect(card.locator('.jp-MagicPush-operator').first()).toHaveText(
+    'RowTransform, checked row by row'
+  );
   await expect(card.locator('.jp-MagicPush-category').first()).toHaveText(
     'ROW-TO-ROW'
   );
@@ -169,6 +176,10 @@ test('optimizing the UDF filter notebook shows a proved, measured pushdown', asy
     /rows: 1,000,000 → [\d,]+ \(−\d+\.\d%\)/,
     // counted on the kernel after the suggestions show
     { timeout: 2 * 60 * 1000 }
+  );
+  // the time saved, from the rows removed and the pipeline's per-row cost on a sample
+  await expect(card.locator('.jp-MagicPush-timeSaved')).toContainText(
+    /^≈ [\d.]+ (s|min) .*less per run estimate An estimate: the pipeline's own work took [\d.]+ µs per row on the source's first 10,000 rows, times the [\d,]+ rows the filter removes/
   );
   // Diff: the read gains the filter, highlighted in the editor theme
   const why = card.getByRole('button', { name: /^Why/ });
@@ -331,8 +342,16 @@ test('why: proof steps explained, and a refused filter shows its counterexample 
   const card = sidebar.locator('.jp-MagicPush-card').first();
   await expect(card).toBeVisible({ timeout: 3 * 60 * 1000 });
   await card.getByRole('button', { name: /^Why: show/ }).click();
+  // first the predicate's relation to the late filter, in the user's column names
+  await expect(card.locator('.jp-MagicPush-relation')).toHaveText(
+    /^y > 8 holds exactly when \(?x \* 2\)? > 8 does, for every row of b: /
+  );
+  // then the proof, plain words first and the paper's category as a detail
   await expect(card.locator('.jp-MagicPush-why')).toContainText(
-    'keeps, drops or changes each row on its own'
+    'RowTransform, checked row by row: RowTransform keeps, drops or changes each row on its own'
+  );
+  await expect(card.locator('.jp-MagicPush-why')).toContainText(
+    '(proof category ROW-TO-ROW, base case 1 row)'
   );
 
   // the pipelines as graphs: where the filter is, where it goes, barriers on hover
@@ -349,8 +368,76 @@ test('why: proof steps explained, and a refused filter shows its counterexample 
   await expect(whyNot).toContainText('TopK');
   await expect(whyNot).toContainText('would change the result on these rows');
   await expect(whyNot.locator('table tbody tr').first()).toBeVisible();
+  // the step that stopped it, marked in its graph, and its reason said once
+  await expect(
+    graphs
+      .filter({ hasText: 'top' })
+      .locator('.jp-MagicPush-graphNode-blocked title')
+  ).toContainText('the filter stops here');
+  await expect(sidebar.locator('.jp-MagicPush-refusal')).toHaveCount(1);
+  await expect(
+    sidebar.locator('.jp-MagicPush-notes', { hasText: 'TopK' })
+  ).toHaveCount(0);
   await page.screenshot({
     path: path.resolve(__dirname, '..', 'screenshots', 'sidebar-why-not.png')
+  });
+});
+
+test('nothing pushed: the blocking step is said once, specific, and marked in the graph', async ({
+  page
+}) => {
+  await page.notebook.createNew('nothing.ipynb');
+  await page.notebook.setCell(0, 'code', JOIN_CELLS[0]);
+  await page.notebook.addCell(
+    'code',
+    'top = a.orderBy("v").limit(3).filter(F.col("k") > 5)'
+  );
+  const sidebar = await openTracingSidebar(page);
+  await page.notebook.run();
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+  await expect(sidebar.locator('.jp-MagicPush-empty')).toContainText(
+    'No filter can move to a source of this pipeline; the step that stops it is marked in the graph',
+    { timeout: 3 * 60 * 1000 }
+  );
+  const whyNot = sidebar.getByRole('region', { name: 'Why nothing moved' });
+  // the operator, its code and its cell as the prompt shows it, with the rows that refute it
+  await expect(whyNot.locator('.jp-MagicPush-refusal p').first()).toHaveText(
+    /^TopK a\.orderBy\("v"\)\.limit\(3\) \(cell \[2\], line 1\): no filter before this step was proved to give the same result/
+  );
+  await expect(
+    whyNot.locator('.jp-MagicPush-refusal p code').first()
+  ).toHaveText('a.orderBy("v").limit(3)');
+  await expect(whyNot.locator('table tbody tr').first()).toBeVisible();
+  // said once: no note repeats it, and no generic sentence stands in for it
+  await expect(sidebar.locator('.jp-MagicPush-refusal')).toHaveCount(1);
+  await expect(
+    sidebar.locator('.jp-MagicPush-notes', { hasText: 'TopK' })
+  ).toHaveCount(0);
+  await expect(whyNot).toContainText(
+    'no filter before this step was proved to give the same result'
+  );
+  const blocked = sidebar.locator('.jp-MagicPush-graphNode-blocked');
+  await expect(blocked).toHaveCount(1);
+  await expect(blocked.locator('title')).toContainText('limit');
+  // the cell in the reason is a link to the cell
+  await page.notebook.selectCells(0);
+  await whyNot.getByRole('button', { name: 'Go to cell [2]' }).click();
+  await expect
+    .poll(() =>
+      page.evaluate(
+        () =>
+          (window as any).jupyterapp.shell.currentWidget.content
+            .activeCellIndex as number
+      )
+    )
+    .toBe(1);
+  await sidebar.screenshot({
+    path: path.resolve(
+      __dirname,
+      '..',
+      'screenshots',
+      'sidebar-why-nothing.png'
+    )
   });
 });
 
@@ -384,9 +471,13 @@ test('inline banner: shown under the late filter after its cell runs; diff, why,
   await expect(banner).toContainText('This filter can move to a', {
     timeout: 3 * 60 * 1000
   });
-  await expect(banner).toContainText(/\(−\d+\.\d% rows\)/, {
-    timeout: 2 * 60 * 1000
-  });
+  // the rows removed, and the time that saves, labelled as an estimate
+  await expect(banner).toContainText(
+    /\(−\d+\.\d% rows, ≈ [\d.]+ s less per run, an estimate\)/,
+    {
+      timeout: 2 * 60 * 1000
+    }
+  );
   await expect(bannerOf(page, 0)).toHaveCount(0);
 
   await banner.getByRole('button', { name: /^Diff: show/ }).click();
@@ -428,6 +519,62 @@ test('inline banner: shown under the late filter after its cell runs; diff, why,
   await expect.poll(() => cellSource(page, 0)).toEqual(INLINE_CELLS[0]);
   await expect.poll(() => cellSource(page, 1)).toEqual(INLINE_CELLS[1]);
   await expect(banner.getByRole('button', { name: /^Apply/ })).toBeVisible();
+});
+
+test('cells are named as their prompts show them, and the names link to the cells', async ({
+  page
+}) => {
+  // a markdown cell first: notebook positions (2, 3) and prompts ([1], [2]) differ
+  await page.notebook.createNew('prompts.ipynb');
+  await page.notebook.setCell(0, 'markdown', '# Orders above 20');
+  await page.notebook.addCell('code', INLINE_CELLS[0]);
+  await page.notebook.addCell('code', INLINE_CELLS[1]);
+  const sidebar = await openTracingSidebar(page);
+  await page.notebook.run();
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+  const card = sidebar.locator('.jp-MagicPush-card').first();
+  await expect(card).toBeVisible({ timeout: 3 * 60 * 1000 });
+  await expect(card.locator('.jp-MagicPush-cardFooter')).toContainText(
+    'cells [1] and [2]'
+  );
+  await expect(
+    card.getByRole('button', { name: 'Apply: rewrite cells [1] and [2]' })
+  ).toBeVisible();
+  await card.getByRole('button', { name: /^Diff: show/ }).click();
+  await expect(
+    card.getByRole('region', { name: 'Changes to cell [1]' })
+  ).toBeVisible();
+  await sidebar.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'cell-links.png')
+  });
+
+  // a name is a link: it selects its cell and scrolls it into view
+  const activeIndex = () =>
+    page.evaluate(
+      () =>
+        (window as any).jupyterapp.shell.currentWidget.content
+          .activeCellIndex as number
+    );
+  await page.notebook.selectCells(0);
+  await card
+    .locator('.jp-MagicPush-cardFooter')
+    .getByRole('button', { name: 'Go to cell [2]' })
+    .click();
+  await expect.poll(activeIndex).toBe(2);
+  await card
+    .locator('.jp-MagicPush-cardFooter')
+    .getByRole('button', { name: 'Go to cell [1]' })
+    .click();
+  await expect.poll(activeIndex).toBe(1);
+  await expect(
+    page.locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell').nth(1)
+  ).toBeInViewport();
+
+  // a re-run renumbers the prompts, and the names follow them
+  await page.notebook.runCell(1);
+  await expect(card.locator('.jp-MagicPush-cardFooter')).toContainText(
+    'cells [3] and [2]'
+  );
 });
 
 test('after Apply, the banner says the kernel still holds the old DataFrames and re-runs the cells on request', async ({
@@ -500,6 +647,59 @@ test('undo suggestion refuses, changing nothing, when a rewritten cell was edite
   await banner.getByRole('button', { name: /^Undo suggestion/ }).click();
   await expect(banner.getByRole('alert')).toContainText('changed since');
   expect(await cellSource(page, 0)).toEqual(edited);
+});
+
+test('after a page reload the banners come back from the last result, while the cells hold its code', async ({
+  page
+}) => {
+  const sidebar = await runInlineNotebook(page, 'restored.ipynb');
+  const banner = bannerOf(page, 1);
+  await expect(banner).toContainText(
+    /This filter can move to a \(−\d+\.\d% rows, ≈ [\d.]+ s less per run/,
+    {
+      timeout: 3 * 60 * 1000
+    }
+  );
+  await expect(
+    sidebar.getByRole('button', { name: 'Optimize pipeline' })
+  ).toBeEnabled();
+  await page.notebook.save();
+
+  // the restored workspace opens the notebook itself, so the app's default readiness
+  // check (a Launcher) does not apply
+  await page.reload({ waitForIsReady: false });
+  await expect(page.locator('.jp-NotebookPanel .jp-Cell').nth(1)).toBeVisible({
+    timeout: 60 * 1000
+  });
+  // no run and no click: the banner, with its counted rows, is back under its cell
+  await expect(bannerOf(page, 1)).toContainText(
+    /This filter can move to a \(−\d+\.\d% rows, ≈ [\d.]+ s less per run/,
+    { timeout: 30 * 1000 }
+  );
+  await expect(bannerOf(page, 0)).toHaveCount(0);
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'inline-restored.png')
+  });
+
+  // once the late filter's cell holds other code, the next reload brings no banner back
+  await page.notebook.setCell(
+    1,
+    'code',
+    'out = a.withColumn("w", F.col("v") * 3).filter(F.col("w") > 24)'
+  );
+  await page.notebook.save();
+  await page.reload({ waitForIsReady: false });
+  await expect(page.locator('.jp-NotebookPanel .jp-Cell').nth(1)).toBeVisible({
+    timeout: 60 * 1000
+  });
+  // by the time the kernel traces again, a restored result would show in the panel
+  const again = await openTracingSidebar(page);
+  await expect(
+    again.getByText("Run the notebook's PySpark pipeline")
+  ).toBeVisible();
+  await expect(
+    page.locator('.jp-NotebookPanel .jp-MagicPush-banner')
+  ).toHaveCount(0);
 });
 
 test('a dismissed banner stays dismissed after a reload; the sidebar still lists it', async ({
@@ -808,7 +1008,9 @@ test('measure run time: the pipeline runs as written and rewritten on the live s
       timeout: 2 * 60 * 1000
     }
   );
-  await expect(times).toContainText('Outputs equal as bags');
+  await expect(times).toContainText(
+    /Both outputs hold the same [\d,]+ rows, each as often, in any order \(equal as bags\)/
+  );
   await expect(times.getByRole('img', { name: /^original: / })).toBeVisible();
   // timing re-runs the traced calls in the kernel; the notebook's cells are untouched
   expect([await cellSource(page, 0), await cellSource(page, 1)]).toEqual(
