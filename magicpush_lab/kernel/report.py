@@ -104,7 +104,8 @@ def render(result: Any) -> dict[str, str]:
         text = text_table(result.suggestions)
         markup = html_table(result.suggestions)
     else:
-        text = "MagicPush: no predicate can be pushed down."
+        text = "MagicPush: no filter can move to a source" + (
+            "; the notes say which step stops it." if result.notes else ".")
         markup = f"<p>{html.escape(text)}</p>"
     choices = [f"{s.source}: {s.predicate} chosen among {len(s.alternatives) + 1} proved predicates; {s.ranked}"
                for s in result.suggestions if s.ranked]
