@@ -223,8 +223,8 @@ function Result(props: {
       ) : (
         <p className="jp-MagicPush-muted" role="status">
           {result.suggestions.length === 1
-            ? '1 proved pushdown'
-            : `${result.suggestions.length} proved pushdowns`}{' '}
+            ? '1 filter can move to a source, proved'
+            : `${result.suggestions.length} filters can move to a source, proved`}{' '}
           for {props.notebookName} ({seconds})
         </p>
       )}
