@@ -189,7 +189,7 @@ def _optimize_pandas_tail(trace: Trace, call, cells: list[str], index_of: dict[i
     own = replace(trace, inspections=tuple(i for i in trace.inspections if i != call))
     got, why, joint, refused = _optimize_plan(own, collected, cells, index_of, budget, tail.sink)
     # the late filter the user knows is the pandas one, in its cell (where a banner goes)
-    late = dict(late_predicate=tail.filter_statement.code,
+    late = dict(late_predicate=tail.filter_statement.code, late_filter_in_pandas=True,
                 late_filter_cell=index_of.get(tail.filter_statement.execution_count))
     got = [replace(s, **late, alternatives=tuple(replace(a, **late) for a in s.alternatives)) for s in got]
     return tail.sink, got, [f"{at}: {n}" for n in why], joint, refused

@@ -115,9 +115,11 @@ def speedup(original: float | None, rewritten: float | None) -> float | None:
 
 
 def time_both(original: Any, rewritten: Any, runs: int = DEFAULT_RUNS,
-              time_limit: float = DEFAULT_TIME_LIMIT) -> dict[str, Any]:
+              time_limit: float = DEFAULT_TIME_LIMIT, compare: bool = True) -> dict[str, Any]:
     """Alternate `runs` noop writes of each DataFrame within `time_limit` seconds overall, then
-    compare their outputs if time is left. The runtime route's answer.
+    compare their outputs if time is left (without `compare`, when the late filter is pandas
+    code after toPandas(), count the rows each hands to Python instead). The runtime route's
+    answer.
 
     One untimed write of each comes first: the first job of a session pays for code
     generation and cold caches, which would count against whichever side ran first.
@@ -146,8 +148,12 @@ def time_both(original: Any, rewritten: Any, runs: int = DEFAULT_RUNS,
     if stopped:
         notes.append(f"stopped at the {time_limit:g} s time limit after {len(times['original'])} original and "
                      f"{len(times['rewritten'])} rewritten timed run(s), one untimed warm-up run of each first")
-    equal, why = (None, "outputs not compared: no time left") if stopped else \
-        compare_outputs(original, rewritten, deadline - time.monotonic())
+    if stopped:
+        equal, why = None, "outputs not compared: no time left"
+    elif compare:
+        equal, why = compare_outputs(original, rewritten, deadline - time.monotonic())
+    else:
+        equal, why = None, rows_into_python(original, rewritten, deadline - time.monotonic())
     notes.append(why)
     m_orig, m_new = median(times["original"]), median(times["rewritten"])
     return {
@@ -155,6 +161,20 @@ def time_both(original: Any, rewritten: Any, runs: int = DEFAULT_RUNS,
         "median_original": m_orig, "median_rewritten": m_new, "speedup": speedup(m_orig, m_new),
         "outputs_equal": equal, "note": "; ".join(notes),
     }
+
+
+def rows_into_python(original: Any, rewritten: Any, time_limit: float) -> str:
+    """The rows toPandas() moves into Python from each DataFrame: the rewritten one holds fewer by
+    design (its filter keeps only rows the pandas filter may keep), so they are counted, not
+    compared."""
+    from magicpush_lab.measure import run_limited
+
+    counts = run_limited(original, lambda: (original.count(), rewritten.count()), time_limit) \
+        if time_limit > 0 else None
+    if counts is None:
+        return "rows into Python not counted: no time left"
+    return (f"rows into Python: {counts[0]:,} → {counts[1]:,}; the pandas filter after toPandas() keeps the same"
+            f" rows from both, so the outputs are not compared here")
 
 
 def compare_outputs(a: Any, b: Any, time_limit: float, max_rows: int = COMPARE_MAX_ROWS) -> tuple[bool | None, str]:

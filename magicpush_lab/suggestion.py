@@ -81,6 +81,9 @@ class Suggestion:
     # the late filter(s) the predicate stands in for, as PySpark code: what the plain-words "Why"
     # relates the predicate to (plain_relation); None when it has no PySpark form
     late_predicate: str | None = None
+    # the late filter is pandas code after toPandas() (late_predicate holds it): the rewritten
+    # DataFrame holds fewer rows than the original by design, and pandas keeps the same ones
+    late_filter_in_pandas: bool = False
     # an estimate of the time the rewrite saves per run of the pipeline, from the measured rows
     # and the pipeline's per-row cost timed on a sample of the source (estimated_saving)
     time_saved: dict[str, Any] | None = None

@@ -100,10 +100,15 @@ export interface ISuggestionIn {
   /** The trace event of the pipeline's last DataFrame. */
   sink_event?: number | null;
   /**
-   * The late filter(s) the predicate stands in for, as PySpark code; null when it has no PySpark
-   * form.
+   * The late filter(s) the predicate stands in for, as PySpark code (pandas code when
+   * late_filter_in_pandas); null when it has no PySpark form.
    */
   late_predicate?: string | null;
+  /**
+   * The late filter is pandas code after toPandas(): the rewritten DataFrame holds fewer rows by
+   * design, and pandas keeps the same ones.
+   */
+  late_filter_in_pandas?: boolean;
   /**
    * An estimate of the seconds the rewrite saves per run: the rows removed times the pipeline's
    * per-row cost, timed on a sample of the source; null when not measured.
@@ -141,10 +146,15 @@ export interface ISuggestion {
   /** The trace event of the pipeline's last DataFrame. */
   sink_event?: number | null;
   /**
-   * The late filter(s) the predicate stands in for, as PySpark code; null when it has no PySpark
-   * form.
+   * The late filter(s) the predicate stands in for, as PySpark code (pandas code when
+   * late_filter_in_pandas); null when it has no PySpark form.
    */
   late_predicate?: string | null;
+  /**
+   * The late filter is pandas code after toPandas(): the rewritten DataFrame holds fewer rows by
+   * design, and pandas keeps the same ones.
+   */
+  late_filter_in_pandas?: boolean;
   /**
    * An estimate of the seconds the rewrite saves per run: the rows removed times the pipeline's
    * per-row cost, timed on a sample of the source; null when not measured.

@@ -52,12 +52,22 @@ function balanced(code: string): boolean {
  * between backticks (a view shows it as code).
  */
 export function relation(
-  s: Pick<ISuggestion, 'predicate' | 'kind' | 'source' | 'late_predicate'>
+  s: Pick<
+    ISuggestion,
+    'predicate' | 'kind' | 'source' | 'late_predicate' | 'late_filter_in_pandas'
+  >
 ): string {
   const pushed = `\`${readable(s.predicate)}\``;
   const late = s.late_predicate
     ? `\`${readable(s.late_predicate)}\``
     : 'the late filter';
+  if (s.late_filter_in_pandas) {
+    // the pandas filter always stays: only rows it drops are kept from crossing into Python
+    return (
+      `Every row the pandas code ${late} keeps has ${pushed} at \`${s.source}\`, so filtering ` +
+      'there first moves fewer rows into Python and loses none of them; the pandas filter stays.'
+    );
+  }
   if (s.kind === 'equivalent') {
     return (
       `${capital(late)} holds exactly when ${pushed} does, for every row of \`${s.source}\`: ` +

@@ -184,3 +184,21 @@ def test_pandas_filter_after_toPandas_moves_into_spark_keeping_the_final_frame(s
         assert mine[0].late_filter_cell is not None and "top" in mine[0].late_predicate
     if c.note is not None:
         assert any(c.note in n for n in result.notes), result.notes
+
+
+def test_timing_a_pandas_filter_suggestion_counts_the_rows_into_python_instead_of_comparing(shell):
+    """The rewritten DataFrame holds fewer rows than the original by design: "Measure run time"
+    says how many rows each hands to Python, and does not call the outputs different."""
+    from magicpush_lab.kernel.bundles import runtime_result
+
+    cells = [SETUP, 'pdf = orders.toPandas()\ntop = pdf[pdf.k == 3]']
+    trace = traced(shell, cells)
+    [s] = [s for s in optimize_trace(trace, cells).suggestions if s.pipeline == FRAME]
+    assert s.late_filter_in_pandas and s.sink_event is not None
+    answer = runtime_result(shell[1], {**s.to_json(), "runs": 1})
+    original = shell[0].user_ns["orders"].count()
+    kept = len(shell[0].user_ns["top"])
+    assert answer["outputs_equal"] is None, answer
+    assert f"rows into Python: {original:,} → " in answer["note"], answer["note"]
+    after = int(answer["note"].split("→ ", 1)[1].split(";", 1)[0].replace(",", ""))
+    assert kept <= after < original, (kept, after, original)

@@ -213,7 +213,8 @@ def runtime_result(tracer: Tracer | None, request: Any) -> dict[str, Any]:
         return {"original_seconds": [], "rewritten_seconds": [], "median_original": None, "median_rewritten": None,
                 "speedup": None, "outputs_equal": None, "note": f"not timed: {rebuilt.reason}"}
     with tracer.suspended():
-        return time_both(frames[sink], rebuilt.df, runs, limit)
+        return time_both(frames[sink], rebuilt.df, runs, limit,
+                         compare=not request.get("late_filter_in_pandas", False))
 
 
 def runtime_bundle(request_json: str) -> Bundle:

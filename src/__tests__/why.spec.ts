@@ -58,6 +58,21 @@ describe('why, in the user terms', () => {
     }
   );
 
+  it('a filter in pandas code after toPandas() reads as rows kept from Python', () => {
+    expect(
+      relation({
+        kind: 'superset',
+        source: 'sales',
+        predicate: 'F.col("qty") > 39',
+        late_predicate: "top = pdf[pdf['score'] > 400]",
+        late_filter_in_pandas: true
+      })
+    ).toBe(
+      "Every row the pandas code `top = pdf[pdf['score'] > 400]` keeps has `qty > 39` at `sales`, " +
+        'so filtering there first moves fewer rows into Python and loses none of them; the pandas filter stays.'
+    );
+  });
+
   it.each([
     [
       "TopK `a.limit(3)` (cell [2], line 1): no filter (`k > 5` at the source would change the result on input 1: {'k': (1)}); `f` is not read",
