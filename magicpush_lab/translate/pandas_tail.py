@@ -30,6 +30,7 @@ after the filter may be used in any way.
 from __future__ import annotations
 
 import ast
+import itertools
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
@@ -197,18 +198,19 @@ def _step_target(node: ast.stmt, current: str) -> str | None:
 
 
 def statement_chain(cells: Sequence[str], frame: str, after_line: int, inputs: tuple[X.Col, ...],
-                    counts: Sequence[int] | None = None) -> tuple[Chain, P.Filter]:
+                    counts: Sequence[int] | None = None, first: Statement | None = None) -> tuple[Chain, P.Filter]:
     """The chain of statements from `frame` (bound at line `after_line` of `cells[0]`) to its
     first filter, over `cells` in the order they ran, and that filter read over `inputs`;
     NotATail when there is none, or code reads a frame from before that filter otherwise (see
-    the module's docstring), or a step cannot be read.
+    the module's docstring), or a step cannot be read. `first`, when given, is the chain's
+    first statement (the one that collected the frame and goes on with it).
 
     The filter is found by reading the chain one step longer each time, so the chain's last
     step is the first statement whose reading has a filter in it."""
     counts = list(counts) if counts is not None else list(range(len(cells)))
-    statements: Iterator[Statement] = (
+    statements: Iterator[Statement] = itertools.chain([first] if first is not None else [], (
         s for i, (source, count) in enumerate(zip(cells, counts)) for s in cell_statements(source, count)
-        if i > 0 or s.node.lineno > after_line)
+        if i > 0 or s.node.lineno > after_line))
     current = frame
     unfiltered = {frame}  # names bound to a frame holding every collected row
     steps: list[Statement] = []
@@ -253,23 +255,50 @@ def _first_filter(plan: P.Plan) -> P.Filter | None:
     return found
 
 
-def toPandas_statement(source: str, site: Site) -> str | None:
-    """The name `NAME = <...>.toPandas()` binds, when the toPandas call at `site` is that
-    statement's whole value.
+#: the name a toPandas() result gets when the user's statement goes on with it (`top = df.toPandas().query(...)`)
+COLLECTED = "collected_frame"
+
+
+def toPandas_statement(source: str, site: Site) -> tuple[str, Statement | None] | None:
+    """How the toPandas call at `site` is bound: `NAME = <...>.toPandas()` gives (NAME, None);
+    `NAME = <...>.toPandas().query(...)` (the call at the bottom of the statement's chain of
+    methods and indexing) gives COLLECTED and that statement with COLLECTED in place of the call,
+    the chain's first step. None for any other use.
 
     >>> toPandas_statement("x = 1\\npdf = df.where('a').toPandas()", Site(1, 2, 6, 2, 30))
-    'pdf'
+    ('pdf', None)
+    >>> name, first = toPandas_statement("top = df.toPandas().query('k > 1')", Site(1, 1, 6, 1, 19))
+    >>> name, first.code, ast.unparse(first.node)
+    ('collected_frame', "top = df.toPandas().query('k > 1')", "top = collected_frame[collected_frame['k'] > 1]")
     """
     for s in cell_statements(source, site.execution_count):
         node = s.node
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue
-        call = node.value
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "toPandas" \
-                and (call.lineno, call.end_lineno, call.end_col_offset) == (site.lineno, site.end_lineno,
-                                                                             site.end_col_offset):
-            return node.targets[0].id
+        if _is_call_at(node.value, site):
+            return node.targets[0].id, None
+        below = node.value
+        while isinstance(below, (ast.Attribute, ast.Subscript, ast.Call)):
+            below = below.func if isinstance(below, ast.Call) else below.value
+            if _is_call_at(below, site):
+                node = _Replace(below, ast.Name(COLLECTED, ast.Load())).visit(node)
+                return COLLECTED, Statement(node, s.execution_count, s.written)
     return None
+
+
+class _Replace(ast.NodeTransformer):
+    """Every occurrence of one node (a query's mask refers to its frame more than once)."""
+
+    def __init__(self, old: ast.AST, new: ast.AST) -> None:
+        self.old, self.new = old, new
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        return self.new if node is self.old else super().visit(node)
+
+
+def _is_call_at(node: ast.expr, site: Site) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "toPandas" \
+        and (node.lineno, node.end_lineno, node.end_col_offset) == (site.lineno, site.end_lineno, site.end_col_offset)
 
 
 def _source(trace: Trace, execution_count: int) -> str | None:
@@ -295,9 +324,10 @@ def read_tail(trace: Trace, call: Inspection, inputs: tuple[X.Col, ...]) -> Pand
                   key=lambda c: c.execution_count)
     if not runs or runs[0].execution_count != site.execution_count:
         raise NotATail("the cell of the toPandas() call was not traced", quiet=True)
-    frame = toPandas_statement(runs[0].source, site)
-    if frame is None:
-        raise NotATail("toPandas() is not assigned to a name on its own (`pdf = df.toPandas()`)", quiet=True)
+    bound = toPandas_statement(runs[0].source, site)
+    if bound is None:
+        raise NotATail("toPandas() is not assigned to a name (`pdf = df.toPandas()`)", quiet=True)
+    frame, first = bound
     chain, late = statement_chain([c.source for c in runs], frame, site.end_lineno, inputs,
-                                  [c.execution_count for c in runs])
+                                  [c.execution_count for c in runs], first)
     return PandasTail(call.event, site, frame, chain.sink, late.condition, late.child, chain.steps[-1])
