@@ -232,7 +232,7 @@ PANDAS_LINES = [
     "## pandas after toPandas()",
     "",
     "`pdf = df.toPandas()` followed, in the same cell or later ones, by pandas code that filters",
-    "`pdf`: the statements from `pdf` to its first filter are read as a sub-pipeline over `df`'s",
+    "`pdf` (or `top = df.toPandas().query(...)` in one statement): the statements from `pdf` to its first filter are read as a sub-pipeline over `df`'s",
     "columns, and the filter's Spark counterpart is pushed into `df`'s pipeline; the pandas filter",
     "stays (docs/semantics.md, \"pandas after toPandas()\").",
     "",
