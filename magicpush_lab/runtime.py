@@ -48,42 +48,47 @@ def rewritten_sink(tracer: Tracer, request: dict[str, Any]) -> Rebuilt:
     return rebuild(sink, replacements, tracer)
 
 
-#: rows of the source the per-row cost is timed on, and the seconds that timing may take
-COST_SAMPLE_ROWS = 10_000
+#: the most rows of the source the per-row cost is timed on, and the seconds that timing may take
+COST_SAMPLE_ROWS = 50_000
 COST_TIME_LIMIT = 30.0
 
 
-def per_row_cost(tracer: Tracer, source: int, sink: int, sample_rows: int = COST_SAMPLE_ROWS,
-                 time_limit: float = COST_TIME_LIMIT) -> dict[str, Any]:
-    """What the pipeline's own work costs per source row, timed on the source's first
-    `sample_rows` rows, never a second pass over the whole source: the pipeline rebuilt on that
-    sample, written to the noop sink, less the sample read alone (which also takes out the fixed
-    cost of a job). Best of two runs each. {"seconds_per_row", "sample_rows"}, or {"note"} with
-    why there is no figure."""
+def per_row_cost(tracer: Tracer, source: int, sink: int, source_rows: int,
+                 sample_rows: int = COST_SAMPLE_ROWS, time_limit: float = COST_TIME_LIMIT) -> dict[str, Any]:
+    """What the pipeline's work costs per source row, never by a second pass over the whole
+    source: the pipeline rebuilt on the source's first n and first n/5 rows (n = `sample_rows`,
+    at most the source's rows), each written to the noop sink, best of two runs after a warm-up;
+    the growth of the time per added row is the cost. Fixed costs (a job's start, Python
+    workers, code generation) take the same time at both sizes and so drop out of it.
+    {"seconds_per_row", "sample_rows", "small_rows"}, or {"note"} with why there is no figure."""
     from magicpush_lab.measure import run_limited
 
+    big = min(sample_rows, source_rows)
+    small = big // 5
+    if small < 1:
+        return {"note": f"the source has too few rows ({source_rows:,}) to time the pipeline per row"}
     frames = tracer.frames()
     if source not in frames:
         return {"note": f"the kernel no longer holds the source DataFrame (event {source})"}
-    with tracer.suspended():
-        sample = frames[source].limit(sample_rows)
-    rebuilt = rebuild(sink, {source: sample}, tracer)
-    if not rebuilt.ok:
-        return {"note": rebuilt.reason}
+    built = {}
+    for n in (small, big):
+        with tracer.suspended():
+            head = frames[source].limit(n)
+        rebuilt = rebuild(sink, {source: head}, tracer)
+        if not rebuilt.ok:
+            return {"note": rebuilt.reason}
+        built[n] = rebuilt.df
     deadline = time.monotonic() + time_limit
-    best: dict[str, float] = {}
+    best: dict[int, float] = {}
     with tracer.suspended():
-        for _ in range(2):
-            for side, df in (("read", sample), ("pipeline", rebuilt.df)):
-                left = deadline - time.monotonic()
-                seconds = run_limited(df, _noop_write(df), left) if left > 0 else None  # type: ignore[arg-type]
-                if seconds is None:
-                    return {"note": f"timing the pipeline on {sample_rows:,} rows took over {time_limit:g} s"}
-                best[side] = min(best.get(side, float(seconds)), float(seconds))  # type: ignore[arg-type]
-        rows = run_limited(sample, lambda: (sample.count(), 0), max(deadline - time.monotonic(), 0.001))
-    if not rows or not rows[0]:
-        return {"note": "the source has no rows to time the pipeline on"}
-    return {"seconds_per_row": max(best["pipeline"] - best["read"], 0.0) / rows[0], "sample_rows": rows[0]}
+        for n in (small, small, big, small, big):  # the first is a warm-up
+            left = deadline - time.monotonic()
+            seconds = run_limited(built[n], _noop_write(built[n]), left) if left > 0 else None  # type: ignore[arg-type]
+            if seconds is None:
+                return {"note": f"timing the pipeline on {big:,} rows took over {time_limit:g} s"}
+            best[n] = min(best.get(n, float("inf")), float(seconds))  # type: ignore[arg-type]
+    return {"seconds_per_row": max(best[big] - best[small], 0.0) / (big - small), "sample_rows": big,
+            "small_rows": small}
 
 
 def _noop_write(df: Any) -> Callable[[], float]:

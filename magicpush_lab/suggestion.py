@@ -97,8 +97,8 @@ class Suggestion:
         """With the estimate of the time saved, from the kernel's per-row cost (runtime.per_row_cost).
 
         >>> s = Suggestion("t", "x > 1", "superset", (), (), 0, {}).measured(1_000_000, 50_000)
-        >>> s.with_time_saved({"seconds_per_row": 2e-05, "sample_rows": 10000}).time_saved
-        {'seconds': 19.0, 'seconds_per_row': 2e-05, 'sample_rows': 10000, 'rows_removed': 950000}
+        >>> s.with_time_saved({"seconds_per_row": 2e-05, "sample_rows": 50000, "small_rows": 10000}).time_saved
+        {'seconds': 19.0, 'seconds_per_row': 2e-05, 'sample_rows': 50000, 'small_rows': 10000, 'rows_removed': 950000}
         >>> s.with_time_saved({"note": "no rows"}).time_saved
         {'seconds': None, 'note': 'no rows'}
         """
@@ -107,7 +107,8 @@ class Suggestion:
             return replace(self, time_saved={"seconds": None, "note": str(cost.get("note") or "not timed")})
         removed = max(self.rows_before - self.rows_after, 0)
         return replace(self, time_saved={"seconds": round(removed * per_row, 3), "seconds_per_row": per_row,
-                                         "sample_rows": cost.get("sample_rows"), "rows_removed": removed})
+                                         "sample_rows": cost.get("sample_rows"), "small_rows": cost.get("small_rows"),
+                                         "rows_removed": removed})
 
     def with_scan_filters(self, scan_filters: dict[str, Any] | None) -> "Suggestion":
         return replace(self, scan_filters=scan_filters)

@@ -40,12 +40,14 @@ export interface ICellChange {
 
 /**
  * An estimated time saving: `seconds` (null with `note` saying why there is none), from
- * `rows_removed` times `seconds_per_row`, timed on `sample_rows` rows of the source.
+ * `rows_removed` times `seconds_per_row`, the growth of the pipeline's time per row from the
+ * source's first `small_rows` to its first `sample_rows` rows.
  */
 export interface ITimeSaved {
   seconds: number | null;
   seconds_per_row?: number;
   sample_rows?: number | null;
+  small_rows?: number | null;
   rows_removed?: number;
   note?: string;
 }

@@ -202,7 +202,8 @@ def test_measuring_estimates_the_time_saved_from_a_sample_of_the_source(shell):
     [request] = measure_requests(result.suggestions)
     assert request["sink_event"] == s.sink_event
     [m] = measure_in_kernel(tracer, [request])
-    assert m["cost"].get("sample_rows") == 10_000 and m["cost"]["seconds_per_row"] >= 0, m
+    assert (m["cost"].get("sample_rows"), m["cost"].get("small_rows")) == (20_000, 4_000), m
+    assert m["cost"]["seconds_per_row"] >= 0
     [measured] = apply_measurements(result.suggestions, [m]).suggestions
     saved = measured.time_saved
     assert (measured.rows_after, saved["rows_removed"]) == (1000, 19_000)

@@ -81,7 +81,7 @@ def measure_in_kernel(tracer: Tracer | None, requests: Sequence[Any], *,
                     frames, int(req["source_event"]), predicate,
                     **_limits(req.get("time_limit"), DEFAULT_TIME_LIMIT if time_limit is None else time_limit),
                     **_sample(req.get("sample_fraction")))
-            cost = _cost(tracer, req)
+            cost = _cost(tracer, req, int(before))
             out.append({"rows_before": int(before), "rows_after": int(after), "estimated": bool(estimated),
                         **scan, **ranking, **cost})
         except Exception as err:  # one bad request must not hide the others' results
@@ -89,7 +89,7 @@ def measure_in_kernel(tracer: Tracer | None, requests: Sequence[Any], *,
     return out
 
 
-def _cost(tracer: Tracer, req: dict[str, Any]) -> dict[str, Any]:
+def _cost(tracer: Tracer, req: dict[str, Any], rows: int) -> dict[str, Any]:
     """The pipeline's per-row cost for a request that names its pipeline's last DataFrame
     (runtime.per_row_cost, on a sample of the source), as {"cost": ...}; nothing otherwise."""
     from magicpush_lab.runtime import per_row_cost
@@ -98,7 +98,7 @@ def _cost(tracer: Tracer, req: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(sink, int) or isinstance(sink, bool):
         return {}
     try:
-        return {"cost": per_row_cost(tracer, int(req["source_event"]), sink)}
+        return {"cost": per_row_cost(tracer, int(req["source_event"]), sink, rows)}
     except Exception as err:  # noqa: BLE001 - no time estimate is no reason to lose the counts
         return {"cost": {"note": measure_error(err)}}
 

@@ -23,11 +23,12 @@ describe('the estimated time saving', () => {
       savingBasis({
         seconds: 19,
         seconds_per_row: 2e-5,
-        sample_rows: 10000,
+        sample_rows: 50000,
+        small_rows: 10000,
         rows_removed: 950000
       })
     ).toBe(
-      "An estimate: the pipeline's own work took 20 µs per row on the source's first 10,000 rows, times the 950,000 rows the filter removes at the source."
+      "An estimate: the pipeline took 20 µs more per row on the source's first 50,000 rows than on its first 10,000, times the 950,000 rows the filter removes at the source."
     );
     expect(savingBasis({ seconds: null, note: 'no rows' })).toBe(
       'No time estimate: no rows.'

@@ -41,6 +41,7 @@ export function savingBasis(saved: {
   seconds: number | null;
   seconds_per_row?: number;
   sample_rows?: number | null;
+  small_rows?: number | null;
   rows_removed?: number;
   note?: string;
 }): string {
@@ -49,8 +50,9 @@ export function savingBasis(saved: {
   }
   const perRow = saved.seconds_per_row * 1e6;
   return (
-    `An estimate: the pipeline's own work took ${Number(perRow.toPrecision(2))} µs per row ` +
-    `on the source's first ${formatRows(saved.sample_rows ?? 0)} rows, ` +
-    `times the ${formatRows(saved.rows_removed ?? 0)} rows the filter removes at the source.`
+    `An estimate: the pipeline took ${Number(perRow.toPrecision(2))} µs more per row ` +
+    `on the source's first ${formatRows(saved.sample_rows ?? 0)} rows than on its first ` +
+    `${formatRows(saved.small_rows ?? 0)}, times the ${formatRows(saved.rows_removed ?? 0)} ` +
+    'rows the filter removes at the source.'
   );
 }
