@@ -10,6 +10,7 @@ measure.py).
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import time
 from contextlib import contextmanager
@@ -285,7 +286,9 @@ def black_boxes(trace: Trace, plan: P.Plan, eid: int | None) -> list[str]:
         except Exception:  # noqa: BLE001 - a note's detail is never worth the pipeline's notes
             continue
         if unread is not None:
-            found.append(f"`{u.name}` is not read ({unread})")
+            field = _ROUND_TRIP_FIELD.fullmatch(u.name) if "_step0" in (u.source or "") else None
+            what = f"field `{field.group(1)}` of the RDD round trip" if field else f"`{u.name}`"
+            found.append(f"{what} is not read ({unread})")
         # each black box in the function that holds it: a helper the UDF calls, or the user's
         # function or lambda of an RDD round trip (whose UDFs, one per field, are synthesized)
         for text, owner, line, lambda_code in calls:
@@ -304,6 +307,9 @@ def _udf_line(trace: Trace, name: str, line: int) -> str:
             if text.lstrip().startswith(f"def {name}("):
                 return f" (cell [{cell.execution_count}], line {i + line})"
     return ""
+
+
+_ROUND_TRIP_FIELD = re.compile(r"rdd\d+_(.+)")  # the UDF translate/rdd.py writes for one field
 
 
 def _lambda_line(trace: Trace, code: str, line: int) -> str:

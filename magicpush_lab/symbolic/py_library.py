@@ -424,9 +424,12 @@ def str_method(s: PyVal, name: str, args: list[PyVal], kwargs: dict[str, PyVal],
             found = z3.Or(found, fn(o.value, s.value))
         return PyVal("bool", found, F)
     if name in _SAME_KIND_METHODS and not args:
-        # Unicode case mapping and white space: Python's own tables, not Spark's upper or trim
+        # Unicode case mapping and white space: Python's own tables, not Spark's upper or trim; an
+        # uninterpreted function, so a note names it as a black box
+        out.unmodelled.append(where)
         return PyVal("str", z3.Function(f"py_str_{name}", z3.StringSort(), z3.StringSort())(s.value), F)
     if name in _PREDICATES and not args:
+        out.unmodelled.append(where)
         return PyVal("bool", z3.Function(f"py_str_{name}", z3.StringSort(), z3.BoolSort())(s.value), F)
     if name == "replace" and len(args) == 2 and all(a.kind == "str" for a in args):
         old = z3.simplify(args[0].value)
@@ -621,6 +624,7 @@ def math_call(name: str, args: list[PyVal], st: State, out: Outcome, where: Wher
         # row anyway (symbolic/nan.py); a computed float may be NaN or infinite: not known
         if x.kind == "int" or x.extra == "param":
             return const(name == "isfinite")
+        out.unmodelled.append(where)
         return PyVal("bool", z3.Function(f"py_math_{name}", z3.RealSort(), z3.BoolSort())(x.value), F)
     if name in ("sqrt", "log", "log10", "log2", "exp", "sin", "cos", "tan", "atan", "tanh"):
         v = as_float(x).value
@@ -631,6 +635,7 @@ def math_call(name: str, args: list[PyVal], st: State, out: Outcome, where: Wher
             out.fail_when(st.live, z3.Function("py_math_exp_overflows", z3.RealSort(), z3.BoolSort())(v),
                           "OverflowError")
         # a finite float where it does not raise; which one is not modelled
+        out.unmodelled.append(where)
         return PyVal("float", z3.Function(f"py_math_{name}", z3.RealSort(), z3.RealSort())(v), F)
     return None
 

@@ -45,7 +45,7 @@ from magicpush_lab.symbolic.py_values import (EXCEPTION_BASES, F, NONE, PYOBJ, T
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value
 
 __all__ = ["PyVal", "State", "Outcome", "NONE", "T", "F", "const", "captured", "interpret_call", "run_body",
-           "branch_tests", "parse_udf", "udf_constants", "unmodelled", "python_type_of"]
+           "branch_tests", "parse_udf", "udf_constants", "unmodelled", "black_box_places", "python_type_of"]
 
 _MAX_UNROLL = 64
 _MAX_CALL_DEPTH = 8
@@ -173,6 +173,46 @@ def unmodelled(source: str, arg_types: tuple[str, ...]) -> tuple[list[tuple[str,
         if line not in shortest or len(text) < len(shortest[line]):
             shortest[line] = text
     return [(text, line - first + 1) for line, text in sorted(shortest.items())], None
+
+
+def black_box_places(source: str, arg_types: tuple[str, ...]) -> tuple[list[tuple[str, str, int, str | None]], str | None]:
+    r"""unmodelled(), each black box placed in the function of the recorded source that holds it:
+    (source text, that function's name, line in it, the lambda's code when it is a lambda, else
+    None). A helper the UDF calls, or a step of an RDD round trip (translate/rdd.py writes each
+    step's function above the function it synthesizes), is named itself, not the UDF.
+
+    >>> helper = "def helper(d):\n    return d.isocalendar()[1]\ndef f(d):\n    return helper(d) > 2"
+    >>> black_box_places(helper, ("date",))
+    ([('d.isocalendar()', 'helper', 2, None)], None)
+    >>> step = "_step0 = lambda d: d.isocalendar()[1]\ndef _rdd_w(day):\n    return _step0(day)"
+    >>> black_box_places(step, ("date",))[0]
+    [('d.isocalendar()', '<lambda>', 1, 'lambda d: d.isocalendar()[1]')]
+    """
+    from magicpush_lab.symbolic.values import fresh_cell
+
+    try:
+        out = run_body(source, tuple(fresh_cell(f"a{i}", t) for i, t in enumerate(arg_types)), arg_types)
+    except Unsupported as err:
+        return [], str(err)
+    shortest: dict[int, str] = {}
+    for text, line in out.unmodelled:  # the innermost black box of each line says what it is
+        if line not in shortest or len(text) < len(shortest[line]):
+            shortest[line] = text
+    tree = ast.parse(textwrap.dedent(source))
+    entry = parse_udf(source)
+    placed = []
+    for line, text in sorted(shortest.items()):
+        owner = next((s for s in tree.body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
+        lambdas = [n for n in ast.walk(owner) if isinstance(n, ast.Lambda)
+                   and n.lineno <= line <= (n.end_lineno or n.lineno)] if owner is not None else []
+        if isinstance(owner, ast.FunctionDef):
+            placed.append((text, owner.name, line - owner.lineno + 1, None))
+        elif lambdas:
+            placed.append((text, "<lambda>", line - lambdas[-1].lineno + 1, ast.unparse(lambdas[-1])))
+        else:
+            name = entry.name if isinstance(entry, ast.FunctionDef) else "<lambda>"
+            placed.append((text, name, line - entry.lineno + 1, None))
+    return placed, None
 
 
 @lru_cache(maxsize=256)

@@ -82,6 +82,29 @@ def run_engine(sources: list, final, udfs=()) -> WalkResult:
     return push_down(late)
 
 
+def run_engine_with_notes(sources: list, steps: list, final, udfs=()) -> tuple[WalkResult, list[str]]:
+    """run_engine with each of `steps` (the DataFrames between the sources and `final`, the
+    first made from the sources, each next from the one before, all calling `udfs`) its own
+    event, as the tracer records them; and the notes the user reads for what was refused
+    (pipeline.step_notes: the step, each reason, and what its Python UDFs do that the model
+    does not read)."""
+    from magicpush_lab.pipeline import step_notes
+
+    plans = Plans()
+    events = [plans.event(i, "createDataFrame", s) for i, s in enumerate(sources)]
+    inputs: tuple[int, ...] = tuple(range(len(sources)))
+    for step in steps:
+        events.append(plans.event(len(events), "withColumn", step, inputs, udfs))
+        inputs = (len(events) - 1,)
+    events.append(plans.event(len(events), "filter", final, inputs, udfs))
+    trace = Trace(events=tuple(events), plans=plans.store)
+    plan = translate(trace, len(events) - 1)
+    late = late_filter(plan)
+    assert late is not None, "the test pipeline must end in a filter"
+    walk = push_down(late)
+    return walk, step_notes(trace, walk.refusals, plan)
+
+
 def bag(df) -> list:
     """A DataFrame's rows as a sorted list: equal bags compare equal."""
     return sorted((tuple("NaN" if v != v else v for v in r) for r in df.collect()), key=repr)  # NaN != NaN
