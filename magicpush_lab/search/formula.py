@@ -249,9 +249,13 @@ def _literal(lit: z3.BoolRef, symbols: dict[str, tuple[str, X.Col]]) -> X.Expr:
         if role == "notnull":
             return X.IsNull(col) if negate else X.IsNotNull(col)
         return X.Not(col) if negate else col  # a boolean column
+    if z3.is_and(lit) or z3.is_or(lit):
+        # a literal the simplifier rewrote (ToInt(d) == 1 as d >= 1 AND NOT d >= 2)
+        parts = [_literal(z3.Not(c) if negate else c, symbols) for c in lit.children()]
+        return X.and_(*parts) if z3.is_and(lit) != negate else X.or_(*parts)
     kind = lit.decl().kind()
     if kind in _CMP_OPS:
-        a, b = lit.children()
+        a, b = _moved(*lit.children())
         op = _CMP_OPS[kind]
         hint = _dtype_hint(a, symbols) or _dtype_hint(b, symbols)
         left, right = _term(a, symbols, hint), _term(b, symbols, hint)
@@ -322,11 +326,43 @@ def _term(t: z3.ExprRef, symbols: dict[str, tuple[str, X.Col]], hint: str | None
         for nxt in terms[1:]:
             out = X.Arith(arith[kind], out, nxt, hint or "other")
         return out
+    if kind == z3.Z3_OP_TO_INT:
+        # math.floor/ceil/trunc and round() of a double: Spark's floor and ceil raise (ANSI) on
+        # NaN, the infinities and values beyond the long range, which the pushed predicate would
+        # meet on rows the NaN widening keeps; compared with a constant they are ranges of the
+        # double instead (the simplifier writes floor(d) == 1 as 1 <= d < 2)
+        raise NotExpressible(f"floor of a double has no Spark form that never raises: {t}")
     if kind == z3.Z3_OP_UMINUS:
         return X.Neg(_term(t.arg(0), symbols, hint))
     if kind == z3.Z3_OP_SEQ_LENGTH:
         return X.Func("length", (_term(t.arg(0), symbols, "string"),), "int")
     return _spark_function(t, kind, symbols)
+
+
+def _negated(t: z3.ExprRef) -> z3.ExprRef | None:
+    """x when `t` is -x or -1 * x (the simplifier writes the one as the other)."""
+    if not z3.is_app(t):
+        return None
+    if t.decl().kind() == z3.Z3_OP_UMINUS:
+        return t.arg(0)
+    if t.decl().kind() == z3.Z3_OP_MUL and t.num_args() == 2:
+        k = z3.simplify(t.arg(0))
+        if (z3.is_int_value(k) and k.as_long() == -1) or (z3.is_rational_value(k) and k.as_fraction() == -1):
+            return t.arg(1)
+    return None
+
+
+def _moved(a: z3.ExprRef, b: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef]:
+    """`x + -1 * y` compared with 0 as x compared with y: the simplifier's form of `x == y`
+    adds a subtraction that Spark's integer types may overflow, where the comparison does not."""
+    if z3.is_app(a) and a.decl().kind() == z3.Z3_OP_ADD and a.num_args() == 2 and z3.is_int_value(b) \
+            and b.as_long() == 0:
+        x, y = a.children()
+        if _negated(y) is not None and _negated(x) is None:
+            return x, _negated(y)
+        if _negated(x) is not None and _negated(y) is None:
+            return y, _negated(x)
+    return a, b
 
 
 def _spark_function(t: z3.ExprRef, kind, symbols: dict[str, tuple[str, X.Col]]) -> X.Expr:

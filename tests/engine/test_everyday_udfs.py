@@ -25,7 +25,7 @@ from magicpush_lab.capture.trace import Udf
 from magicpush_lab.capture.udfs import with_captured_constants
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
-from .harness import check_pushdown, run_engine
+from .harness import check_pushdown, run_engine_with_notes
 
 SESSIONS = ("classic", "connect")
 
@@ -189,6 +189,34 @@ def floored(amount):
     return math.floor(amount)
 
 
+def floor_is_qty(amount, qty):
+    if amount is None or qty is None or math.isnan(amount) or math.isinf(amount):
+        return False
+    return math.floor(amount) == qty
+
+
+def ceiled(amount):
+    if amount is None or math.isnan(amount) or abs(amount) > 1e15:
+        return None
+    return math.ceil(amount)
+
+
+def rounded(amount):
+    # Python rounds half to even (round(2.5) is 2); Spark's round rounds half up
+    if amount is None or math.isnan(amount) or abs(amount) > 1e15:
+        return 0
+    return round(amount)
+
+
+def dedoubled(code):
+    # a backreference: outside the patterns read as regular languages
+    return re.sub(r"(.)\1", "", code or "")
+
+
+def looks_ahead(code):
+    return re.search(r"[A-Z](?=-)", code or "") is not None
+
+
 # ----------------------------------------------------------------------------- data
 
 SCHEMA = "id int, code string, day date, qty int, amount double"
@@ -206,6 +234,10 @@ ROWS = [
     (10, "ÉF-3", date(1999, 2, 28), 7, -0.0),
     (11, "CD", date(2024, 3, 9), 200, 2.0),
     (12, "12", date(2024, 3, 8), 12, 12.0),
+    (13, "AAB-1", date(2024, 3, 10), 2, 2.5),  # round(2.5) is 2 in Python, 3 in Spark
+    (14, "BB-2", date(2024, 3, 11), 1, 1.0),
+    (15, "CD-7", date(2024, 3, 12), -2, -1.5),
+    (16, "EF-3", date(2024, 3, 13), 1, 1.9999999999999998),
 ]
 
 
@@ -218,13 +250,16 @@ class Case:
     late: Callable  # (Column of the UDF's value) -> Column
     expect: str | None  # EQUIVALENT, SUPERSET, or None: nothing may be pushed
     predicate: str | None = None  # the pushed predicate, when it is pinned down
+    # what the user's note says about a step that stopped the filter (every must-not case says
+    # why: the construct, or the reason the search gave)
+    note: str | None = None
 
 
 CASES = [
     # dates
     Case("weekday() >= 5 pushes as weekday(day) >= 5", is_weekend, ("day",), "boolean", lambda x: x, EQUIVALENT),
     Case("the week number of isocalendar() is a black box: nothing to push", iso_week, ("day",), "int",
-         lambda x: x == 1, None),
+         lambda x: x == 1, None, note="`d.isocalendar()` in `iso_week`: not modelled"),
     Case("month and year tests push as Spark's month and year", summer, ("day",), "boolean", lambda x: x,
          EQUIVALENT),
     Case("a comparison with a date literal pushes", recent, ("day",), "boolean", lambda x: x, EQUIVALENT),
@@ -239,8 +274,8 @@ CASES = [
     Case("replace pushes as Spark's replace", cleaned, ("code",), "string", lambda x: x == "AB12", EQUIVALENT),
     Case("upper() is Python's own case mapping: not Spark's upper, nothing pushed on it", shouted, ("code",),
          "string", lambda x: x == "AB-12", SUPERSET, "code IS NOT NULL"),
-    Case("title() is a black box of its text: nothing pushed", titled, ("code",), "string",
-         lambda x: x == "Ab-12", None),
+    Case("title() is a black box of its text: nothing pushed, and the note names it", titled, ("code",),
+         "string", lambda x: x == "Ab-12", None, note="`(code or '').title()` in `titled`: not modelled"),
     # lookups
     Case("dict.get with the key as default pushes as the keys and the key itself", region, ("code",), "string",
          lambda x: x == "EU", EQUIVALENT),
@@ -248,7 +283,7 @@ CASES = [
     Case("dict.get on a dict too large to record: an unknown lookup, only the NULL guard", many_region,
          ("code",), "string", lambda x: x == "EU", SUPERSET, "code IS NOT NULL"),
     Case("membership in a set too large to record: an unknown set, nothing pushed", many_allowed, ("code",),
-         "boolean", lambda x: x, None),
+         "boolean", lambda x: x, None, note="no candidate could be proved"),
     # regular expressions
     Case("re.fullmatch of a pattern in the subset pushes as rlike", well_formed, ("code",), "boolean", lambda x: x,
          EQUIVALENT),
@@ -262,16 +297,29 @@ CASES = [
     Case("ZeroDivisionError caught: the NULL result pushes as its causes", safe_ratio, ("amount", "qty"),
          "double", lambda x: x.isNull(), SUPERSET),
     Case("int() of text caught: which texts parse is a black box, nothing pushed", code_number, ("code",), "int",
-         lambda x: x == -1, None),
+         lambda x: x == -1, None, note="no candidate could be proved"),
     Case("early returns and a lambda push the branch that passes", early, ("qty", "code"), "string",
          lambda x: x == "negative", EQUIVALENT, "qty < 0"),
     Case("an f-string of a lambda's label and a column pushes as both", early, ("qty", "code"), "string",
          lambda x: x == "small:AB-12", EQUIVALENT, "qty >= 0 AND qty < 50 AND code = 'AB-12'"),
     Case("startswith and endswith of an f-string push through concat", early, ("qty", "code"), "string",
          lambda x: x.startswith("small:") & x.endswith("-12"), EQUIVALENT),
+    Case("re.sub of a pattern outside the subset (a backreference) is a black box: nothing pushed", dedoubled,
+         ("code",), "string", lambda x: x == "AB-1", None,
+         note="`re.sub('(.)\\\\1', '', code or '')` in `dedoubled`: not modelled"),
+    Case("re.search with a lookahead is a black box: nothing pushed", looks_ahead, ("code",), "boolean",
+         lambda x: x, None, note="`re.search('[A-Z](?=-)', code or '')` in `looks_ahead`: not modelled"),
     # math
-    Case("math.floor is read but has no Spark form here: nothing pushed", floored, ("amount",), "long",
-         lambda x: x == 1, None),
+    Case("math.floor compared with a constant pushes as a range of the double", floored, ("amount",), "long",
+         lambda x: x == 1, SUPERSET,
+         "(amount IS NOT NULL AND amount < 2.0 AND amount >= 1.0) OR isnan((amount - amount))"),
+    Case("math.floor compared with a column: Spark's floor raises (ANSI) on NaN, the infinities and beyond the "
+         "long range, rows the pushed predicate would meet: nothing pushed", floor_is_qty, ("amount", "qty"),
+         "boolean", lambda x: x, None, note="no candidate could be proved"),
+    Case("math.ceil compared with a constant pushes as a range of the double", ceiled, ("amount",), "long",
+         lambda x: x == 2, SUPERSET),
+    Case("round() halves to even, Spark's round halves up: nothing pushed on it", rounded, ("amount",), "long",
+         lambda x: x == 2, None, note="no candidate could be proved"),
 ]
 
 
@@ -288,12 +336,16 @@ def test_everyday_udf_case(spark, case: Case):
     def body(s):
         return s[0].withColumn("x", udf(*[F.col(c) for c in case.columns]))
 
-    original = body([source]).filter(case.late(F.col("x")))
-    walk = run_engine([source], original, [_record(case.fn, case.dtype)])
+    step = body([source])
+    original = step.filter(case.late(F.col("x")))
+    walk, notes = run_engine_with_notes([source], [step], original, [_record(case.fn, case.dtype)])
     check_pushdown(walk, [source], body, lambda: case.late(F.col("x")), case.expect,
                    [case.predicate] if case.predicate else None)
     if case.expect is None:
         assert walk.refusals, "a refusal must say why nothing was pushed"
+        assert case.note is not None, "a must-not case says what the note names"
+    if case.note is not None:
+        assert any(case.note in n for n in notes), notes
 
 
 def test_the_recorded_source_has_the_helpers_and_modules_in_front():
