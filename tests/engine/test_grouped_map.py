@@ -118,6 +118,25 @@ def above_mean(pdf):
     return pdf[pdf.v > pdf.v.mean()]
 
 
+def sized(pdf):
+    pdf["n"] = pdf.shape[0]
+    return pdf
+
+
+def distinct_v(pdf):
+    pdf["u"] = pdf.v.nunique()
+    return pdf
+
+
+def last_store(pdf):
+    return pd.DataFrame({"store": [pdf.store.iloc[-1]], "top": [pdf.amount.max()]})
+
+
+def marked(pdf):
+    pdf["mark"] = pdf.store.to_numpy()[0]
+    return pdf
+
+
 SIZES = pd.DataFrame({"store": ["a", "b", "c"], "size_class": ["S", "L", "L"]})
 
 
@@ -141,7 +160,7 @@ def biggest_sized(pdf):
 FUNCTIONS = {f.__name__: f for f in (keep_positive, top_two, with_flag, with_big_key, key_doubled, totals,
                                       doubled, with_twice, summary, share, shifted, keep_ids, last_two, flag_big,
                                       normalised, counted, with_sub_max, above_mean, with_size, biggest_sized,
-                                      with_many_sizes)}
+                                      with_many_sizes, sized, distinct_v, last_store, marked)}
 
 SALES = "v int, store string, amount double"
 SCHEMAS = {
@@ -162,6 +181,10 @@ SCHEMAS = {
     "with_size": SALES + ", size_class string",
     "biggest_sized": SALES + ", size_class string",
     "with_many_sizes": SALES + ", size_class string",
+    "sized": SALES + ", n long",
+    "distinct_v": SALES + ", u long",
+    "last_store": "store string, top double",
+    "marked": SALES + ", mark string",
 }
 
 
@@ -273,6 +296,20 @@ CASES = [
          lambda: F.col("store") == "a", EQUIVALENT, "store = 'a'"),
     Case("filter on a per-row column through a mask against the group's mean: must not be pushed", "above_mean",
          lambda: F.col("v") > 900, None),
+    Case("filter on the key through pdf.shape[0]: pushed", "sized", lambda: F.col("store") == "b", EQUIVALENT,
+         "store = 'b'"),
+    Case("filter on pdf.shape[0], the group's size: must not be pushed", "sized", lambda: F.col("n") > 40, None),
+    Case("filter on the key through nunique(): pushed", "distinct_v", lambda: F.col("store") == "a", EQUIVALENT,
+         "store = 'a'"),
+    Case("filter on a value next to nunique(): must not be pushed", "distinct_v", lambda: F.col("v") > 900, None),
+    Case("filter on the group's nunique(): must not be pushed", "distinct_v", lambda: F.col("u") > 30, None),
+    Case("filter on the key taken with iloc[-1]: pushed", "last_store", lambda: F.col("store") == "c", EQUIVALENT,
+         "store = 'c'"),
+    Case("filter on the group's max beside iloc[-1]: must not be pushed", "last_store",
+         lambda: F.col("top") > 5, None),
+    Case("filter on the key's to_numpy()[0]: pushed as the key", "marked", lambda: F.col("mark") == "a",
+         EQUIVALENT),
+    Case("filter on a value next to to_numpy()[0]: must not be pushed", "marked", lambda: F.col("v") > 900, None),
     Case("filter on a column looked up by the key in a recorded frame: pushed as the keys", "with_size",
          lambda: F.col("size_class") == "L", EQUIVALENT),
     Case("filter on a column looked up in a frame too large to record: must not be pushed", "with_many_sizes",
