@@ -19,7 +19,7 @@ from typing import Collection, Iterator, Sequence
 
 from magicpush_lab.budget import Budget
 from magicpush_lab.capture.plan_store import MAX_DEPTH
-from magicpush_lab.capture.trace import Event, Trace
+from magicpush_lab.capture.trace import Event, Inspection, Trace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.serialize import expr_to_json
@@ -168,7 +168,7 @@ def _for_pipeline(s: Suggestion, name: str, sink: int) -> Suggestion:
                    alternatives=tuple(replace(a, pipeline=name, sink_event=sink) for a in s.alternatives))
 
 
-def _optimize_pandas_tail(trace: Trace, call, cells: list[str], index_of: dict[int, int], budget: Budget
+def _optimize_pandas_tail(trace: Trace, call: Inspection, cells: list[str], index_of: dict[int, int], budget: Budget
                           ) -> tuple[str, list[Suggestion], list[str], list[Together], list[dict]]:
     """The pandas filter after `toPandas()` (translate/pandas_tail.py) as a filter on the Spark
     DataFrame it collected (pushdown/pandas_tail.py), pushed from there like any late filter;
