@@ -51,6 +51,9 @@ def rewritten_sink(tracer: Tracer, request: dict[str, Any]) -> Rebuilt:
 #: the most rows of the source the per-row cost is timed on, and the seconds that timing may take
 COST_SAMPLE_ROWS = 50_000
 COST_TIME_LIMIT = 30.0
+#: below this many source rows, Spark's fixed costs (seconds per job on a busy machine) hide
+#: the pipeline's time per row: no figure rather than noise
+COST_MIN_ROWS = 10_000
 
 
 def per_row_cost(tracer: Tracer, source: int, sink: int, source_rows: int,
@@ -60,13 +63,18 @@ def per_row_cost(tracer: Tracer, source: int, sink: int, source_rows: int,
     at most the source's rows), each written to the noop sink, best of two runs after a warm-up;
     the growth of the time per added row is the cost. Fixed costs (a job's start, Python
     workers, code generation) take the same time at both sizes and so drop out of it.
-    {"seconds_per_row", "sample_rows", "small_rows"}, or {"note"} with why there is no figure."""
+    {"seconds_per_row", "sample_rows", "small_rows"}, or {"note"} with why there is no figure.
+
+    >>> per_row_cost(None, 0, 1, 50)["note"]  # type: ignore[arg-type]
+    "the source has only 50 rows, too few to tell the pipeline's time per row from Spark's fixed costs"
+    """
     from magicpush_lab.measure import run_limited
 
+    if source_rows < COST_MIN_ROWS:
+        return {"note": f"the source has only {source_rows:,} rows, too few to tell the pipeline's time "
+                        "per row from Spark's fixed costs"}
     big = min(sample_rows, source_rows)
     small = big // 5
-    if small < 1:
-        return {"note": f"the source has too few rows ({source_rows:,}) to time the pipeline per row"}
     frames = tracer.frames()
     if source not in frames:
         return {"note": f"the kernel no longer holds the source DataFrame (event {source})"}

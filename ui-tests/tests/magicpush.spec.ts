@@ -471,13 +471,10 @@ test('inline banner: shown under the late filter after its cell runs; diff, why,
   await expect(banner).toContainText('This filter can move to a', {
     timeout: 3 * 60 * 1000
   });
-  // the rows removed, and the time that saves, labelled as an estimate
-  await expect(banner).toContainText(
-    /\(−\d+\.\d% rows, ≈ [\d.]+ s less per run, an estimate\)/,
-    {
-      timeout: 2 * 60 * 1000
-    }
-  );
+  // 50 rows: too few to estimate the time saved, so the banner gives the rows alone
+  await expect(banner).toContainText(/\(−\d+\.\d% rows\)/, {
+    timeout: 2 * 60 * 1000
+  });
   await expect(bannerOf(page, 0)).toHaveCount(0);
 
   await banner.getByRole('button', { name: /^Diff: show/ }).click();
@@ -603,7 +600,10 @@ test('after Apply, the banner says the kernel still holds the old DataFrames and
     page
       .locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')
       .nth(2)
-      .locator('.jp-OutputArea-output')
+      // its printed line; Spark's progress on stderr may come before or after it
+      .locator(
+        '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]'
+      )
   ).toContainText('rows of a: 15', { timeout: 2 * 60 * 1000 });
 });
 
@@ -655,7 +655,7 @@ test('after a page reload the banners come back from the last result, while the 
   const sidebar = await runInlineNotebook(page, 'restored.ipynb');
   const banner = bannerOf(page, 1);
   await expect(banner).toContainText(
-    /This filter can move to a \(−\d+\.\d% rows, ≈ [\d.]+ s less per run/,
+    /This filter can move to a \(−\d+\.\d% rows\)/,
     {
       timeout: 3 * 60 * 1000
     }
@@ -673,7 +673,7 @@ test('after a page reload the banners come back from the last result, while the 
   });
   // no run and no click: the banner, with its counted rows, is back under its cell
   await expect(bannerOf(page, 1)).toContainText(
-    /This filter can move to a \(−\d+\.\d% rows, ≈ [\d.]+ s less per run/,
+    /This filter can move to a \(−\d+\.\d% rows\)/,
     { timeout: 30 * 1000 }
   );
   await expect(bannerOf(page, 0)).toHaveCount(0);
