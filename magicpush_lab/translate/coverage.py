@@ -99,10 +99,10 @@ COVERAGE: dict[str, dict[str, str]] = {
         "rdd": "RowTransform (and a Filter for filter steps) when a DataFrame is made back with a schema "
                "(`toDF(\"a int, b string\")`, `createDataFrame(rdd, schema)`): map, filter and mapValues "
                "functions read as Python UDFs of the DataFrame's columns, checked as createDataFrame checks "
-               "them; barrier when the types are inferred (column names only), for flatMap (docs/semantics.md, "
-               "\"RDD round trips\", says what reading it needs) and for steps that are not a function of one "
-               "element (distinct, reduceByKey...); a note names a black box in the user's lambda or function, "
-               "with its cell and line",
+               "them; a flatMap whose elements are tuples repeating a field of the row is RowExpand (a filter "
+               "on that field moves below); barrier when the types are inferred (column names only), for "
+               "flatMapValues and for steps that are not a function of one element (distinct, reduceByKey...); "
+               "a note names a black box in the user's lambda or function, with its cell and line",
         "registerTempTable": f"{NOT_A_STEP} (names the DataFrame for SQL)",
         "repartition": "Reorder",
         "repartitionById": "Reorder",

@@ -17,8 +17,9 @@ past the round trip to the DataFrame's source as it moves past a `withColumn`:
 A field that is only a field of the DataFrame's row passed through (`lambda r: (r.id, ...)`)
 with the same type is that column itself. What is not read gives a barrier with the reason:
 column names without types (`toDF(["a", "b"])`: Spark infers the types from the first rows,
-which a filter moved below it changes, and fails on no rows), `verifySchema=False`, `flatMap`,
-and steps that are not a function of one element (`distinct`, `reduceByKey`...).
+which a filter moved below it changes, and fails on no rows), `verifySchema=False`,
+`flatMapValues`, a `flatMap` whose elements are not read (`_flat_map` says which are), and
+steps that are not a function of one element (`distinct`, `reduceByKey`...).
 
 >>> src = synthesized_column(["lambda r: (r.id, r.score * 2)"], ["map"], ["id", "score"], 1, "double", True)
 >>> print(src.splitlines()[-3])
@@ -94,6 +95,8 @@ def _read(event: Event, child: P.Plan, output: tuple[X.Col, ...]) -> P.Plan:
     names = [c.name for c in args]
     functions = [s.function for s in steps]
     methods = [s.method for s in steps]
+    if "flatMap" in methods:
+        return _flat_map(event, child, output, fields, steps, args, preamble)
     plan: P.Plan = child
     if "filter" in methods:
         keep = synthesized_keep(functions, methods, names, preamble)
@@ -110,6 +113,77 @@ def _read(event: Event, child: P.Plan, output: tuple[X.Col, ...]) -> P.Plan:
     return P.Project(plan, tuple(outputs), event.id)
 
 
+def _flat_map(event: Event, child: P.Plan, output: tuple[X.Col, ...], fields: list[tuple[str, str, bool]],
+              steps: list[_Step], args: tuple[X.Col, ...], preamble: tuple[str, ...]) -> P.Plan:
+    """`rdd[.filter(g)...].flatMap(f)`: each row becomes the elements f yields. A field that every
+    element carries as the same field of the row (`lambda r: [(r.id, x) for x in ...]`) is that
+    column, so a filter on it keeps or drops all of a row's elements together and moves below as
+    through explode (verify/row_expand.py); every other field is an unknown value of the element.
+
+        Project(field j = the row's column, or the generated column)
+          RowExpand("flatMap", generated = the other fields)
+            Filter(<UDF: every filter step keeps the row>)      when there are filter steps
+              <the DataFrame's plan>
+
+    f and createDataFrame's check of each element may raise on a row a pushed filter drops: the
+    verifier flags such a push as one that may hide an error."""
+    methods = [s.method for s in steps]
+    if methods[-1] != "flatMap" or any(m != "filter" for m in methods[:-1]):
+        raise NotRead("flatMap: only filter steps before one flatMap, the last step, are analysed")
+    last = steps[-1]
+    elements = _yielded(last.node)
+    if elements is None:
+        raise NotRead("flatMap: the elements it yields are not read (a list or tuple display, or a list or"
+                      " generator comprehension, of tuples is)")
+    if any(len(e) != len(fields) for e in elements):
+        raise NotRead("flatMap: an element has another number of fields than the schema")
+    param = last.node.args.args[0].arg
+    by_name = {c.name: c for c in child.output}
+    plan: P.Plan = child
+    if len(steps) > 1:
+        names = [c.name for c in args]
+        keep = synthesized_keep([s.function for s in steps[:-1]], methods[:-1], names, preamble)
+        plan = P.Filter(plan, _udf(f"rdd{event.id}_keep", args, "boolean", keep))
+    passed: dict[int, X.Col] = {}
+    for j, (name, dtype, nullable) in enumerate(fields):
+        read = {_row_field(e[j], param) for e in elements}
+        col = by_name.get(read.pop()) if len(read) == 1 and None not in read else None
+        if col is not None and nullable and _same_value(col.dtype, dtype):
+            passed[j] = col
+    generated = tuple(c for j, c in enumerate(output) if j not in passed)
+    expand = P.RowExpand(plan, "flatMap", generated, False, event.id)
+    outputs = tuple((c, (passed[j] if passed[j].dtype == c.dtype else X.Cast(passed[j], c.dtype)) if j in passed
+                     else c) for j, c in enumerate(output))
+    return P.Project(expand, outputs, event.id)
+
+
+def _yielded(node: ast.FunctionDef | ast.Lambda) -> list[list[ast.expr]] | None:
+    """The element displays a flatMap function returns: each a list of its fields' expressions."""
+    body = node.body if isinstance(node, ast.Lambda) else None
+    if isinstance(node, ast.FunctionDef) and len(node.body) == 1 and isinstance(node.body[0], ast.Return):
+        body = node.body[0].value
+    param = node.args.args[0].arg
+    if isinstance(body, (ast.ListComp, ast.GeneratorExp)):
+        bound = {n.id for g in body.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        if param in bound or not isinstance(body.elt, (ast.Tuple, ast.List)):
+            return None
+        return [list(body.elt.elts)]
+    if isinstance(body, (ast.List, ast.Tuple)) and all(isinstance(e, (ast.Tuple, ast.List)) for e in body.elts):
+        return [list(e.elts) for e in body.elts]  # type: ignore[attr-defined]
+    return None
+
+
+def _row_field(e: ast.expr, param: str) -> str | None:
+    """The field of the row `e` reads as `r.name` or `r["name"]`, else None."""
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == param \
+            and not hasattr(tuple, e.attr):
+        return e.attr
+    if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and e.value.id == param \
+            and isinstance(e.slice, ast.Constant) and isinstance(e.slice.value, str):
+        return e.slice.value
+    return None
+
+
 def _udf(name: str, args: tuple[X.Col, ...], dtype: str, source: str) -> X.PyUdf:
     return X.PyUdf(name, args, dtype, source, True, "python")
 
@@ -120,7 +194,7 @@ def _step(recorded: dict) -> _Step:
         raise NotRead(f"{method}: its result is not a function of one element")
     if method in SAME_ROWS:
         return _Step(method, "", (), "", ast.Lambda(args=None, body=None))  # type: ignore[arg-type]
-    if method in ("flatMap", "flatMapValues"):
+    if method == "flatMapValues":
         raise NotRead(f"{method}: one element to several rows is not analysed yet")
     source = recorded.get("source")
     if not source:
