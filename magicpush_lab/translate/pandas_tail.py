@@ -301,6 +301,22 @@ def _is_call_at(node: ast.expr, site: Site) -> bool:
         and (node.lineno, node.end_lineno, node.end_col_offset) == (site.lineno, site.end_lineno, site.end_col_offset)
 
 
+def _function_reading(source: str, execution_count: int, frame: str) -> str:
+    """Why a function defined before the toPandas() call may read the collected frame when it
+    is called later (a call that does not name the frame), or "".
+
+    >>> _function_reading("def peek():\\n    return pdf.head()", 2, "pdf")
+    '`peek` (cell [2], line 1) reads `pdf`, which holds every collected row, when it is called'
+    """
+    for s in cell_statements(source, execution_count):
+        for node in ast.walk(s.node):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and frame in _loaded(node):
+                name = getattr(node, "name", "a lambda")
+                return (f"`{name}` (cell [{execution_count}], line {node.lineno}) reads `{frame}`, which holds every"
+                        f" collected row, when it is called")
+    return ""
+
+
 def _source(trace: Trace, execution_count: int) -> str | None:
     return next((c.source for c in trace.cells if c.execution_count == execution_count), None)
 
@@ -328,6 +344,11 @@ def read_tail(trace: Trace, call: Inspection, inputs: tuple[X.Col, ...]) -> Pand
     if bound is None:
         raise NotATail("toPandas() is not assigned to a name (`pdf = df.toPandas()`)", quiet=True)
     frame, first = bound
+    for earlier in trace.cells:
+        if earlier.execution_count < site.execution_count:
+            why = _function_reading(earlier.source, earlier.execution_count, frame)
+            if why:
+                raise NotATail(why)
     chain, late = statement_chain([c.source for c in runs], frame, site.end_lineno, inputs,
                                   [c.execution_count for c in runs], first)
     return PandasTail(call.event, site, frame, chain.sink, late.condition, late.child, chain.steps[-1])
