@@ -189,11 +189,40 @@ def _optimize_pandas_tail(trace: Trace, call: Inspection, cells: list[str], inde
     collected = P.Filter(P.Project(spark, tuple((c, c) for c in spark.output), call.event), g)
     own = replace(trace, inspections=tuple(i for i in trace.inspections if i != call))
     got, why, joint, refused = _optimize_plan(own, collected, cells, index_of, budget, tail.sink)
+    if not got:
+        try:
+            got = [_before_collecting(trace, call, g, spark, cells, index_of)]
+            why = [f"{n}; the filter goes right before toPandas() instead" for n in why]
+        except (RewriteError, ValueError) as err:
+            why.append(f"{g}: proved, but the toPandas() call cannot be rewritten: {err}")
     # the late filter the user knows is the pandas one, in its cell (where a banner goes)
     late = dict(late_predicate=tail.filter_statement.code, late_filter_in_pandas=True,
                 late_filter_cell=index_of.get(tail.filter_statement.execution_count))
     got = [replace(s, **late, alternatives=tuple(replace(a, **late) for a in s.alternatives)) for s in got]
     return tail.sink, got, [f"{at}: {n}" for n in why], joint, refused
+
+
+def _before_collecting(trace: Trace, call: Inspection, g: X.Expr, collected: P.Plan, cells: list[str],
+                       index_of: dict[int, int]) -> Suggestion:
+    """`df.filter(G).toPandas()`: G where the rows leave Spark, when the walk took it no further
+    (an aggregate, a UDF or a limit on the way). Fewer rows cross into Python, and nothing else
+    that reads `df` changes. RewriteError or ValueError when it cannot be written."""
+    names = [c.name for c in collected.output]
+    if len(set(names)) != len(names):
+        raise RewriteError("a column name appears twice in the collected DataFrame")
+    if call.site is None:
+        raise RewriteError("the toPandas() call has no place in the notebook")
+    alias, _ = functions_alias(cells)
+    rewritten = apply(cells, index_of, [AddFilter(call.site, g, target="receiver")], alias)
+    return Suggestion(
+        source=_source_name(trace, trace.event(call.event), cells, index_of),
+        predicate=to_pyspark(g, alias),
+        kind=SUPERSET,
+        proof=(ProofStep("pandas code after toPandas()", "ROW-TO-ROW", 1, SUPERSET),),
+        cells=tuple(CellChange(i, cells[i], src, _count_of(index_of, i)) for i, src in sorted(rewritten.items())),
+        source_event=call.event,
+        predicate_ir=expr_to_json(g),
+    )
 
 
 def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[int, int], budget: Budget,

@@ -109,6 +109,14 @@ CASES = [
     case("after the filter the frame may be used in any way",
          ['pdf = orders.toPandas()\ntop = pdf[pdf.k == 3]\nprint(len(top))\ntop.head()'],
          pushes=('F.col("k")',)),
+    # ---- where the walk cannot go further, the filter goes right before toPandas()
+    case("a filter on an aggregate: it cannot pass the groupBy, so it goes right before toPandas()",
+         ['totals = orders.groupBy("cat").agg(F.sum("k").alias("total"))\npdf = totals.toPandas()',
+          'top = pdf[pdf.total > 130]'],
+         pushes=('totals.filter(', 'F.col("total")')),
+    case("a filter on a random column: it cannot pass the step that makes it, and goes before toPandas()",
+         ['noisy = orders.withColumn("r", F.rand(3).cast("double"))\npdf = noisy.toPandas()\ntop = pdf[pdf.r > 0.5]'],
+         pushes=('noisy.filter(', 'F.col("r")')),
     # ---- what comes after the filter sees the same rows; what comes before must map rows one by one
     case("an aggregate after the filter: groupby().agg over the rows the filter keeps",
          ['pdf = orders.toPandas()\ntop = pdf[pdf.k > 3].groupby("cat", as_index=False).agg(n=("k", "sum"))'],
