@@ -643,7 +643,10 @@ def _expr(e: ast.expr, st: State, out: Outcome, frame: _Frame | None = None) -> 
     if isinstance(e, ast.Constant):
         return const(e.value)
     if isinstance(e, ast.Name):
-        return _lookup(e.id, st, frame)
+        v = _lookup(e.id, st, frame)
+        if e.id not in st.env and v.kind == "opaque" and v.extra == e.id:
+            out.unmodelled.append(_where(e))  # a global the tracer did not record: a note names it
+        return v
     if isinstance(e, ast.BinOp):
         return _binop(e.op, _expr(e.left, st, out, frame), _expr(e.right, st, out, frame), st, out, e)
     if isinstance(e, ast.UnaryOp):

@@ -283,7 +283,7 @@ CASES = [
     Case("dict.get on a dict too large to record: an unknown lookup, only the NULL guard", many_region,
          ("code",), "string", lambda x: x == "EU", SUPERSET, "code IS NOT NULL"),
     Case("membership in a set too large to record: an unknown set, nothing pushed", many_allowed, ("code",),
-         "boolean", lambda x: x, None, note="no candidate could be proved"),
+         "boolean", lambda x: x, None, note="`MANY_ALLOWED` in `many_allowed`: not modelled"),
     # regular expressions
     Case("re.fullmatch of a pattern in the subset pushes as rlike", well_formed, ("code",), "boolean", lambda x: x,
          EQUIVALENT),
