@@ -62,7 +62,8 @@ def per_row_cost(tracer: Tracer, source: int, sink: int, source_rows: int,
     source: the pipeline rebuilt on the source's first n and first n/5 rows (n = `sample_rows`,
     at most the source's rows), each written to the noop sink, best of two runs after a warm-up;
     the growth of the time per added row is the cost. Fixed costs (a job's start, Python
-    workers, code generation) take the same time at both sizes and so drop out of it.
+    workers, code generation) take the same time at both sizes and so drop out of it. A growth
+    no larger than the spread between two runs of one size is noise, not a cost: no figure.
     {"seconds_per_row", "sample_rows", "small_rows"}, or {"note"} with why there is no figure.
 
     >>> per_row_cost(None, 0, 1, 50)["note"]  # type: ignore[arg-type]
@@ -87,16 +88,33 @@ def per_row_cost(tracer: Tracer, source: int, sink: int, source_rows: int,
             return {"note": rebuilt.reason}
         built[n] = rebuilt.df
     deadline = time.monotonic() + time_limit
-    best: dict[int, float] = {}
+    runs: dict[int, list[float]] = {small: [], big: []}
     with tracer.suspended():
-        for n in (small, small, big, small, big):  # the first is a warm-up
+        for k, n in enumerate((small, small, big, small, big)):  # the first is a warm-up
             left = deadline - time.monotonic()
             seconds = run_limited(built[n], _noop_write(built[n]), left) if left > 0 else None  # type: ignore[arg-type]
             if seconds is None:
                 return {"note": f"timing the pipeline on {big:,} rows took over {time_limit:g} s"}
-            best[n] = min(best.get(n, float("inf")), float(seconds))  # type: ignore[arg-type]
-    return {"seconds_per_row": max(best[big] - best[small], 0.0) / (big - small), "sample_rows": big,
-            "small_rows": small}
+            if k:
+                runs[n].append(float(seconds))  # type: ignore[arg-type]
+    return cost_from_runs(runs[small], runs[big], small, big)
+
+
+def cost_from_runs(small_runs: list[float], big_runs: list[float], small: int, big: int) -> dict[str, Any]:
+    """The time per added row from runs on `small` and `big` rows, or a note when the growth is
+    within the runs' own spread.
+
+    >>> cost_from_runs([1.0, 1.1], [2.0, 2.2], 10_000, 50_000)
+    {'seconds_per_row': 2.5e-05, 'sample_rows': 50000, 'small_rows': 10000}
+    >>> cost_from_runs([5.0, 7.0], [6.0, 8.5], 10_000, 50_000)["note"]
+    "the pipeline's time per row could not be told apart from Spark's fixed costs (runs on 10,000 and 50,000 rows differed by 1 s, runs of one size by 2.5 s)"
+    """
+    growth = min(big_runs) - min(small_runs)
+    spread = max(max(small_runs) - min(small_runs), max(big_runs) - min(big_runs))
+    if growth <= spread:
+        return {"note": f"the pipeline's time per row could not be told apart from Spark's fixed costs (runs on "
+                        f"{small:,} and {big:,} rows differed by {growth:.2g} s, runs of one size by {spread:.2g} s)"}
+    return {"seconds_per_row": round(growth / (big - small), 9), "sample_rows": big, "small_rows": small}
 
 
 def _noop_write(df: Any) -> Callable[[], float]:

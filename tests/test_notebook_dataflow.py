@@ -188,7 +188,8 @@ def test_a_suggestion_carries_its_late_filter_and_the_prompt_counts_of_its_cells
 def test_measuring_estimates_the_time_saved_from_a_sample_of_the_source(shell):
     """The kernel times the pipeline's own work per row on the source's first rows (never a
     second pass over the whole source); the saving is that cost times the rows removed,
-    labelled an estimate by its basis."""
+    labelled an estimate by its basis. Where the runs' own spread hides the cost, as on a busy
+    machine, there is no figure and the note says why."""
     from magicpush_lab.assist import apply_measurements, measure_requests
     from magicpush_lab.kernel.bundles import measure_in_kernel
 
@@ -202,9 +203,15 @@ def test_measuring_estimates_the_time_saved_from_a_sample_of_the_source(shell):
     [request] = measure_requests(result.suggestions)
     assert request["sink_event"] == s.sink_event
     [m] = measure_in_kernel(tracer, [request])
-    assert (m["cost"].get("sample_rows"), m["cost"].get("small_rows")) == (20_000, 4_000), m
-    assert m["cost"]["seconds_per_row"] >= 0
+    cost = m["cost"]
     [measured] = apply_measurements(result.suggestions, [m]).suggestions
-    saved = measured.time_saved
-    assert (measured.rows_after, saved["rows_removed"]) == (1000, 19_000)
-    assert saved["seconds"] == round(saved["rows_removed"] * saved["seconds_per_row"], 3)
+    assert measured.rows_after == 1000
+    if "seconds_per_row" in cost:  # the growth stood out from the spread of the runs
+        assert (cost["sample_rows"], cost["small_rows"]) == (20_000, 4_000)
+        saved = measured.time_saved
+        assert saved["rows_removed"] == 19_000
+        assert saved["seconds"] == round(19_000 * cost["seconds_per_row"], 3)
+    else:  # a busy machine: no figure is made up, and the note says why
+        assert cost["note"].startswith(("the pipeline's time per row could not be told apart from Spark's fixed costs",
+                                        "timing the pipeline on 20,000 rows took over")), cost
+        assert measured.time_saved == {"seconds": None, "note": cost["note"]}

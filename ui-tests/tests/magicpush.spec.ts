@@ -177,9 +177,11 @@ test('optimizing the UDF filter notebook shows a proved, measured pushdown', asy
     // counted on the kernel after the suggestions show
     { timeout: 2 * 60 * 1000 }
   );
-  // the time saved, from the rows removed and the pipeline's per-row cost on a sample
+  // the time saved, from the rows removed and the pipeline's per-row cost on samples; where
+  // the runs' own spread hides that cost (a busy machine), no figure, and why
   await expect(card.locator('.jp-MagicPush-timeSaved')).toContainText(
-    /^≈ [\d.]+ (s|min) .*less per run estimate An estimate: the pipeline took [\d.]+ µs more per row on the source's first 50,000 rows than on its first 10,000, times the [\d,]+ rows the filter removes/
+    /^(≈ [\d.]+ (s|min) .*less per run estimate An estimate: the pipeline took [\d.]+ µs more per row on the source's first 50,000 rows than on its first 10,000, times the [\d,]+ rows the filter removes|No time estimate: (the pipeline's time per row could not be told apart from Spark's fixed costs|timing the pipeline on 50,000 rows took over 30 s))/,
+    { timeout: 2 * 60 * 1000 }
   );
   // Diff: the read gains the filter, highlighted in the editor theme
   const why = card.getByRole('button', { name: /^Why/ });
@@ -942,7 +944,10 @@ async function expectJobsStopped(
   const output = page
     .locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')
     .nth(index)
-    .locator('.jp-OutputArea-output');
+    // the printed lines; Spark may log to stderr beside them
+    .locator(
+      '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]'
+    );
   await expect(output).toContainText('active: []', {
     timeout: seconds * 1000
   });
