@@ -50,7 +50,7 @@ def rewritten_sink(tracer: Tracer, request: dict[str, Any]) -> Rebuilt:
 
 #: the most rows of the source the per-row cost is timed on, and the seconds that timing may take
 COST_SAMPLE_ROWS = 50_000
-COST_TIME_LIMIT = 30.0
+COST_TIME_LIMIT = 10.0  # seconds the estimate may add to measuring, in the user's kernel
 #: below this many source rows, Spark's fixed costs (seconds per job on a busy machine) hide
 #: the pipeline's time per row: no figure rather than noise
 COST_MIN_ROWS = 10_000
