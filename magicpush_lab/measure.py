@@ -121,6 +121,8 @@ def _quietly(fn: Callable[[], Any]) -> None:
 def _stop(thread: threading.Thread, jobs: Any, stop: threading.Event) -> None:
     """Cancel `jobs` until `thread`, which runs them, gives up (at most about 10 s)."""
     stop.set()
+    if thread.ident is None:  # interrupted before it started: it never will
+        return
     # A job may be submitted right after the first cancel; cancel until the thread gives up.
     for _ in range(10):
         # in a thread of its own: a Connect client retries a server that went away
@@ -152,8 +154,10 @@ def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | Non
             out["error"] = err
 
     thread = threading.Thread(target=target, name=group, daemon=True)
-    thread.start()
     try:
+        # start() waits for the thread to run: an interrupt there, on a busy machine, would leave
+        # the thread to submit its jobs with nobody left to cancel them
+        thread.start()
         thread.join(limit)
     except KeyboardInterrupt:
         # the kernel was interrupted (the sidebar's Cancel): the jobs must stop with it, not run
