@@ -159,5 +159,5 @@ def test_a_client_only_kernel_without_java_gets_the_counted_suggestion(
     assert out["kept"] == expected
     shown = out["shown"]
     [line] = [line for line in shown.splitlines() if line.startswith("1 ")]
-    assert 'F.col("amount") > 950' in line and "equivalent" in line and "ROW-TO-ROW (1 row)" in line, shown
+    assert 'F.col("amount") > 950' in line and "equivalent" in line and "ROW-TO-ROW, 1 row" in line, shown
     assert f"2,000 -> {expected:,}" in line, shown
