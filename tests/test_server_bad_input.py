@@ -483,7 +483,8 @@ async def test_a_notebook_failing_on_replay_is_422_naming_the_cell(
     assert (code, answer["kind"]) == (422, "replay_failed")
     assert (answer["cell_index"], answer["ename"]) == (cell, ename), answer
     assert evalue in answer["evalue"]
-    assert answer["error"].startswith(f"{path}: cell {cell} failed")
+    # named as the replay's prompt shows it: a script's cells run in order from [1]
+    assert answer["error"].startswith(f"{path}: cell [{cell + 1}] failed")
     assert str(root_with_notebooks) not in json.dumps(answer)
     assert target.read_bytes() == original
     await assert_server_answers(jp_fetch)
