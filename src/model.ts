@@ -94,6 +94,28 @@ export type ModelState =
 
 type DoneState = Extract<ModelState, { status: 'done' }>;
 
+/** A result as it is first shown: nothing applied or timed yet, its notebook's cells as they were. */
+function freshResult(
+  result: IOptimizeResult,
+  notebook: NotebookPanel,
+  run: number,
+  cells: ReadonlyArray<{ id: string | null; source: string }>,
+  measuring: Measuring
+): DoneState {
+  return {
+    status: 'done',
+    result,
+    notebook,
+    applied: new Set(),
+    appliedTogether: new Set(),
+    runtimes: new Map(),
+    run,
+    cellIds: cells.map(c => c.id),
+    sources: cells.map(c => c.source),
+    measuring
+  };
+}
+
 /**
  * The cell of a result at notebook `position` (as the notebook was when optimized): followed
  * by its id if cells moved since, or null when it is gone.
@@ -357,18 +379,7 @@ export class MagicPushModel {
         return;
       }
       const measuring = this._settings.measure && result.suggestions.length > 0;
-      const done: DoneState = {
-        status: 'done',
-        result,
-        notebook: panel,
-        applied: new Set(),
-        appliedTogether: new Set(),
-        run,
-        runtimes: new Map(),
-        cellIds: cells.map(c => c.id),
-        sources: cells.map(c => c.source),
-        measuring: 'off'
-      };
+      const done = freshResult(result, panel, run, cells, 'off');
       if (this._notebook !== panel) {
         // another tab became active meanwhile: the result waits there, unmeasured
         this._parked.set(panel, done);
@@ -891,18 +902,7 @@ export class MagicPushModel {
     ) {
       return;
     }
-    const done: DoneState = {
-      status: 'done',
-      result,
-      notebook: panel,
-      applied: new Set(),
-      appliedTogether: new Set(),
-      runtimes: new Map(),
-      run: ++this._run,
-      cellIds: stored.cells.map(c => c.id),
-      sources: stored.cells.map(c => c.source),
-      measuring: 'done'
-    };
+    const done = freshResult(result, panel, ++this._run, stored.cells, 'done');
     this._remembered.set(panel.context.path, result);
     if (this._notebook === panel && state.status !== 'done') {
       this._setState(done);

@@ -1,5 +1,7 @@
 /** Display helpers shared by the components. */
 
+import { ITimeSaved } from '../contract';
+
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 export function formatRows(n: number): string {
@@ -37,14 +39,7 @@ export function savingText(
 }
 
 /** How a time estimate was made, in one sentence. */
-export function savingBasis(saved: {
-  seconds: number | null;
-  seconds_per_row?: number;
-  sample_rows?: number | null;
-  small_rows?: number | null;
-  rows_removed?: number;
-  note?: string;
-}): string {
+export function savingBasis(saved: ITimeSaved): string {
   if (saved.seconds === null || saved.seconds_per_row === undefined) {
     return `No time estimate: ${saved.note ?? 'not timed'}.`;
   }
