@@ -458,6 +458,33 @@ async function runInlineNotebook(page: IJupyterLabPageFixture, name: string) {
   return sidebar;
 }
 
+/**
+ * The counted rows of the first suggestion kept in the workspace for a notebook whose path
+ * ends in `name`, or null while none is kept (read through the page, so Galata's mocked
+ * workspace answers).
+ */
+async function storedRowsAfter(
+  page: IJupyterLabPageFixture,
+  name: string
+): Promise<number | null> {
+  return page.evaluate(async name => {
+    const reply = await fetch('/lab/api/workspaces');
+    const listed = await reply.json();
+    const workspaces: any[] = listed?.workspaces?.values ?? [];
+    for (const workspace of workspaces) {
+      for (const [key, value] of Object.entries<any>(workspace.data ?? {})) {
+        if (
+          key.startsWith('magicpush-lab:last-result:') &&
+          key.endsWith(name)
+        ) {
+          return value?.result?.suggestions?.[0]?.rows_after ?? null;
+        }
+      }
+    }
+    return null;
+  }, name);
+}
+
 function bannerOf(page: IJupyterLabPageFixture, cell: number) {
   return page
     .locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')
@@ -666,6 +693,13 @@ test('after a page reload the banners come back from the last result, while the 
     sidebar.getByRole('button', { name: 'Optimize pipeline' })
   ).toBeEnabled();
   await page.notebook.save();
+  // JupyterLab writes the workspace a moment after the state database changes: reload
+  // only once it holds the counted result, as a user reloading seconds later would find
+  await expect
+    .poll(() => storedRowsAfter(page, 'restored.ipynb'), {
+      timeout: 30 * 1000
+    })
+    .not.toBeNull();
 
   // the restored workspace opens the notebook itself, so the app's default readiness
   // check (a Launcher) does not apply
