@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 import uuid
 from typing import Any, Callable, Mapping
 
@@ -118,18 +119,37 @@ def _quietly(fn: Callable[[], Any]) -> None:
         pass
 
 
-def _stop(thread: threading.Thread, jobs: Any, stop: threading.Event) -> None:
-    """Cancel `jobs` until `thread`, which runs them, gives up (at most about 10 s)."""
+#: Seconds a stopped measurement's caller waits for its thread before leaving it to the reaper.
+STOP_WAIT_SECONDS = 1.0
+#: The reaper's first pause between cancels, its longest (it doubles), and how long it goes on.
+REAP_FIRST_PAUSE_SECONDS = 0.5
+REAP_LONGEST_PAUSE_SECONDS = 4.0
+REAP_FOR_SECONDS = 600.0
+
+
+def _stop(done: threading.Event, jobs: Any, stop: threading.Event, name: str) -> None:
+    """Cancel `jobs` now, and go on cancelling them in the background until `done` (the thread
+    that runs them has ended): the caller (the kernel) is free again within about a second."""
     stop.set()
-    if thread.ident is None:  # interrupted before it started: it never will
-        return
-    # A job may be submitted right after the first cancel; cancel until the thread gives up.
-    for _ in range(10):
-        # in a thread of its own: a Connect client retries a server that went away
-        threading.Thread(target=_quietly, args=(jobs.cancel,), daemon=True).start()
-        thread.join(1.0)
-        if not thread.is_alive():
-            break
+    _cancel_soon(jobs)
+    if not done.wait(STOP_WAIT_SECONDS):
+        threading.Thread(target=_reap, args=(done, jobs), name=f"{name}-reaper", daemon=True).start()
+
+
+def _cancel_soon(jobs: Any) -> None:
+    # in a thread of its own: a Connect client retries a server that went away
+    threading.Thread(target=_quietly, args=(jobs.cancel,), daemon=True).start()
+
+
+def _reap(done: threading.Event, jobs: Any) -> None:
+    """Cancel `jobs` until `done`. A cancel reaches only the jobs already submitted, and a busy
+    machine may take many seconds between the interrupt and the job's submission (planning, a
+    cold JVM): a single cancel, or a few in a row, let such a job run on for hours."""
+    deadline = time.monotonic() + REAP_FOR_SECONDS
+    pause = REAP_FIRST_PAUSE_SECONDS
+    while time.monotonic() < deadline and not done.wait(pause):
+        _quietly(jobs.cancel)  # one at a time: this thread is the caller's stand-in
+        pause = min(2 * pause, REAP_LONGEST_PAUSE_SECONDS)  # each cancel of no job logs a warning
 
 
 def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | None) -> tuple[int, int] | None:
@@ -140,7 +160,7 @@ def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | Non
     group = f"magicpush-measure-{uuid.uuid4().hex}"
     jobs = _OperationTag(df, group) if is_connect(df) else _JobGroup(df, group)
     out: dict[str, Any] = {}
-    stop = threading.Event()
+    stop, done = threading.Event(), threading.Event()
 
     def target() -> None:
         try:
@@ -152,20 +172,24 @@ def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | Non
                 jobs.leave()
         except BaseException as err:  # reported to the caller below
             out["error"] = err
+        finally:
+            done.set()
 
     thread = threading.Thread(target=target, name=group, daemon=True)
     try:
         # start() waits for the thread to run: an interrupt there, on a busy machine, would leave
         # the thread to submit its jobs with nobody left to cancel them
         thread.start()
-        thread.join(limit)
+        # An Event, not thread.join(): a join interrupted by KeyboardInterrupt marks the thread
+        # as ended though it runs on (CPython 3.11's bpo-45274 handling), so is_alive() lies
+        finished = done.wait(limit)
     except KeyboardInterrupt:
         # the kernel was interrupted (the sidebar's Cancel): the jobs must stop with it, not run
         # on in the thread while the kernel looks idle
-        _stop(thread, jobs, stop)
+        _stop(done, jobs, stop, group)
         raise
-    if thread.is_alive():
-        _stop(thread, jobs, stop)
+    if not finished:
+        _stop(done, jobs, stop, group)
         return None
     if "error" in out:
         raise out["error"]

@@ -139,3 +139,69 @@ def test_alternatives_are_ranked_by_rows_kept_and_the_chosen_one_is_measured(fra
     assert ranked.rows_after == 9  # the counts are the chosen predicate's
     assert [a.predicate for a in ranked.alternatives] == [(base if chosen else alt).predicate]
     assert ranked.ranked == "keeps 9 rows of the first 1,000 rows; the alternative keeps 500"
+
+
+
+
+def _interrupt_now() -> None:
+    """The kernel's interrupt: SIGINT to this process, raised in its main thread."""
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def _run_past_its_limit(run_limited, df, work):
+    assert run_limited(df, work, 0.5) is None
+
+
+def _run_interrupted(run_limited, df, work):
+    with pytest.raises(KeyboardInterrupt):
+        run_limited(df, work, 3600)
+
+
+# (how the measurement is stopped, what its thread does first, then how long it waits to submit)
+LATE_JOBS = [
+    pytest.param(_run_past_its_limit, lambda: None, 12.0, id="past its time limit, submitted 12 s later"),
+    # the thread.join() that an interrupt cut short once said the thread had ended
+    pytest.param(_run_interrupted, _interrupt_now, 3.0, id="interrupted, submitted 3 s later"),
+]
+
+
+@pytest.mark.parametrize("stopped, first, delay", LATE_JOBS)
+def test_a_measurement_stopped_before_its_job_was_submitted_cancels_the_job_when_it_comes(
+        spark, stopped, first, delay):
+    """On a busy machine many seconds can pass between the stop and the job's submission; the
+    stop's cancels must still reach it, while the caller is free at once."""
+    import signal
+    import threading
+    import time
+
+    from magicpush_lab.measure import run_limited
+
+    huge = spark.range(0, 10**12)
+    group: list[str] = []
+
+    def late_work() -> tuple[int, int]:
+        group.append(threading.current_thread().name)  # the measurement's job group
+        first()
+        time.sleep(delay)
+        return huge.count(), 0  # minutes of work unless cancelled
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        stopped(run_limited, huge, late_work)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    # the caller is free while the measurement's thread has not even submitted its job
+    assert any(t.name == group[0] for t in threading.enumerate())
+    tracker = spark.sparkContext.statusTracker()
+    deadline = time.monotonic() + delay + 90
+    statuses: set[str] = set()
+    while time.monotonic() < deadline:
+        statuses = {tracker.getJobInfo(j).status for j in tracker.getJobIdsForGroup(group[0])
+                    if tracker.getJobInfo(j)}
+        if statuses and "RUNNING" not in statuses:
+            break
+        time.sleep(0.5)
+    assert statuses == {"FAILED"}, statuses  # submitted, then cancelled: Spark reports it FAILED
