@@ -3,13 +3,17 @@ interrupts the kernel while (and only while) it runs that request, which cancels
 
 The pipeline's source is a range of 10**12 rows: counting it, or running the pipeline over it,
 would take many minutes, so a kernel that is idle seconds after the cancel proves the job stopped.
+The request is closed once Spark's own REST API reports its job running (not after a fixed
+wait, which on a busy machine may end before the kernel has started any job).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
+import urllib.request
 from typing import Any
 
 import pytest
@@ -22,10 +26,20 @@ from tests.test_server import run_in_kernel
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
 
 HUGE = 10**12
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# Spark's UI (and its REST API) on a port of this test's own: other Spark sessions may hold 4040
+UI_PORT = _free_port()
 CELLS = [
     "from pyspark.sql import SparkSession, functions as F\nfrom pyspark.sql.types import IntegerType\n"
-    "spark = (SparkSession.builder.master('local[2]').config('spark.ui.enabled', 'false')\n"
-    "         .config('spark.sql.shuffle.partitions', '2').getOrCreate())",
+    f"spark = (SparkSession.builder.master('local[2]').config('spark.ui.port', '{UI_PORT}')\n"
+    "         .config('spark.ui.enabled', 'true').config('spark.sql.shuffle.partitions', '2').getOrCreate())",
     f"df = spark.range(0, {HUGE}).selectExpr('id AS k', 'CAST(id % 1000 AS INT) AS v')",
     "@F.udf(returnType=IntegerType())\ndef bump(v):\n    return v + 5\n\n"
     "scored = df.withColumn('score', bump(F.col('v')))",
@@ -39,7 +53,7 @@ def jp_server_config():
     return {"ServerApp": {"jpserver_extensions": {"magicpush_lab": True}}}
 
 
-async def _start(km: Any) -> tuple[str, Any, dict[str, Any]]:
+async def _start(km: Any) -> tuple[str, Any, dict[str, Any], str]:
     kernel_id = await km.start_kernel()
     client = km.get_kernel(kernel_id).client()
     client.start_channels()
@@ -47,17 +61,18 @@ async def _start(km: Any) -> tuple[str, Any, dict[str, Any]]:
     await run_in_kernel(client, "%load_ext magicpush_lab")
     for src in CELLS:
         await run_in_kernel(client, src)
-    content = await run_in_kernel(client, "", {"t": TRACE_EXPRESSION})
-    return kernel_id, client, content["user_expressions"]["t"]["data"][TRACE_MIME]
+    content = await run_in_kernel(client, "", {"t": TRACE_EXPRESSION, "ui": "spark.sparkContext.uiWebUrl"})
+    found = content["user_expressions"]
+    return kernel_id, client, found["t"]["data"][TRACE_MIME], found["ui"]["data"]["text/plain"].strip("'")
 
 
 @pytest.fixture
 def huge_kernel(jp_serverapp):
     km = jp_serverapp.kernel_manager
     loop = ensure_event_loop(prefer_selector_loop=True)
-    kernel_id, client, trace = loop.run_until_complete(_start(km))
+    kernel_id, client, trace, ui = loop.run_until_complete(_start(km))
     client.stop_channels()
-    yield kernel_id, trace
+    yield kernel_id, trace, ui
     loop.run_until_complete(km.shutdown_kernel(kernel_id, now=True))
 
 
@@ -97,6 +112,38 @@ async def _cancelled(jp_fetch, route: str, body: dict[str, Any], after: float) -
     assert err.value.code == 599  # the client's own time-out: it closed the connection
 
 
+def _spark_jobs(ui: str, status: str) -> list[int]:
+    """The ids of the Spark jobs in `status` ("running", "failed", ...), from the REST API of the
+    Spark UI at `ui`."""
+    def get(path: str) -> Any:
+        with urllib.request.urlopen(f"{ui}/api/v1/{path}", timeout=30) as reply:
+            return json.load(reply)
+
+    app = get("applications")[0]["id"]
+    return [job["jobId"] for job in get(f"applications/{app}/jobs?status={status}")]
+
+
+async def _cancelled_once_running(port: int, auth: dict[str, str], base_url: str, route: str,
+                                  body: dict[str, Any], ui: str, within: float = 180) -> None:
+    """Post `body` to `route` and close the connection, as the sidebar's Cancel does, as soon as
+    Spark reports a job running."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    payload = json.dumps(body).encode()
+    head = "".join([f"POST {base_url}magicpush-lab/{route} HTTP/1.1\r\n", f"Host: 127.0.0.1:{port}\r\n",
+                    *(f"{k}: {v}\r\n" for k, v in auth.items()), "Content-Type: application/json\r\n",
+                    f"Content-Length: {len(payload)}\r\n\r\n"])
+    writer.write(head.encode() + payload)
+    await writer.drain()
+    deadline = time.monotonic() + within
+    try:
+        while not await asyncio.to_thread(_spark_jobs, ui, "running"):
+            assert time.monotonic() < deadline, f"no Spark job started within {within:g} s of the request"
+            assert not reader.at_eof(), "the request was answered before any Spark job ran"
+            await asyncio.sleep(0.25)
+    finally:
+        writer.close()
+
+
 async def _idle_within(client: Any, seconds: float, start: float) -> float:
     """Seconds from `start` until the kernel has answered a trivial request."""
     reply = await client.execute_interactive("1", timeout=seconds, output_hook=lambda msg: None)
@@ -105,10 +152,12 @@ async def _idle_within(client: Any, seconds: float, start: float) -> float:
 
 
 @pytest.mark.parametrize("route", ["measure", "runtime"])
-async def test_cancel_interrupts_the_kernel_and_its_spark_job_stops(jp_fetch, jp_serverapp, huge_kernel, route):
-    kernel_id, trace = huge_kernel
+async def test_cancel_interrupts_the_kernel_and_its_spark_job_stops(jp_fetch, jp_serverapp, jp_http_port,
+                                                                    jp_auth_header, jp_base_url, huge_kernel, route):
+    kernel_id, trace, ui = huge_kernel
     suggestions = await _suggestions(jp_fetch, kernel_id, trace)
-    await _cancelled(jp_fetch, route, _body(route, kernel_id, suggestions), after=4)
+    await _cancelled_once_running(jp_http_port, jp_auth_header, jp_base_url, route,
+                                  _body(route, kernel_id, suggestions), ui)
     cancelled = time.monotonic()
 
     client = await _client(jp_serverapp, kernel_id)
@@ -123,12 +172,13 @@ async def test_cancel_interrupts_the_kernel_and_its_spark_job_stops(jp_fetch, jp
     states = results["states"]["data"]["text/plain"]
     assert "FAILED" in states, states  # the measurement's job, cancelled (Spark reports it FAILED)
     assert "RUNNING" not in states, states
+    assert _spark_jobs(ui, "running") == []
 
 
 async def test_cancel_waits_for_a_users_cell_and_never_interrupts_it(jp_fetch, jp_serverapp, huge_kernel):
     """The neighbour: a request cancelled while it waits behind the user's running cell leaves
     that cell alone; the measurement is interrupted when it starts, after the cell."""
-    kernel_id, trace = huge_kernel
+    kernel_id, trace, _ = huge_kernel
     client = await _client(jp_serverapp, kernel_id)
     suggestions = await _suggestions(jp_fetch, kernel_id, trace)
     users_cell = client.execute("import time\ntime.sleep(8)\nusers_cell_finished = True")
