@@ -996,10 +996,7 @@ async function expectJobsStopped(
   await expect(output).toContainText('FAILED');
 }
 
-// Open defect: after Cancel of the row count started by the inline banner, Spark's count job
-// (job 0) was still RUNNING 20 s later in most runs on a busy 2-core machine, though the kernel
-// was idle; tests/test_cancel.py covers the same routes without the browser. Not passing yet.
-test.fixme('cancel interrupts the kernel: row counting and timing stop their Spark jobs', async ({
+test('cancel interrupts the kernel: row counting and timing stop their Spark jobs', async ({
   page
 }) => {
   await page.notebook.createNew('huge.ipynb');
