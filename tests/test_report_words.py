@@ -31,6 +31,26 @@ def test_a_suggestion_reads_in_plain_words_first(kind, words):
     assert "[3] and [7]" in text  # the cells as their prompts show them, not positions 2 and 5
 
 
+@pytest.mark.parametrize("kind, late, in_pandas, why", [
+    ("equivalent", 'F.col("points") > 1000', False,
+     "why 1: `points > 1000` holds exactly when `amount > 950` does, for every row of `orders`: "
+     "filtering `orders` by `amount > 950` keeps the same rows, and the late filter goes."),
+    ("superset", 'F.col("points") > 1000', False,
+     "why 1: Every row kept by `points > 1000` has `amount > 950` at `orders`, so filtering there first "
+     "loses none of them; the late filter stays to drop the rest."),
+    ("superset", None, False, "why 1: Every row kept by the late filter has `amount > 950` at `orders`"),
+    ("superset", "top[top.points > 1000]", True,
+     "why 1: Every row the pandas code `top[top.points > 1000]` keeps has `amount > 950` at `orders`, so "
+     "filtering there first moves fewer rows into Python and loses none of them; the pandas filter stays."),
+])
+def test_why_says_the_pushed_filter_s_relation_to_the_late_one(kind, late, in_pandas, why):
+    import dataclasses
+
+    s = dataclasses.replace(_suggestion(kind), late_predicate=late, late_filter_in_pandas=in_pandas)
+    assert why in render(OptimizeResult((s,), 0.5))["text/plain"]
+    assert "why 1: " in render(OptimizeResult((s,), 0.5))["text/html"]
+
+
 @pytest.mark.parametrize("notes, said", [
     (("TopK `df.limit(3)` (cell [2], line 1): no filter before this step was proved to give the same result",),
      "MagicPush: no filter can move to a source; the notes say which step stops it."),

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import html
+import re
 from typing import Any, Sequence
 
 from magicpush_lab.cellref import cells_ref
@@ -81,6 +82,47 @@ def saving(s: Suggestion) -> str:
     return f"~{seconds:,.0f} s (estimate)" if seconds >= 10 else f"~{seconds:.2g} s (estimate)"
 
 
+def readable(code: str) -> str:
+    """PySpark Column code as a user reads it: `F.col("points") > 1000` is `points > 1000`.
+
+    >>> readable('(F.col("points") > 1000)'), readable("(a) & (b)")
+    ('points > 1000', '(a) & (b)')
+    """
+    plain = re.sub(r"""\b\w+\.col\((["'])([A-Za-z_][A-Za-z0-9_]*)\1\)""", r"\2", code)
+    inner = plain[1:-1]
+    return inner if plain.startswith("(") and plain.endswith(")") and _balanced(inner) else plain
+
+
+def _balanced(code: str) -> bool:
+    depth = 0
+    for ch in code:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def why(s: Suggestion) -> str:
+    """Why the filter may move, in the user's terms: the pushed predicate's relation to the late
+    filter (the sidebar's Why says the same, src/why.ts).
+
+    >>> print(why(Suggestion("sales", 'F.col("v") > 995', "equivalent", (), (), 0, {},
+    ...                      late_predicate='F.col("w") > 1000')))
+    `w > 1000` holds exactly when `v > 995` does, for every row of `sales`: filtering `sales` by `v > 995` keeps the same rows, and the late filter goes.
+    """
+    pushed = f"`{readable(s.predicate)}`"
+    late = f"`{readable(s.late_predicate)}`" if s.late_predicate else "the late filter"
+    if s.late_filter_in_pandas:
+        return (f"Every row the pandas code {late} keeps has {pushed} at `{s.source}`, so filtering there first "
+                "moves fewer rows into Python and loses none of them; the pandas filter stays.")
+    if s.kind == "equivalent":
+        subject = late if late.startswith("`") else late[0].upper() + late[1:]
+        return (f"{subject} holds exactly when {pushed} does, for every row of `{s.source}`: filtering "
+                f"`{s.source}` by {pushed} keeps the same rows, and the late filter goes.")
+    return (f"Every row kept by {late} has {pushed} at `{s.source}`, so filtering there first loses none of "
+            "them; the late filter stays to drop the rest.")
+
+
 def text_table(suggestions: Sequence[Suggestion]) -> str:
     """Aligned plain-text table of suggestions."""
     rows = [HEADERS] + [row(s, n) for n, s in enumerate(suggestions, 1)]
@@ -107,6 +149,10 @@ def render(result: Any) -> dict[str, str]:
         text = "MagicPush: no filter can move to a source" + (
             "; the notes say which step stops it." if result.notes else ".")
         markup = f"<p>{html.escape(text)}</p>"
+    reasons = [f"why {n}: {why(s)}" for n, s in enumerate(result.suggestions, 1)]
+    if reasons:
+        text += "\n" + "\n".join(reasons)
+        markup += "<ul>" + "".join(f"<li>{html.escape(r)}</li>" for r in reasons) + "</ul>"
     choices = [f"{s.source}: {s.predicate} chosen among {len(s.alternatives) + 1} proved predicates; {s.ranked}"
                for s in result.suggestions if s.ranked]
     if choices:
