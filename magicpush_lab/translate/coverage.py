@@ -244,6 +244,9 @@ PANDAS_LINES = [
     "| `pdf[mask]`, `pdf.loc[mask]`, `pdf.loc[mask, cols]`, `pdf.query(\"...\")` (names, literals, comparisons, "
     "`and`/`or`/`not`, arithmetic) | Filter |",
     "| `pdf.dropna(subset=...)` | Filter |",
+    "| `s.isin([...])` of literal numbers or strings (`~` too: a missing value is not in the list) | "
+    "IN, False where missing |",
+    "| `s.fillna(v)` with a literal `v` (None and NaN alike) | coalesce |",
     "| `pdf[\"c\"] = ...`, `pdf.assign(...)`, `pdf.loc[mask, \"c\"] = ...`, `pdf[cols]`, `drop(columns=...)`, "
     "`rename(columns=...)`, `copy()`, `reset_index(drop=True)` | RowTransform, "
     "DropColumn (before the filter) |",
@@ -252,7 +255,9 @@ PANDAS_LINES = [
     "| `head`, aggregates, `groupby`, `len(pdf)` before the filter | barrier: an output row depends on other rows |",
     "| `pdf.head()`, `print(pdf)`, a second frame made from `pdf` before the filter | barrier: it sees every collected "
     "row |",
-    "| `query` with `@variable`, `in`, backticks; `merge`, `fillna`, `isin`, `.str` methods | barrier: not read yet |",
+    "| `query` with `@variable`, `in`, backticks; `merge`, `.str` methods; `isin` of a computed list or one "
+    "holding None; `fillna` of a computed value; `ffill`/`bfill` | barrier: not read yet (or, for a fill from "
+    "other rows, an output row depends on other rows) |",
     "| a double computed in the pandas code (`pdf.a * 1.5`) | barrier: Spark makes NaN where pandas sees a missing "
     "value |",
     "| integer arithmetic that may overflow however its columns are bounded | barrier |",

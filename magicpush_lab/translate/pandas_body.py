@@ -658,6 +658,15 @@ class _Reader:
         if method in ("isna", "isnull", "notna", "notnull") and not call.args:
             missing = X.IsNull(s.expr) if method in ("isna", "isnull") else X.IsNotNull(s.expr)
             return _Series(missing, mask=True)
+        if method == "fillna" and len(call.args) == 1:
+            # a literal fill: pandas fills None and NaN alike (a double's NaN is read as missing
+            # where the column is read), so this is Spark's coalesce
+            value = _constant(call.args[0], (int, float, str))
+            if value is None or isinstance(value, bool):
+                raise Unsupported("fillna with a literal number or string")
+            lit = _typed_literal(value, s.expr)
+            _compare("=", s, _Series(lit))  # the same type rules as ==
+            return _Series(X.Coalesce((s.expr, lit)))
         if method == "isin" and len(call.args) == 1 \
                 and isinstance(call.args[0], (ast.List, ast.Tuple, ast.Set)):
             values = [_constant(e, (int, float, str)) for e in call.args[0].elts]

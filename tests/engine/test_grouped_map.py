@@ -128,6 +128,17 @@ def distinct_v(pdf):
     return pdf
 
 
+def filled(pdf):
+    pdf["v"] = pdf["v"].fillna(0)
+    pdf["amount"] = pdf["amount"].fillna(0.0)
+    return pdf
+
+
+def filled_by_max(pdf):
+    pdf["v"] = pdf["v"].fillna(pdf["v"].max())
+    return pdf
+
+
 def last_store(pdf):
     return pd.DataFrame({"store": [pdf.store.iloc[-1]], "top": [pdf.amount.max()]})
 
@@ -160,7 +171,7 @@ def biggest_sized(pdf):
 FUNCTIONS = {f.__name__: f for f in (keep_positive, top_two, with_flag, with_big_key, key_doubled, totals,
                                       doubled, with_twice, summary, share, shifted, keep_ids, last_two, flag_big,
                                       normalised, counted, with_sub_max, above_mean, with_size, biggest_sized,
-                                      with_many_sizes, sized, distinct_v, last_store, marked)}
+                                      with_many_sizes, sized, distinct_v, last_store, marked, filled, filled_by_max)}
 
 SALES = "v int, store string, amount double"
 SCHEMAS = {
@@ -296,6 +307,13 @@ CASES = [
          lambda: F.col("store") == "a", EQUIVALENT, "store = 'a'"),
     Case("filter on a per-row column through a mask against the group's mean: must not be pushed", "above_mean",
          lambda: F.col("v") > 900, None),
+    # fillna with a literal is a coalesce; pandas fills NaN as well as None
+    Case("filter on an integer the body fills with a literal: pushed as the fill reads",
+         "filled", lambda: F.col("v") < 5, EQUIVALENT),
+    Case("filter on a double the body fills with a literal: rows with NaN are filled too, pushed",
+         "filled", lambda: F.col("amount") < 1.0, EQUIVALENT),
+    Case("filter on a column filled with the group's max: must not be pushed",
+         "filled_by_max", lambda: F.col("v") < 5, None),
     Case("filter on the key through pdf.shape[0]: pushed", "sized", lambda: F.col("store") == "b", EQUIVALENT,
          "store = 'b'"),
     Case("filter on pdf.shape[0], the group's size: must not be pushed", "sized", lambda: F.col("n") > 40, None),
