@@ -51,6 +51,13 @@ def test_why_says_the_pushed_filter_s_relation_to_the_late_one(kind, late, in_pa
     assert "why 1: " in render(OptimizeResult((s,), 0.5))["text/html"]
 
 
+def test_no_time_estimate_says_why():
+    s = _suggestion("superset").with_time_saved({"note": "the source has only 50 rows, too few to tell"})
+    text = render(OptimizeResult((s,), 0.5))["text/plain"]
+    assert "time saved 1: no estimate: the source has only 50 rows, too few to tell" in text
+    assert "time saved 1:" not in render(OptimizeResult((_suggestion("superset"),), 0.5))["text/plain"]
+
+
 @pytest.mark.parametrize("notes, said", [
     (("TopK `df.limit(3)` (cell [2], line 1): no filter before this step was proved to give the same result",),
      "MagicPush: no filter can move to a source; the notes say which step stops it."),

@@ -150,6 +150,9 @@ def render(result: Any) -> dict[str, str]:
             "; the notes say which step stops it." if result.notes else ".")
         markup = f"<p>{html.escape(text)}</p>"
     reasons = [f"why {n}: {why(s)}" for n, s in enumerate(result.suggestions, 1)]
+    # the table's "-" under time saved, said: the sidebar gives the same reason
+    reasons += [f"time saved {n}: no estimate: {s.time_saved['note']}" for n, s in enumerate(result.suggestions, 1)
+                if s.time_saved and s.time_saved.get("seconds") is None and s.time_saved.get("note")]
     if reasons:
         text += "\n" + "\n".join(reasons)
         markup += "<ul>" + "".join(f"<li>{html.escape(r)}</li>" for r in reasons) + "</ul>"
