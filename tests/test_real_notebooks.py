@@ -82,7 +82,7 @@ CASES = [
           OPAQUE + 'flagged = clean.withColumn("u", noise("new_cases"))',
           'flagged.toPandas().plot(x="day", y="u")',
           'late = flagged.filter(F.col("u") > 4)'],
-         note="no candidate could be proved"),
+         note="`u` = noise(new_cases) is nondeterministic"),
     case("branches of one read meet again: the read keeps their disjunction",
          ['cases.groupBy("country").count().show()',
           'base = cases.withColumn("cfr", F.col("deaths") / F.col("new_cases"))',
@@ -131,7 +131,7 @@ CASES = [
          ['wild = cases.withColumn("r", F.when(F.rand(3) > 0.5, F.lit(None)).otherwise(F.lit(1)))',
           'kept = wild.dropna(thresh=5)',
           'late = kept.filter(F.col("r") == 1)'],
-         note="no candidate could be proved"),
+         note="`r` = rand(3) is nondeterministic"),
 ]
 
 

@@ -225,6 +225,8 @@ class _Walk:
         why = "no candidate could be proved"
         if isinstance(node, P.GroupedMap):  # the body's analysis says which part stopped the filter
             why = body_walk.why_not(node, at.pred, self.budget, EXPLAIN_MS)
+        elif isinstance(node, P.Project):
+            why = nondeterministic_column(node) or why
         candidate, example = self._naive_failure(node, at.pred)
         self.result.refusals.append(Refusal(P.operator_name(node), why, candidate, example, node.origin))
 
@@ -349,3 +351,30 @@ def collapse(run: list[P.Project]) -> P.Project:
     below = run[-1].child
     passed = [(c, c) for c in below.output if defs.get(c, c) == c]
     return P.Project(below, tuple(passed) + tuple(dict.fromkeys(made)), run[0].origin)
+
+
+# the column the pandas API on Spark adds to number a frame's rows in their natural order
+PANDAS_ON_SPARK_ORDER = "__natural_order__"
+
+
+def nondeterministic_column(node: P.Project) -> str | None:
+    """Why a projection making a nondeterministic column stops every filter, in words; None when
+    its columns are all deterministic.
+
+    >>> from magicpush_lab.ir.expr import Col, Func
+    >>> order = Func("monotonically_increasing_id", (), "long", deterministic=False)
+    >>> nondeterministic_column(P.Project(P.Source("t", (Col("a"),)), ((Col("__natural_order__"), order),)))
+    '`__natural_order__` is the row order the pandas API on Spark adds (monotonically_increasing_id()): a filter below it would number the rows it keeps differently; pandas-on-Spark frames are not read yet'
+    """
+    for col, e in node.outputs:
+        found = X.first_nondeterministic(e)
+        if found is None:
+            continue
+        # the call as the user wrote it: a Func's printed form may carry Spark's parameters
+        call = f"{found.name}({', '.join(map(str, found.args))})" if isinstance(found, X.Func) else str(found)
+        if col.name == PANDAS_ON_SPARK_ORDER:
+            return (f"`{col.name}` is the row order the pandas API on Spark adds ({call}): a filter below it would "
+                    "number the rows it keeps differently; pandas-on-Spark frames are not read yet")
+        return f"`{col.name}` = {call} is nondeterministic: a filter below it would change the values of the rows it keeps"
+    return None
+

@@ -266,8 +266,8 @@ PANDAS_LINES = [
     "## The pandas API on Spark (pyspark.pandas)",
     "",
     "Not read yet. The tracer sees the Spark calls pandas-on-Spark makes, but its read adds a",
-    "row-order column (`monotonically_increasing_id()`, a nondeterministic projection) that stops",
-    "every filter there: the note names the `ps.read_parquet(...)` step, where no candidate could be",
-    "proved.",
+    "row-order column (`__natural_order__`, `monotonically_increasing_id()`, a nondeterministic",
+    "projection) that stops every filter there: the note names the `ps.read_parquet(...)` step, its",
+    "cell and line, and that column.",
     "",
 ]
