@@ -404,6 +404,36 @@ def dtype_of(e: Expr) -> str:
     return getattr(e, "dtype", "other")
 
 
+def unguarded(c: Expr) -> Expr:
+    """A condition without the NULL guards around it that change nothing in a filter, where NULL
+    and false both drop the row: `CASE WHEN p IS NULL THEN false ELSE p END` (which evaluates
+    `p` first, so it raises where `p` does) and a cast of a boolean to boolean. The pandas API
+    on Spark wraps every mask in several of them.
+
+    >>> a, b = Col("a", 1, "long"), Col("b", 2, "long")
+    >>> p = Cmp(">", a, Lit(5, "long"))
+    >>> guarded = Case(((IsNull(p), FALSE),), p)
+    >>> str(unguarded(Case(((IsNull(guarded), FALSE),), Cast(guarded, "boolean"))))
+    'a > 5'
+    >>> str(unguarded(Case(((IsNull(b), FALSE),), p)))  # a guard on another value drops rows
+    'CASE WHEN b IS NULL THEN False ELSE a > 5 END'
+    """
+    while True:
+        if isinstance(c, Cast) and c.dtype == "boolean" and dtype_of(c.arg) == "boolean":
+            c = c.arg
+        elif isinstance(c, Case) and len(c.branches) == 1 and c.branches[0][1] == FALSE \
+                and isinstance(c.branches[0][0], IsNull) and _without_boolean_cast(c.default) == c.branches[0][0].arg:
+            c = c.default
+        else:
+            return c
+
+
+def _without_boolean_cast(e: Expr) -> Expr:
+    while isinstance(e, Cast) and e.dtype == "boolean" and dtype_of(e.arg) == "boolean":
+        e = e.arg
+    return e
+
+
 def size(e: Expr) -> int:
     """Number of comparison-like literals in `e`: the paper's proxy for selectivity."""
     return sum(1 for x in walk(e) if isinstance(x, (Cmp, IsNull, IsNotNull, In)))

@@ -21,6 +21,7 @@ from magicpush_lab.pushdown.records import Pushed, Refusal, Step, WalkResult, Wa
 from magicpush_lab.pushdown.shared_sources import merge_shared_sources, union_input_missed
 from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
+from magicpush_lab.translate.pandas_on_spark import ROW_ORDER
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.verify import full_outer_join, join_condition, model_gaps
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
@@ -114,7 +115,10 @@ def _push_down_within(filter_node: P.Filter, budget: Budget) -> WalkResult:
 
 def _push_down(filter_node: P.Filter, budget: Budget) -> WalkResult:
     walk = _Walk(filter_node, budget)
-    walk.visit(filter_node.child, _Carried(filter_node.condition, (), EQUIVALENT, filter_node.origin, 0))
+    # the same rows without the NULL guards of a pandas-on-Spark mask, which would otherwise be
+    # carried into every candidate
+    condition = X.and_(*(X.unguarded(c) for c in X.conjuncts(filter_node.condition)))
+    walk.visit(filter_node.child, _Carried(condition, (), EQUIVALENT, filter_node.origin, 0))
     result = walk.result
     guards.drop_shared_side_inputs(filter_node, result)
     result.pushed = merge_shared_sources(filter_node.child, result.pushed, filter_node.origin)
@@ -353,10 +357,6 @@ def collapse(run: list[P.Project]) -> P.Project:
     return P.Project(below, tuple(passed) + tuple(dict.fromkeys(made)), run[0].origin)
 
 
-# the column the pandas API on Spark adds to number a frame's rows in their natural order
-PANDAS_ON_SPARK_ORDER = "__natural_order__"
-
-
 def nondeterministic_column(node: P.Project) -> str | None:
     """Why a projection making a nondeterministic column stops every filter, in words; None when
     its columns are all deterministic.
@@ -364,7 +364,7 @@ def nondeterministic_column(node: P.Project) -> str | None:
     >>> from magicpush_lab.ir.expr import Col, Func
     >>> order = Func("monotonically_increasing_id", (), "long", deterministic=False)
     >>> nondeterministic_column(P.Project(P.Source("t", (Col("a"),)), ((Col("__natural_order__"), order),)))
-    '`__natural_order__` is the row order the pandas API on Spark adds (monotonically_increasing_id()): a filter below it would number the rows it keeps differently; pandas-on-Spark frames are not read yet'
+    '`__natural_order__` is the row order the pandas API on Spark adds (monotonically_increasing_id()), and a later step reads it: a filter below it would number the rows it keeps differently'
     """
     for col, e in node.outputs:
         found = X.first_nondeterministic(e)
@@ -372,9 +372,10 @@ def nondeterministic_column(node: P.Project) -> str | None:
             continue
         # the call as the user wrote it: a Func's printed form may carry Spark's parameters
         call = f"{found.name}({', '.join(map(str, found.args))})" if isinstance(found, X.Func) else str(found)
-        if col.name == PANDAS_ON_SPARK_ORDER:
-            return (f"`{col.name}` is the row order the pandas API on Spark adds ({call}): a filter below it would "
-                    "number the rows it keeps differently; pandas-on-Spark frames are not read yet")
+        if col.name == ROW_ORDER:
+            # translate/pandas_on_spark.py leaves the column out where nothing reads it
+            return (f"`{col.name}` is the row order the pandas API on Spark adds ({call}), and a later step reads "
+                    "it: a filter below it would number the rows it keeps differently")
         return f"`{col.name}` = {call} is nondeterministic: a filter below it would change the values of the rows it keeps"
     return None
 

@@ -13,6 +13,7 @@ from magicpush_lab.capture.trace import VIEW_READERS, Event, Trace, Udf, is_sour
 from magicpush_lab.ir import plan as P
 from magicpush_lab.translate.plan_json import PlanNodes
 from magicpush_lab.translate import rdd
+from magicpush_lab.translate.pandas_on_spark import without_unread_row_order
 from magicpush_lab.translate.spark_plan import Context, PandasBodyReason, output_of, to_plan
 
 
@@ -111,7 +112,7 @@ def translate_event(trace: Trace, eid: int, pandas_body_reason: PandasBodyReason
         pandas_body_reason=pandas_body_reason,
         rebuilt=rebuilt,
     )
-    return to_plan(nodes.node(by_id[eid].plan), ctx)
+    return without_unread_row_order(to_plan(nodes.node(by_id[eid].plan), ctx))
 
 
 def _round_trip_reader(by_id: Mapping[int, Event], event: Event):

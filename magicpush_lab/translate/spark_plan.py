@@ -498,8 +498,9 @@ _BARRIERS = {
     "FlatMapCoGroupsInPandas": "cogroup().applyInPandas: the function's body is not analysed",
     "FlatMapGroupsInArrow": "applyInArrow: the function's body is not analysed",
     "DeduplicateWithinWatermark": "dropDuplicatesWithinWatermark: streaming deduplication is not analysed",
-    "AttachDistributedSequence": "zipWithIndex: each row's index counts the rows before it, "
-                                 "which a filter moved below it would change",
+    "AttachDistributedSequence": "zipWithIndex, or the pandas API on Spark's default index: each row's index "
+                                 "counts the rows before it, which a filter moved below it would change "
+                                 "(a pandas-on-Spark read with index_col= has no such index)",
     "LateralJoin": "lateralJoin: a correlated join is not analysed yet",
     "NearestByJoin": "nearestByJoin: each row keeps its top matches among the whole other input: "
                      "not analysed yet",
