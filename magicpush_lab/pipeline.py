@@ -240,7 +240,7 @@ def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[
         try:
             placed.append(_place(trace, pushed, walk.pushed, budget))
         except CannotPlace as err:
-            notes.append(f"{pushed.predicate}: proved, but the cells cannot be rewritten: {err}")
+            notes.append(f"{_proved_text(pushed)}: proved, but the cells cannot be rewritten: {err}")
             continue
         if placed[-1].not_at_source:
             notes.append(f"{pushed.predicate}: proved for "
@@ -475,9 +475,27 @@ def _late_predicate(group: Sequence[_Placed], cells: list[str]) -> str | None:
     ordered = sorted(group, key=lambda p: (p.pushed.late_filter.origin is None, p.pushed.late_filter.origin or 0))
     alias, _ = functions_alias(cells)
     try:
-        return to_pyspark(X.and_(*dict.fromkeys(p.pushed.late_filter.condition for p in ordered)), alias)
+        # shown without the NULL guards the pandas API on Spark wraps a mask in (same rows)
+        conditions = (X.unguarded(c) for p in ordered for c in X.conjuncts(p.pushed.late_filter.condition))
+        return to_pyspark(X.and_(*dict.fromkeys(conditions)), alias)
     except ValueError:
         return None
+
+
+def _proved_text(pushed: Pushed) -> str:
+    """What was proved for a source, in a note: each read's predicate when the reads differ
+    (the source's own predicate is then their disjunction, TRUE when one read needs every row).
+
+    >>> s = P.Source("t", (X.Col("a", 1),), 2)
+    >>> a = X.Cmp(">", X.Col("a", 1), X.Lit(3, "int"))
+    >>> one = Pushed(s, a, (), EQUIVALENT, P.Filter(s, a), 5, 0)
+    >>> _proved_text(replace(one, predicate=X.TRUE, branches=(one, replace(one, predicate=X.TRUE))))
+    'a > 3 on one read of the source, every row on another'
+    """
+    if pushed.predicate != X.TRUE or not pushed.branches:
+        return str(pushed.predicate)
+    reads = ["every row" if b.predicate == X.TRUE else str(b.predicate) for b in pushed.branches]
+    return f"{reads[0]} on one read of the source, " + ", ".join(f"{r} on another" for r in reads[1:])
 
 
 def _or_none(make) -> list[Suggestion]:

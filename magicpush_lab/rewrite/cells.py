@@ -180,6 +180,13 @@ def _add_filter(cell: _Cell, edit: AddFilter, code: str, shift: int) -> list[_Re
             return [_Replace(cell.start(node), cell.start(node), "("), _Replace(cell.end(node), cell.end(node), ")" + insert)]
         if any(_is_filter_with(n, code) for n in starting):
             return []
+    elif edit.target == "pandas_on_spark":
+        if exact:
+            node = exact[0]
+            insert = f".spark.apply(lambda sdf: sdf.filter({code}), index_col={edit.index_col})"
+            if cell.source[cell.end(node):].startswith(insert):
+                return []  # already pushed
+            return [_Replace(cell.end(node), cell.end(node), insert)]
     elif edit.target == "receiver":
         if exact:
             recv = _receiver(exact[0])

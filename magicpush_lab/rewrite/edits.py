@@ -3,7 +3,11 @@
 AddFilter: put `.filter(<predicate>)` on the DataFrame expression at `site`.
   target="call": the call expression at `site` itself (e.g. `spark.read.parquet(p)` where the source is defined);
   target="receiver": the receiver of the method call at `site` (e.g. `sales` in `sales.withColumn(...)`),
-  used when the source DataFrame feeds other code that must keep seeing every row.
+  used when the source DataFrame feeds other code that must keep seeing every row;
+  target="pandas_on_spark": the pandas-on-Spark read at `site` (`ps.read_parquet(p, index_col="id")`),
+  whose Spark source it made and numbered in one call: the filter goes on that frame's Spark
+  form, `.spark.apply(lambda sdf: sdf.filter(<predicate>), index_col=<index_col>)`, which
+  Spark moves down to the scan (the row order the read added is read by nothing).
 RemoveFilter: the call at `site` is `X.filter(...)` or `X.where(...)`; replace it by `X`.
 """
 
@@ -20,6 +24,7 @@ class AddFilter:
     site: Site
     predicate: Expr
     target: str = "call"
+    index_col: str | None = None  # target "pandas_on_spark": the read's index_col, as written
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,11 @@ def _placements(trace: Trace, pushed: Pushed, source_event: Event) -> tuple[list
         if before_collect is not None:
             return [before_collect], True
     region = _Region(trace, _top_event(pushed))
+    if _made_more_in_one_call(trace, source_event):
+        if pushed.branches or pushed.predicate == TRUE:
+            # each read's own filter would go inside the library call, where no code of the user's is
+            raise CannotPlace("the pipeline reads the source more than once, and the reads are inside one call")
+        return [_pandas_on_spark_read(trace, region, pushed, source_event)], True
     every = pushed.branches or (pushed,)
     branches = [b for b in every if b.predicate != TRUE]
     edits: list[Edit] = []
@@ -150,6 +155,61 @@ def _placements(trace: Trace, pushed: Pushed, source_event: Event) -> tuple[list
     return edits, exact
 
 
+def _made_more_in_one_call(trace: Trace, source_event: Event) -> bool:
+    """The call that read the source went on making DataFrames from it (library code: a
+    pandas-on-Spark read adds its row-order column), so a filter after the call is not at the
+    source. A cell's own chain (`spark.read.parquet(p).withColumn(...)`) has a site per call."""
+    return any(e is not None and e.site == source_event.site
+               for e in map(trace.event, trace.consumers().get(source_event.id, ())))
+
+
+PANDAS_ON_SPARK_READ = "a pandas-on-Spark read (ps.read_parquet, ps.read_csv, ...)"
+
+
+def _pandas_on_spark_read(trace: Trace, region: "_Region", pushed: Pushed, source_event: Event) -> AddFilter:
+    """The filter for a source a pandas-on-Spark read made: on the frame's Spark form, right
+    after the read, keeping the index the read gave (`index_col=`, as written). A read without
+    `index_col=` numbers its rows with a default index, which the walk never gets past; one
+    that picks columns (`columns=`) or takes its index from pandas metadata is not rewritten."""
+    code = trace.code_at(source_event.site) or ""
+    try:
+        call = ast.parse(code.strip(), mode="eval").body
+    except SyntaxError:
+        call = None
+    func = getattr(call, "func", None)
+    name = getattr(func, "attr", getattr(func, "id", ""))
+    keywords = {k.arg: k.value for k in getattr(call, "keywords", ())}
+    if not isinstance(call, ast.Call) or not name.startswith("read_") or "index_col" not in keywords:
+        raise CannotPlace(f"`{code}` reads the source and makes more DataFrames from it in one call, and is not "
+                          f"{PANDAS_ON_SPARK_READ} with index_col=: a filter after it would not be at the source")
+    if {"columns", "pandas_metadata"} & set(keywords) or any(k is None for k in keywords):
+        raise CannotPlace(f"`{code}` picks its columns or its index in a way the rewrite does not follow "
+                          "(columns=, pandas_metadata=, **options)")
+    why = _once(trace, source_event.site) or region.why_not_at_source(source_event)
+    if why is not None:
+        raise CannotPlace(why)
+    return AddFilter(source_event.site, pushed.predicate, "pandas_on_spark", ast.unparse(keywords["index_col"]))
+
+
+def _once(trace: Trace, site: Site | None) -> str | None:
+    """Why the code at `site` may run more than once in its execution (None: it runs once):
+    in a loop, a comprehension or a function. Several DataFrames made there then come from
+    one run of one call."""
+    cells = {c.execution_count: c.source for c in trace.cells}
+    path = site_path(cells, site)
+    if path is None or site is None:
+        return "the trace has no source for the cell of the source's read"
+    if any(block[3] == "loop" for block in path):
+        return f"the source's read runs more than once ({_repeated_place(trace, site)})"
+    tree = parse_cell(cells[site.execution_count])
+    for n in ast.walk(tree) if tree is not None else ():
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and \
+                (n.lineno, n.col_offset) <= (site.lineno, site.col_offset) and \
+                (site.end_lineno, site.end_col_offset) <= (n.end_lineno, n.end_col_offset):
+            return f"the source's read is in a function ({_repeated_place(trace, site)})"
+    return None
+
+
 def _one_read(branches: list[Pushed]) -> Pushed:
     """Branches that read the source through one call (`df = src.withColumn(...)` feeding two
     filters that meet again in a union): that read keeps the rows of any of them, the
@@ -168,7 +228,7 @@ def _reruns(trace: Trace, edits: list[Edit], peers: Sequence[Pushed]) -> str | N
         if not isinstance(edit, AddFilter):
             continue
         runs = trace.runs_of(edit.site)
-        if len(runs) <= 1:
+        if len(runs) <= 1 or edit.target == "pandas_on_spark":  # its one run made them all (_once)
             continue
         if edit.target != "call":
             return (f"the filter's place runs more than once ({_repeated_place(trace, edit.site)}) "
