@@ -244,31 +244,3 @@ def test_timing_a_pandas_filter_suggestion_counts_the_rows_into_python_instead_o
     assert f"rows into Python: {original:,} → " in answer["note"], answer["note"]
     after = int(answer["note"].split("→ ", 1)[1].split(";", 1)[0].replace(",", ""))
     assert kept <= after < original, (kept, after, original)
-
-
-def _pandas_on_spark_notebook(spark, tmp_path) -> list[str]:
-    """A pandas-on-Spark read of a Parquet file, a computed column, and a filter on it."""
-    path = tmp_path / "orders.parquet"
-    spark.range(1000).selectExpr("id", "id % 7 AS a").write.parquet(str(path))
-    return ["import os\nos.environ['PYARROW_IGNORE_TIMEZONE'] = '1'\nimport pyspark.pandas as ps\n"
-            f"psdf = ps.read_parquet({str(path)!r}, index_col='id')",
-            "psdf['score'] = psdf['a'] * 2 + 1\ntop = psdf[psdf['score'] > 11]"]
-
-
-def test_a_pandas_on_spark_pipeline_says_its_row_order_column_stops_the_filter(shell, spark, tmp_path):
-    """Until pandas-on-Spark frames are read, the note says what stops the filter, where."""
-    cells = _pandas_on_spark_notebook(spark, tmp_path)
-    first = shell[0].execution_count  # the shell is shared: the read's cell is numbered as it ran
-    result = optimize_trace(traced(shell, cells), cells, all_pipelines=True)
-    assert not result.suggestions
-    assert any("ps.read_parquet(" in n and f"(cell [{first}], line 4)" in n
-               and "`__natural_order__` is the row order the pandas API on Spark adds" in n
-               for n in result.notes), result.notes
-
-
-@pytest.mark.xfail(strict=True, reason="the pandas API on Spark is not read yet: its read adds a row-order column "
-                                       "(monotonically_increasing_id()) that stops every filter")
-def test_a_pandas_on_spark_pipeline_gets_its_filter_at_the_read(shell, spark, tmp_path):
-    cells = _pandas_on_spark_notebook(spark, tmp_path)
-    result = optimize_trace(traced(shell, cells), cells, all_pipelines=True)
-    assert [s for s in result.suggestions if "a" in s.predicate], result.notes

@@ -118,8 +118,8 @@ def untraced_kinds(backend: Any, values: Iterable[Any]) -> list[str]:
             kinds[name] = f"Spark Connect DataFrames ({name}) are not traced: " \
                           f"{missing_client_reason() or 'tracing was installed before the client could load'}"
         elif module.startswith("pyspark.pandas"):
-            kinds[name] = f"pandas-on-Spark DataFrames ({name}) are not traced yet: call .to_spark() for a " \
-                          "PySpark DataFrame"
+            kinds[name] = f"pandas-on-Spark DataFrames ({name}) are traced through the Spark calls they make, " \
+                          "and none was made since tracing began: run their cells again"
         else:
             kinds[name] = f"DataFrames of {name} are not traced: only classic and Spark Connect PySpark sessions are"
     return list(kinds.values())
