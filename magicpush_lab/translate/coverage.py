@@ -265,9 +265,24 @@ PANDAS_LINES = [
     "",
     "## The pandas API on Spark (pyspark.pandas)",
     "",
-    "Not read yet. The tracer sees the Spark calls pandas-on-Spark makes, but its read adds a",
-    "row-order column (`__natural_order__`, `monotonically_increasing_id()`, a nondeterministic",
-    "projection) that stops every filter there: the note names the `ps.read_parquet(...)` step, its",
-    "cell and line, and that column.",
+    "A pandas-on-Spark frame is traced through the Spark calls it makes; each time it is built it",
+    "adds a row-order column (`__natural_order__ = monotonically_increasing_id()`).",
+    "",
+    "| pandas-on-Spark code | becomes |",
+    "|---|---|",
+    "| `ps.read_parquet(p, index_col=...)` (any `ps.read_*` with `index_col=`) | Source; its row-order column, "
+    "read by no step, is left out (translate/pandas_on_spark.py) |",
+    "| `psdf[\"c\"] = <expression of columns>` | RowTransform |",
+    "| `psdf[mask]`, `psdf.loc[mask]`, masks joined with `&` | Filter (the mask's NULL guards dropped: same rows) |",
+    "| a proved filter | `ps.read_*(...).spark.apply(lambda sdf: sdf.filter(G), index_col=...)` right after the "
+    "read, which Spark hands to the file scan; the mask stays (superset) |",
+    "| a read without `index_col=` (the default index numbers the rows) | barrier: a filter below it would renumber "
+    "them |",
+    "| `shift()` (tested; other steps that read the row order make the same plan shape: a window over it, "
+    "aligned to the frame by its own full outer join) | not rewritten: the window needs every row, and both reads "
+    "are inside the pandas-on-Spark calls |",
+    "| a read with `columns=` or `pandas_metadata=`, or one run in a loop or a function | not rewritten: the note "
+    "says why |",
+    "| pandas-on-Spark frames on a Spark Connect session | traced, but the late filter is not found in the plan yet |",
     "",
 ]
