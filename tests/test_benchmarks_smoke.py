@@ -83,3 +83,19 @@ def test_the_wide_rows_benchmark_prints_a_row_per_width_and_budget(capsys, monke
     wide_rows.main()
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 20 ")]
     assert rows == ["| 20 | 5 | " + rows[0].split(" | ")[2] + " | 0.00 | (c0 + 1) > 5 (equivalent) |"]
+
+
+@pytest.mark.spark
+def test_the_pandas_benchmark_rewrites_both_shapes_keeping_their_final_frames(spark, capsys):
+    """benchmarks/to_pandas.py on small data: each notebook gets its suggestion, the rewritten
+    read hands on fewer rows, and the final frames are equal (the script's exit status)."""
+    from benchmarks import to_pandas
+
+    assert to_pandas.main(["--rows", "20000", "--runs", "1"]) == 0
+    out = capsys.readouterr().out
+    rewritten = [line for line in out.splitlines() if line.startswith("| rewritten |")]
+    originals = [line for line in out.splitlines() if line.startswith("| original |")]
+    assert len(rewritten) == len(originals) == 2, out
+    for before, after in zip(originals, rewritten):
+        assert int(after.split(" | ")[1].replace(",", "")) < int(before.split(" | ")[1].replace(",", "")), out
+    assert ".spark.apply(lambda sdf: sdf.filter(" in out
