@@ -1046,7 +1046,8 @@ class _Scope:
 
     # -- names ----------------------------------------------------------------
     def column(self, name: str, plan_id: int | None) -> Typed:
-        if not name or any(ch in name for ch in ".`"):
+        name = _unquoted(name)
+        if not name or "`" in name or "." in name and not self._has_column(name):
             raise Unsupported(f"column {name!r}: qualified or quoted names are not resolved yet")
         if plan_id is not None:
             owner = self.encoder._reads.get(plan_id)
@@ -1060,6 +1061,10 @@ class _Scope:
             raise Unsupported(f"column {name}: {'no' if not found else 'several'} input columns of that name")
         a = found[0]
         return Typed(a.flat(), a.dtype, a)
+
+    def _has_column(self, name: str) -> bool:
+        """A quoted name may hold a dot (`a.b`): it is a column's whole name then."""
+        return any(a.name.lower() == name.lower() for a in self.columns)
 
     # -- expressions -------------------------------------------------------------
     def expr(self, e: Any) -> Typed:
@@ -1078,7 +1083,11 @@ class _Scope:
         if kind == "common_inline_user_defined_function":
             return self.udf(e.common_inline_user_defined_function)
         if kind == "alias":
-            raise Unsupported("an alias inside an expression")
+            if len(e.alias.name) != 1:
+                raise Unsupported("an alias of several names inside an expression")
+            # only a projection's top-level alias names a column (handled by the projection);
+            # inside an expression Spark's analyzer drops it (the pandas API on Spark's masks hold one)
+            return self.expr(e.alias.expr)
         raise Unsupported({"expression_string": "an SQL expression string (selectExpr, expr(), filter(str))",
                            "window": "a window function", "lambda_function": "a higher-order function",
                            "unresolved_extract_value": "a struct field or array element",
@@ -1186,6 +1195,13 @@ class _Scope:
             return Typed(_node(_EXPR + _DATE_PARTS[name], args), "integer")
         if name == "isnan" and len(args) == 1 and args[0].name in ("double", "float"):
             return Typed(_node(_EXPR + "IsNaN", args), "boolean")
+        if name == "distributed_sequence_id":
+            raise Unsupported("the pandas API on Spark's default index (distributed_sequence_id): each row's index "
+                              "counts the rows before it, which a filter moved below it would change (a "
+                              "pandas-on-Spark read with index_col= has no such index)")
+        if name == "monotonically_increasing_id" and not args:
+            # nondeterministic (spark_plan reads it so); the pandas API on Spark's row order
+            return Typed(_node(_EXPR + "MonotonicallyIncreasingID", [], dataType="long"), "long")
         if name == "abs" and len(args) == 1 and args[0].name in _NUMERIC_RANK:
             return Typed(_node(_EXPR + "Abs", args, failOnError=True), args[0].dtype)
         raise Unsupported(f"function {f.function_name}"
@@ -1237,6 +1253,18 @@ class _Scope:
                            isDistinct=bool(f.is_distinct), filter=None,
                            resultId={"product-class": _EXPR + "ExprId", "id": next(self.encoder._ids),
                                      "jvmId": "connect"}), dtype)
+
+
+def _unquoted(name: str) -> str:
+    """A column name as the user means it: "`a`" is "a" (the pandas API on Spark quotes every
+    name it refers to); a name with a quote inside is left as it is.
+
+    >>> _unquoted("`id`"), _unquoted("id"), _unquoted("`a``b`")
+    ('id', 'id', '`a``b`')
+    """
+    if len(name) >= 2 and name[0] == name[-1] == "`" and "`" not in name[1:-1]:
+        return name[1:-1]
+    return name
 
 
 def _sort_order(value: Typed, so: Any) -> list[dict[str, Any]]:
