@@ -283,6 +283,8 @@ PANDAS_LINES = [
     "are inside the pandas-on-Spark calls |",
     "| a read with `columns=` or `pandas_metadata=`, or one run in a loop or a function | not rewritten: the note "
     "says why |",
-    "| pandas-on-Spark frames on a Spark Connect session | traced, but the late filter is not found in the plan yet |",
+    "",
+    "On a Spark Connect session the same holds: the Connect reader takes the quoted names, the",
+    "aliases inside masks and `monotonically_increasing_id()` that pandas-on-Spark plans hold.",
     "",
 ]
