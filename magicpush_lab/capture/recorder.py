@@ -276,7 +276,7 @@ class Recorder:
                     entry.columns = self._columns(entry)
             store, moved = self._store.restricted(e.plan for e in entries if e.plan is not None)
             events = tuple(replace(e.event, plan=moved.get(e.plan) if e.plan is not None else None,
-                                   columns=e.columns or (), udfs=self._udfs(store, moved.get(e.plan)))
+                                   columns=e.columns or (), udfs=self._udfs(store, moved.get(e.plan), e.frame()))
                            for e in entries)
             return Trace(tuple(self.cells), events, tuple(self.inspections), dict(self.variables), store)
 
@@ -304,8 +304,10 @@ class Recorder:
         except Exception:
             return None
 
-    def _udfs(self, store: PlanStore, plan: int | None) -> tuple:
-        return self.udfs.udfs_of(store, plan) if plan is not None else ()
+    def _udfs(self, store: PlanStore, plan: int | None, frame: Any) -> tuple:
+        # the session the DataFrame runs on decides how its pandas UDFs see integer columns
+        session = getattr(frame, "sparkSession", None) if frame is not None else None
+        return self.udfs.udfs_of(store, plan, session) if plan is not None else ()
 
     def frames(self) -> dict[int, Any]:
         """Event id -> the DataFrame it produced, for the events whose DataFrame is still held."""

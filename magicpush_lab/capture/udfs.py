@@ -212,13 +212,15 @@ def _plain(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _int_extension_dtype() -> bool:
-    """Whether the active session gives pandas UDFs integer columns as nullable Int series.
-    When it cannot be told, say yes: the engine then refuses to read such UDFs."""
+def _int_extension_dtype(session: Any = None) -> bool:
+    """Whether `session` (the DataFrame's; the active session when its DataFrame is gone) gives
+    pandas UDFs integer columns as nullable Int series. When it cannot be told, say yes: the
+    engine then refuses to read such UDFs."""
     try:
-        from pyspark.sql import SparkSession
+        if session is None:
+            from pyspark.sql import SparkSession
 
-        session = SparkSession.getActiveSession()
+            session = SparkSession.getActiveSession()
         value = session.conf.get("spark.sql.execution.pythonUDF.pandas.preferIntExtensionDtype", "false")
         return str(value).lower() == "true"
     except Exception:
@@ -262,8 +264,9 @@ class UdfCapture:
             with self._lock:
                 self._collected[id(rows)] = (rows, event)
 
-    def udfs_of(self, store: Any, plan: int) -> tuple[Udf, ...]:
-        """The Python UDFs plan `plan` of `store` calls, as they were defined and shipped."""
+    def udfs_of(self, store: Any, plan: int, session: Any = None) -> tuple[Udf, ...]:
+        """The Python UDFs plan `plan` of `store` calls, as they were defined and shipped;
+        `session` is the one the plan's DataFrame runs on."""
         out = []
         for node in store.udfs(plan):
             name = str(node["name"])
@@ -284,7 +287,7 @@ class UdfCapture:
             kind = _udf_kind(node.get("evalType"))
             out.append(Udf(name=name, source=source, deterministic=bool(node.get("udfDeterministic", True)),
                            return_type=return_type, kind=kind,
-                           int_extension_dtype=kind == "pandas" and _int_extension_dtype(),
+                           int_extension_dtype=kind == "pandas" and _int_extension_dtype(session),
                            side_inputs=side_inputs))
         return tuple(out)
 

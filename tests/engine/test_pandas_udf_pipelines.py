@@ -280,3 +280,30 @@ def test_tracer_records_pandas_udf_source_and_the_engine_reads_it(spark, cell: s
     assert recorded[-1].int_extension_dtype == int_extension
     result = optimize_trace(trace)
     assert bool(result.suggestions) == pushes, result.notes
+
+
+def test_the_dataframes_own_session_decides_how_a_pandas_udf_sees_integers(spark):
+    """Two sessions in one process: the one the DataFrame runs on, not the active one, says
+    whether its pandas UDF gets nullable Int series (which the engine does not read)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from magicpush_lab.kernel.extension import load, unload
+
+    other = spark.newSession()
+    other.conf.set(INT_EXTENSION, "true")
+    ip = InteractiveShell.instance()
+    tracer = load(ip)
+    ip.user_ns.update(other=other, spark=spark)
+    try:
+        for source in ('import pandas as pd\nfrom pyspark.sql import functions as F\n'
+                       'sales = other.createDataFrame([(i % 1000, "a") for i in range(300)], "v int, store string")',
+                       TRACED[2][0],
+                       'out = sales.withColumn("w", capped("v")).filter(F.col("w") < 100)',
+                       'spark.createDataFrame([(1,)], "x int").count()'):  # the first session is active again
+            run_cell(ip, source)
+        trace = tracer.trace()
+    finally:
+        unload(ip)
+    assert spark.conf.get(INT_EXTENSION, "false") == "false"
+    recorded = [u for e in trace.events for u in e.udfs if u.name == "capped"]
+    assert recorded and all(u.int_extension_dtype for u in recorded)
