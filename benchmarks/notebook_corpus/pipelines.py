@@ -246,6 +246,15 @@ def year_sargable(spark, t):
     return t["sales"].withColumn("yr", F.year("day"))
 
 
+def pandas_api_year(spark, t):
+    """The pandas API on Spark over the sales read: each step adds its row-order column
+    (monotonically_increasing_id()); the late filter reads the frame's Spark form."""
+    psdf = t["sales"].pandas_api(index_col="id")
+    psdf["yr"] = psdf["day"].dt.year
+    psdf["score"] = psdf["qty"] * 10 + 7
+    return psdf.spark.frame(index_col="id")
+
+
 def arith_sargable(spark, t):
     return t["sales"].withColumn("shifted", c("amount") + 1)
 
@@ -361,6 +370,8 @@ CASES: list[Case] = [
     Case("expr_join_qty", "expression join key", expr_join_qty, lambda: c("k") == 3),
     Case("year_eq", "non-sargable (year)", year_sargable, lambda: c("yr") == 2023),
     Case("arith_shift", "non-sargable (arithmetic)", arith_sargable, lambda: c("shifted") > 1000.0),
+    Case("pandas_api_year", "the pandas API on Spark (row-order column)", pandas_api_year,
+         lambda: (c("yr") == 2023) & (c("score") > 400)),
     Case("shared_branches", "one read feeding two branches that meet", shared_branches,
          lambda: c("gross") > 1194.0),
     Case("analyst_chain", "late filter written one condition at a time", analyst_chain,
