@@ -129,3 +129,23 @@ def connect_spark(connect_server: ConnectServer):
         session.stop()
     except Exception:  # the server may already be going
         pass
+
+
+@pytest.fixture(params=["classic", "connect"])
+def traced_session(request):
+    """(traced shell, its session), once on a classic session and once on Spark Connect: the
+    notebook's cells run in the shell as in a kernel with the extension loaded."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from magicpush_lab.kernel.extension import load, unload
+
+    if request.param == "classic":
+        yield request.getfixturevalue("shell"), request.getfixturevalue("spark")
+        return
+    spark = request.getfixturevalue("connect_spark")
+    ip = InteractiveShell.instance()
+    tracer = load(ip)
+    ip.user_ns["spark"] = spark
+    with connect_mode():
+        yield (ip, tracer), spark
+    unload(ip)

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from magicpush_lab.kernel.extension import load, unload
 from magicpush_lab.pipeline import optimize_trace
 from tests.cells import traced
-from tests.connect_support import connect_mode, connect_server, connect_spark  # noqa: F401 - fixtures
+from tests.connect_support import connect_server, connect_spark, traced_session  # noqa: F401 - fixtures
 from tests.notebook_sinks import rewritten
 
 pytestmark = [pytest.mark.spark, pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -84,23 +83,6 @@ def parquet(spark, tmp_path_factory) -> str:
     return path
 
 
-@pytest.fixture(params=["classic", "connect"])
-def session(request):
-    """(traced shell, its session): a classic session, or one of Spark Connect."""
-    from IPython.core.interactiveshell import InteractiveShell
-
-    if request.param == "classic":
-        yield request.getfixturevalue("shell"), request.getfixturevalue("spark")
-        return
-    spark = request.getfixturevalue("connect_spark")
-    ip = InteractiveShell.instance()
-    tracer = load(ip)
-    ip.user_ns["spark"] = spark
-    with connect_mode():
-        yield (ip, tracer), spark
-    unload(ip)
-
-
 def _cells(c: Case, path: str) -> list[str]:
     return [src.replace("{path}", repr(path)) for src in c.cells]
 
@@ -120,8 +102,8 @@ def _final_frame(spark, cells):
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.name for c in CASES])
-def test_pandas_on_spark_filter_moves_to_the_read_keeping_the_final_frame(session, parquet, c: Case):
-    shell, spark = session
+def test_pandas_on_spark_filter_moves_to_the_read_keeping_the_final_frame(traced_session, parquet, c: Case):
+    shell, spark = traced_session
     cells = _cells(c, parquet)
     result = optimize_trace(traced(shell, cells), cells, all_pipelines=True)
     before = _final_frame(spark, cells)

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from magicpush_lab.kernel.extension import load, unload
 from magicpush_lab.pipeline import optimize_trace
 from tests.cells import traced
-from tests.connect_support import connect_mode, connect_server, connect_spark  # noqa: F401 - fixtures
+from tests.connect_support import connect_server, connect_spark, traced_session  # noqa: F401 - fixtures
 from tests.notebook_sinks import rewritten
 
 pytestmark = [pytest.mark.spark, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -186,27 +185,9 @@ def _final_frame(spark, cells):
     return _frame_bag(ns[FRAME])
 
 
-@pytest.fixture(params=["classic", "connect"])
-def session(request):
-    """(traced shell, its session): a classic session, or one of Spark Connect (where toPandas()
-    always goes through Arrow)."""
-    from IPython.core.interactiveshell import InteractiveShell
-
-    if request.param == "classic":
-        yield request.getfixturevalue("shell"), request.getfixturevalue("spark")
-        return
-    spark = request.getfixturevalue("connect_spark")
-    ip = InteractiveShell.instance()
-    tracer = load(ip)
-    ip.user_ns["spark"] = spark
-    with connect_mode():
-        yield (ip, tracer), spark
-    unload(ip)
-
-
 @pytest.mark.parametrize("c", CASES, ids=[c.name for c in CASES])
-def test_pandas_filter_after_toPandas_moves_into_spark_keeping_the_final_frame(session, c: Case):
-    shell, spark = session
+def test_pandas_filter_after_toPandas_moves_into_spark_keeping_the_final_frame(traced_session, c: Case):
+    shell, spark = traced_session
     cells = list(c.cells)
     trace = traced(shell, cells)
     result = optimize_trace(trace, cells, all_pipelines=True)
