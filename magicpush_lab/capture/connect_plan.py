@@ -1046,9 +1046,10 @@ class _Scope:
 
     # -- names ----------------------------------------------------------------
     def column(self, name: str, plan_id: int | None) -> Typed:
-        name = _unquoted(name)
-        if not name or "`" in name or "." in name and not self._has_column(name):
+        whole = _unquoted(name)
+        if not whole or "`" in whole or whole == name and "." in name:
             raise Unsupported(f"column {name!r}: qualified or quoted names are not resolved yet")
+        name = whole
         if plan_id is not None:
             owner = self.encoder._reads.get(plan_id)
             if owner is None:
@@ -1061,10 +1062,6 @@ class _Scope:
             raise Unsupported(f"column {name}: {'no' if not found else 'several'} input columns of that name")
         a = found[0]
         return Typed(a.flat(), a.dtype, a)
-
-    def _has_column(self, name: str) -> bool:
-        """A quoted name may hold a dot (`a.b`): it is a column's whole name then."""
-        return any(a.name.lower() == name.lower() for a in self.columns)
 
     # -- expressions -------------------------------------------------------------
     def expr(self, e: Any) -> Typed:
@@ -1256,8 +1253,9 @@ class _Scope:
 
 
 def _unquoted(name: str) -> str:
-    """A column name as the user means it: "`a`" is "a" (the pandas API on Spark quotes every
-    name it refers to); a name with a quote inside is left as it is.
+    """A column name as the user means it: "`a`" is "a" and "`a.b`" the column named "a.b" (the
+    pandas API on Spark quotes every name it refers to); a name with a quote inside is left as
+    it is.
 
     >>> _unquoted("`id`"), _unquoted("id"), _unquoted("`a``b`")
     ('id', 'id', '`a``b`')

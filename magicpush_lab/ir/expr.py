@@ -419,13 +419,11 @@ def unguarded(c: Expr) -> Expr:
     'CASE WHEN b IS NULL THEN False ELSE a > 5 END'
     """
     while True:
-        if isinstance(c, Cast) and c.dtype == "boolean" and dtype_of(c.arg) == "boolean":
-            c = c.arg
-        elif isinstance(c, Case) and len(c.branches) == 1 and c.branches[0][1] == FALSE \
-                and isinstance(c.branches[0][0], IsNull) and _without_boolean_cast(c.default) == c.branches[0][0].arg:
-            c = c.default
-        else:
+        c = _without_boolean_cast(c)
+        if not (isinstance(c, Case) and len(c.branches) == 1 and c.branches[0][1] == FALSE
+                and isinstance(c.branches[0][0], IsNull) and _without_boolean_cast(c.default) == c.branches[0][0].arg):
             return c
+        c = c.default
 
 
 def _without_boolean_cast(e: Expr) -> Expr:

@@ -14,7 +14,7 @@ Other, the barrier that carries the reason nothing can be pushed through it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import typing
 from typing import Iterator
 
@@ -374,6 +374,23 @@ def nodes(plan: Plan) -> Iterator[Plan]:
         node = stack.pop()
         yield node
         stack.extend(reversed(node.children))
+
+
+def with_children(node: Plan, kids: tuple[Plan, ...]) -> Plan:
+    """`node` with its inputs replaced by `kids`, given in `node.children`'s order.
+
+    >>> s, t = Source("s", ()), Source("t", ())
+    >>> with_children(Filter(s, X.TRUE), (t,)).child.name
+    't'
+    """
+    if kids == node.children:
+        return node
+    if isinstance(node, Union):
+        return replace(node, inputs=kids)
+    if isinstance(node, Other):
+        return replace(node, children=kids)
+    names = [n for n in ("child", "left", "right", "side_input") if n in node.__dataclass_fields__]
+    return replace(node, **dict(zip(names, kids)))  # type: ignore[type-var]
 
 
 def expressions(node: Plan) -> list[Expr]:

@@ -163,9 +163,6 @@ def _made_more_in_one_call(trace: Trace, source_event: Event) -> bool:
                for e in map(trace.event, trace.consumers().get(source_event.id, ())))
 
 
-PANDAS_ON_SPARK_READ = "a pandas-on-Spark read (ps.read_parquet, ps.read_csv, ...)"
-
-
 def _pandas_on_spark_read(trace: Trace, region: "_Region", pushed: Pushed, source_event: Event) -> AddFilter:
     """The filter for a source a pandas-on-Spark read made: on the frame's Spark form, right
     after the read, keeping the index the read gave (`index_col=`, as written). A read without
@@ -181,7 +178,8 @@ def _pandas_on_spark_read(trace: Trace, region: "_Region", pushed: Pushed, sourc
     keywords = {k.arg: k.value for k in getattr(call, "keywords", ())}
     if not isinstance(call, ast.Call) or not name.startswith("read_") or "index_col" not in keywords:
         raise CannotPlace(f"`{code}` reads the source and makes more DataFrames from it in one call, and is not "
-                          f"{PANDAS_ON_SPARK_READ} with index_col=: a filter after it would not be at the source")
+                          "a pandas-on-Spark read (ps.read_parquet, ps.read_csv, ...) with index_col=: a filter after it "
+                          "would not be at the source")
     if {"columns", "pandas_metadata"} & set(keywords) or any(k is None for k in keywords):
         raise CannotPlace(f"`{code}` picks its columns or its index in a way the rewrite does not follow "
                           "(columns=, pandas_metadata=, **options)")
@@ -201,12 +199,8 @@ def _once(trace: Trace, site: Site | None) -> str | None:
         return "the trace has no source for the cell of the source's read"
     if any(block[3] == "loop" for block in path):
         return f"the source's read runs more than once ({_repeated_place(trace, site)})"
-    tree = parse_cell(cells[site.execution_count])
-    for n in ast.walk(tree) if tree is not None else ():
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and \
-                (n.lineno, n.col_offset) <= (site.lineno, site.col_offset) and \
-                (site.end_lineno, site.end_col_offset) <= (n.end_lineno, n.end_col_offset):
-            return f"the source's read is in a function ({_repeated_place(trace, site)})"
+    if _enclosing_function(parse_cell(cells[site.execution_count]), site) is not None:
+        return f"the source's read is in a function ({_repeated_place(trace, site)})"
     return None
 
 
@@ -259,14 +253,20 @@ def _repeated_place(trace: Trace, site: Site) -> str:
                                             ast.DictComp, ast.GeneratorExp))), "loop")
             what = {"For": "for loop", "AsyncFor": "for loop", "While": "while loop"}.get(kind, "comprehension")
             return f"in the {what} of cell [{site.execution_count}], line {block[1]}"
-    if tree is not None:
-        for n in ast.walk(tree):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and \
-                    (n.lineno, n.col_offset) <= (site.lineno, site.col_offset) and \
-                    (site.end_lineno, site.end_col_offset) <= (n.end_lineno, n.end_col_offset):
-                name = getattr(n, "name", "a lambda")
-                return f"in {name}() of cell [{site.execution_count}], called more than once"
+    function = _enclosing_function(tree, site)
+    if function is not None:
+        return f"in {getattr(function, 'name', 'a lambda')}() of cell [{site.execution_count}], called more than once"
     return f"code of cell [{site.execution_count}]"
+
+
+def _enclosing_function(tree: ast.Module | None, site: Site) -> ast.AST | None:
+    """The function or lambda of the cell whose code holds `site`, if any."""
+    for n in ast.walk(tree) if tree is not None else ():
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and \
+                (n.lineno, n.col_offset) <= (site.lineno, site.col_offset) and \
+                (site.end_lineno, site.end_col_offset) <= (n.end_lineno, n.end_col_offset):
+            return n
+    return None
 
 
 def _filters_at_source(trace: Trace, peer: Pushed, event_id: int, edit: AddFilter) -> bool:

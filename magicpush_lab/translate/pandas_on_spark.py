@@ -12,7 +12,7 @@ and a filter can move through it. A column some step reads stays, and with it th
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import replace
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
@@ -76,17 +76,9 @@ def _drop(plan: P.Plan, unread: frozenset[X.Col]) -> P.Plan:
     done: dict[int, P.Plan] = {}
     for node in reversed(order):  # children before parents
         kids = tuple(done[id(k)] for k in node.children)
-        new = _with_children(node, kids)
+        new = P.with_children(node, kids)
         if isinstance(new, P.Project) and any(c in unread for c, _ in new.outputs):
             new = replace(new, outputs=tuple((c, e) for c, e in new.outputs if c not in unread))
         done[id(node)] = new
     return done[id(plan)]
 
-
-def _with_children(node: P.Plan, kids: tuple[P.Plan, ...]) -> P.Plan:
-    if kids == node.children:
-        return node
-    names = [f.name for f in fields(node) if f.name in ("child", "left", "right", "inputs")]  # type: ignore[arg-type]
-    if names == ["inputs"]:
-        return replace(node, inputs=kids)  # type: ignore[type-var]
-    return replace(node, **dict(zip(names, kids)))  # type: ignore[type-var]
