@@ -232,7 +232,7 @@ CASES = [
                                             'out = rt.filter("id > 1")'],
          ["Filter", "Other", "Source"], barrier="inferred from the RDD's first rows"),
     case("zipWithIndex", 'out = people.zipWithIndex()', ["DropColumn", "RowTransform", "Other", "Source"],
-         barrier="zipWithIndex: each row's index"),
+         barrier="each row's index counts the rows before it"),
     case("lateralJoin", 'out = people.alias("p").lateralJoin(depts.alias("d"), F.col("p.dept") == F.col("d.dept"))',
          ["Other", "Source"], barrier="lateralJoin"),
     case("nearestByJoin", 'out = people.nearestByJoin(depts, -F.abs(people.dept - depts.dept), 1, "exact", '
