@@ -23,7 +23,7 @@ from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify import grouped_map as GM
 from magicpush_lab.verify import row_to_row
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict, unmodelled
 
 
 def candidates(op: P.GroupedMap, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
@@ -70,7 +70,7 @@ def verify(op: P.GroupedMap, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
             return GM.refused(kind, f"{whole.reason}; {row_reason}")
         row = _row_wise(op, f, pred, kind, timeout_ms)
     except Unsupported as err:
-        return GM.refused(kind, f"cannot model: {err}")
+        return GM.refused(kind, unmodelled(err))
     # a refusal of the row route says more only when F reads a column that varies within a group
     return row if row.proved or GM.NOT_CONSTANT in whole.reason else whole
 
@@ -141,4 +141,4 @@ def why_not(op: P.GroupedMap, f: X.Expr, budget: Budget, timeout_ms: int = 500) 
             reasons.append(walked)
         return "; ".join(reasons) or "no candidate could be proved"
     except Unsupported as err:
-        return f"cannot model: {err}"
+        return unmodelled(err)

@@ -38,6 +38,7 @@ from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.translate.pandas_tail import PandasTail
 from magicpush_lab.verify import grouped_map as GM
+from magicpush_lab.verify.verdict import unmodelled
 
 # types the pandas steps may read: their pandas form is modelled value by value (long through
 # float64 as below); other columns may be carried along unread
@@ -70,7 +71,7 @@ def spark_predicate(tail: PandasTail, inputs: tuple[X.Col, ...], budget: Budget)
     try:
         walked = walk_body(op, tail.condition, step_ms, budget)
     except (Unsupported, z3.Z3Exception) as err:
-        return f"cannot model: {err}"
+        return unmodelled(err)
     if isinstance(walked, str):
         return walked.replace("in the body", "in the pandas code")
     g = GM.missing_doubles(walked[0])

@@ -39,7 +39,7 @@ from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, fresh_cell, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
-from magicpush_lab.verify.verdict import SUPERSET, Verdict
+from magicpush_lab.verify.verdict import SUPERSET, Verdict, unmodelled
 
 CATEGORY = "AGGREGATE"
 BASE_CASE_ROWS = 2
@@ -90,7 +90,7 @@ def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: in
                 return refuse(f"pre-condition {name} fails: {proof.reason}", example)
         claim, rows = _base_case(op, f, pred, kind)
     except (Unsupported, z3.Z3Exception) as err:
-        return refuse(f"cannot model: {err}")
+        return refuse(unmodelled(err))
     proof = prove(claim, timeout_ms)
     if not proof.proved:
         example = tables_from_model(proof.model, [rows]) if proof.model is not None else {}
@@ -239,7 +239,7 @@ def _fails_on_null(op: P.Aggregate, f_i: X.Expr, col: X.Col, timeout_ms: int) ->
         out.cells[(col.name, col.id)] = Cell(default_value(sort_of(col.dtype)), z3.BoolVal(False))
         passes = _passes(f_i, out, ev)
     except (Unsupported, z3.Z3Exception) as err:
-        return f"cannot model: {err}"
+        return unmodelled(err)
     proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(ev.error())), z3.Not(passes)), timeout_ms)
     if proof.proved:
         return ""

@@ -60,7 +60,7 @@ from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict, unmodelled
 
 CATEGORY = "FULLOUTERJ"
 BASE_CASE_ROWS = 2  # one row of each input; the two NULL-padded rows are made from them
@@ -79,7 +79,7 @@ def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     try:
         conditions, facts, ev = _conditions(op, f, g, kind)
     except (Unsupported, z3.Z3Exception) as err:
-        return refuse(f"cannot model: {err}")
+        return refuse(unmodelled(err))
     # no Python UDF reaches here, so nothing can raise; the guard keeps the claim honest anyway
     proof = prove(z3.Implies(z3.And(facts, z3.Not(ev.error())), conditions), timeout_ms)
     if proof.proved:

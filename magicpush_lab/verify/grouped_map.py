@@ -59,7 +59,7 @@ from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import prove
-from magicpush_lab.verify.verdict import SUPERSET, Verdict
+from magicpush_lab.verify.verdict import SUPERSET, Verdict, unmodelled
 
 CATEGORY = "SUBPIPELINE"
 WHOLE_GROUPS_ROWS = 2
@@ -254,7 +254,7 @@ def whole_groups(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
         passes = truth(original.eval(f, out))
         g1, g2 = truth(rewritten.eval(g, r1)), truth(rewritten.eval(g, r2))
     except (Unsupported, z3.Z3Exception) as err:
-        return refuse(f"cannot model: {err}")
+        return refuse(unmodelled(err))
     kept = passes == g1 if kind != SUPERSET else z3.Implies(passes, g1)
     facts = z3.And(domain([r1, r2]), z3.Not(original.error()))
     for name, claim in (("G differs within a group", z3.Implies(same, g1 == g2)),

@@ -26,7 +26,7 @@ from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
-from magicpush_lab.verify.verdict import EQUIVALENT, Verdict
+from magicpush_lab.verify.verdict import EQUIVALENT, Verdict, unmodelled
 
 CATEGORY = "ROW-TO-ROW"
 BASE_CASE_ROWS = 1
@@ -64,7 +64,7 @@ def verify(join: P.Plan, side: int, g: X.Expr, timeout_ms: int = DEFAULT_TIMEOUT
         matches = truth(ev.eval(condition, pair))
         passes = truth(ev.eval(g, rows[side]))
     except (Unsupported, z3.Z3Exception) as err:
-        return refuse(f"cannot model: {err}")
+        return refuse(unmodelled(err))
     facts = domain(rows)
     if not prove(z3.Implies(facts, z3.Not(ev.error())), timeout_ms).proved:
         return refuse("the condition or the predicate can raise")

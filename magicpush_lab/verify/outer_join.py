@@ -35,7 +35,7 @@ from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
-from magicpush_lab.verify.verdict import EQUIVALENT, Verdict
+from magicpush_lab.verify.verdict import EQUIVALENT, Verdict, unmodelled
 
 CATEGORY = "LEFTOUTERJ"
 BASE_CASE_ROWS = 2  # one row of each input, and the NULL-padded row
@@ -72,7 +72,7 @@ def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         gp_p = truth(rewritten.eval(gp, p)) if gp is not None else z3.BoolVal(True)
         go_o = truth(rewritten.eval(go, o)) if go is not None else z3.BoolVal(True)
     except (Unsupported, z3.Z3Exception) as err:
-        return refuse(f"cannot model: {err}")
+        return refuse(unmodelled(err))
     # (condition, whether its counterexample needs the other input's row): a condition on the
     # NULL-padded row alone is shown with the other input empty, where that row really appears
     if kind == EQUIVALENT:

@@ -24,7 +24,7 @@ from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported, literal
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict, unmodelled
 
 CATEGORY = "ROW-EXPAND"
 BASE_CASE_ROWS = 1
@@ -52,7 +52,7 @@ def verify(op: P.RowExpand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         keeps = truth(original.eval(f, out))
         pushed = truth(rewritten.eval(pred, row))
     except (Unsupported, z3.Z3Exception) as err:
-        return refuse(f"cannot model: {err}")
+        return refuse(unmodelled(err))
     facts = domain([row])
     if not prove(z3.Implies(facts, z3.Not(rewritten.error())), timeout_ms).proved:
         return refuse("the predicate can raise on rows the expansion would have dropped")
@@ -100,7 +100,7 @@ def _element_superset(op: P.RowExpand, f: X.Expr, pred: X.Expr, timeout_ms: int)
             padded.cells[(c.name, c.id)] = literal(None, c.dtype)
         pad_kept = truth(original.eval(f, padded)) if op.outer else z3.BoolVal(False)
     except (Unsupported, z3.Z3Exception) as err:
-        return refuse(f"cannot model: {err}")
+        return refuse(unmodelled(err))
     facts = z3.And(domain([row, made]), z3.Implies(body_on_element, some_element))
     proof = prove(z3.Implies(z3.And(facts, z3.Not(original.error())), z3.Implies(keeps, kept)), timeout_ms)
     if not proof.proved:
@@ -161,7 +161,7 @@ def verify_unpivot(op: P.Expand, f: X.Expr, g: Sequence[X.Expr | None], kind: st
             keeps.append(truth(original.eval(f, made)))
         pushed = truth(rewritten.eval(pred, row))
     except (Unsupported, z3.Z3Exception) as err:
-        return refuse(f"cannot model: {err}")
+        return refuse(unmodelled(err))
     if kind == EQUIVALENT:
         holds = z3.And(*(k == pushed for k in keeps))
     else:

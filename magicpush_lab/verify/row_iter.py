@@ -57,7 +57,7 @@ from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.symbolic import nan
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict, unmodelled
 
 CATEGORY = "ROW-ITER-PIPELINE"
 BASE_CASE_ROWS = 2
@@ -78,7 +78,7 @@ def verify(op: P.RowIterPipeline, f: X.Expr, g: Sequence[X.Expr | None], kind: s
     try:
         taint = nan_flow(op)
     except (Unsupported, SyntaxError) as err:
-        return refuse(f"cannot model: {err}")
+        return refuse(unmodelled(err))
     if taint.reason:
         return refuse(taint.reason)
     if kind == EQUIVALENT and taint.result:
@@ -92,7 +92,7 @@ def verify(op: P.RowIterPipeline, f: X.Expr, g: Sequence[X.Expr | None], kind: s
         base = _base_case(op, f, g_l, g_r, kind, timeout_ms)
         return base if base is not None else inductive
     except (Unsupported, z3.Z3Exception) as err:
-        return refuse(f"cannot model: {err}")
+        return refuse(unmodelled(err))
 
 
 def _refusal(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr | None) -> str:
@@ -115,7 +115,7 @@ def _refusal(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr |
     try:
         fn = parse_udf(udf.source)
     except (Unsupported, SyntaxError) as err:
-        return f"cannot model: {err}"
+        return unmodelled(err)
     bound = {a.arg for a in fn.args.args} | {  # type: ignore[union-attr]
         t.id for n in ast.walk(fn) for t in _targets(n) if isinstance(t, ast.Name)}
     if op.side_name in bound:

@@ -6,6 +6,13 @@ from dataclasses import dataclass, field
 
 EQUIVALENT = "equivalent"
 SUPERSET = "superset"
+#: how a reason starts when the symbolic model lacks part of the check (a NaN literal, say)
+UNMODELLED = "cannot model: "
+
+
+def unmodelled(err: Exception) -> str:
+    """The reason for a check the model could not express."""
+    return f"{UNMODELLED}{err}"
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
-from magicpush_lab.verify.verdict import EQUIVALENT, Verdict
+from magicpush_lab.verify.verdict import EQUIVALENT, Verdict, unmodelled
 
 CATEGORY = "AGGREGATE"
 BASE_CASE_ROWS = 2
@@ -75,7 +75,7 @@ def verify(op: P.Window, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         claims, rows = _closed(op, pred)
         row_claim = _row_claim(f, pred, kind)
     except (Unsupported, z3.Z3Exception) as err:
-        return refuse(f"cannot model: {err}")
+        return refuse(unmodelled(err))
     for why, claim in claims:
         proof = prove(claim, timeout_ms)
         if not proof.proved:
