@@ -390,6 +390,37 @@ def or_(*args: Expr) -> Expr:
     return flat[0] if len(flat) == 1 else Or(tuple(flat))
 
 
+def case_(branches: tuple[tuple[Expr, Expr], ...], default: Expr) -> Expr:
+    """CASE without its dead branches: a branch whose condition is the literal false or NULL is
+    never taken, and one whose condition is the literal true ends the CASE. Spark never
+    evaluates a dead branch's value, so dropping it changes neither the value nor the errors.
+    The pandas API on Spark writes a division by a literal this way, with the divide-by-zero
+    branch (infinities and NaN) behind a literal false.
+
+    >>> a = Col("a", 1, "double")
+    >>> str(case_(((FALSE, Lit(float("inf"), "double")),), Arith("/", a, Lit(2.0, "double"), "double")))
+    '(a / 2.0)'
+    >>> str(case_(((Cmp(">", a, Lit(0.0, "double")), a), (TRUE, Lit(1.0, "double"))), Lit(0.0, "double")))
+    'CASE WHEN a > 0.0 THEN a ELSE 1.0 END'
+    >>> case_(((Lit(None, "boolean"), a),), Lit(None, "null"))  # nothing left: a NULL of the CASE's type
+    Lit(value=None, dtype='double')
+    """
+    live: list[tuple[Expr, Expr]] = []
+    for cond, value in branches:
+        if isinstance(cond, Lit) and cond.value is True:
+            default = value
+            break
+        if isinstance(cond, Lit) and (cond.value is False or cond.value is None):
+            continue
+        live.append((cond, value))
+    if live:
+        return Case(tuple(live), default)
+    if isinstance(default, Lit) and default.value is None and default.dtype in ("null", "other"):
+        # the type a CASE without ELSE has comes from its values, which are gone now
+        return Lit(None, dtype_of(Case(branches, default)))
+    return default
+
+
 def dtype_of(e: Expr) -> str:
     """The IR type of an expression's value, where it can be told without Spark."""
     if isinstance(e, (Cmp, And, Or, Not, IsNull, IsNotNull, In)):

@@ -24,7 +24,7 @@ from magicpush_lab.search.transfer import extra_predicates
 from magicpush_lab.translate.pandas_on_spark import ROW_ORDER
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.verify import full_outer_join, join_condition, model_gaps
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, UNMODELLED, Verdict
 
 SARGABLE_MS = 500  # proving a scan-friendly form of the pushed predicate keeps the same rows
 EXPLAIN_MS = 500  # finding the input rows on which the naive candidate fails, for a refusal
@@ -231,7 +231,9 @@ class _Walk:
             why = body_walk.why_not(node, at.pred, self.budget, EXPLAIN_MS)
         elif isinstance(node, P.Project):
             why = nondeterministic_column(node) or why
-        candidate, example = self._naive_failure(node, at.pred)
+        candidate, example, unmodelled = self._naive_failure(node, at.pred)
+        if unmodelled and why == "no candidate could be proved":
+            why = f"the late filter cannot be modelled at this step: {unmodelled}"
         self.result.refusals.append(Refusal(P.operator_name(node), why, candidate, example, node.origin))
 
     def _through_run(self, run: list[P.Project], at: _Carried) -> bool:
@@ -307,19 +309,22 @@ class _Walk:
         verdict = check(node, pred, g, kind, self.budget.slice_ms(DEFAULT_TIMEOUT_MS))
         return verdict if verdict.proved else None
 
-    def _naive_failure(self, node: P.Plan, pred: X.Expr) -> tuple[str, dict]:
-        """The naive candidate (F itself on the input) and why it fails, when F's columns exist below."""
+    def _naive_failure(self, node: P.Plan, pred: X.Expr) -> tuple[str, dict, str]:
+        """The naive candidate (F itself on the input) and the rows on which it fails, when F's
+        columns exist below; or, third, what of F the model lacks (a NaN literal, say)."""
         if isinstance(node, P.OuterJoin) and node.preserved == "both":
             tried = [c.predicates for c in candidates_for(node, pred, self.budget)]
-            return full_outer_join.first_failure(node, pred, tried, self.budget.slice_ms(EXPLAIN_MS),
-                                                 self.budget.slice_ms(3 * EXPLAIN_MS))
+            return (*full_outer_join.first_failure(node, pred, tried, self.budget.slice_ms(EXPLAIN_MS),
+                                                   self.budget.slice_ms(3 * EXPLAIN_MS)), "")
         if len(node.children) != 1 or not X.columns(pred) <= set(node.children[0].output):
-            return "", {}
+            return "", {}, ""
         # the operator's own verifier: a row-to-row check on, say, a limit would not say why
         verdict = check(node, pred, (pred,), EQUIVALENT, self.budget.slice_ms(EXPLAIN_MS))
+        if not verdict.proved and verdict.reason.startswith(UNMODELLED):
+            return "", {}, verdict.reason.removeprefix(UNMODELLED)
         if verdict.proved or not verdict.counterexample:
-            return "", {}
-        return str(pred), verdict.counterexample
+            return "", {}, ""
+        return str(pred), verdict.counterexample, ""
 
 
 def passing_run(node: P.Plan, pred: X.Expr) -> list[P.Project]:

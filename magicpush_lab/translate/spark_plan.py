@@ -134,9 +134,9 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
         parts = tuple(to_expr(k, ctx) for k in n.kids)
         pairs = tuple((parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2))
         default = parts[-1] if len(parts) % 2 == 1 else X.Lit(None, "null")
-        return X.Case(pairs, default)
+        return X.case_(pairs, default)
     if n.cls == "If":
-        return X.Case(((kids[0], kids[1]),), kids[2])
+        return X.case_(((kids[0], kids[1]),), kids[2])
     if n.cls == "Coalesce":
         return X.Coalesce(kids)
     if n.cls == "Cast":

@@ -14,6 +14,8 @@ may skip a row on which the original raised (`may_hide_errors`).
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from typing import Sequence
 
 import z3
@@ -27,7 +29,7 @@ from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.symbolic import nan
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
-from magicpush_lab.verify.verdict import SUPERSET, Verdict
+from magicpush_lab.verify.verdict import SUPERSET, Verdict, unmodelled
 
 CATEGORY = "ROW-TO-ROW"
 BASE_CASE_ROWS = 1
@@ -45,6 +47,7 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     refusal = _refusal(op, f, g, kind, nan_is_null)
     if refusal:
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, refusal)
+    op = _unread_results_modelled(op, f)
     try:
         inputs = [SymbolicRow(f"in{i}") for i in range(len(op.children))]
         original = Evaluator()
@@ -58,7 +61,7 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         if kind == SUPERSET:
             rhs = z3.And(rhs, truth(rewritten.eval_guarded(f, out2, out2.exists)))
     except (Unsupported, z3.Z3Exception) as err:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"cannot model: {err}")
+        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, unmodelled(err))
 
     err_l, err_r = original.error(), rewritten.error()
     # a cast that may fail raises or gives NULL depending on the mode: the model gives it an
@@ -75,6 +78,38 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, proof.reason, example)
     hides = satisfiable(z3.And(facts, z3.Or(err_l, cast_l), z3.Not(z3.Or(err_r, cast_r))), timeout_ms)
     return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved", {}, hides is not False)
+
+
+def _unread_results_modelled(op: P.Plan, f: X.Expr) -> P.Plan:
+    """`op` with the values of the outputs `f` does not read made ones the model has.
+
+    Such an output does not decide which rows pass, only whether computing it raises, and a
+    literal it gives as its value (itself or a CASE branch's value) raises nothing. A NaN or an
+    infinity there, which the real-number model of doubles lacks, may stand as NULL: the pandas
+    API on Spark gives each division a divide-by-zero branch of infinities and NaN.
+
+    >>> a, r = X.Col("a", 1, "long"), X.Col("r", 2, "double")
+    >>> ratio = X.Case(((X.Cmp("=", a, X.Lit(0, "long")), X.Lit(float("nan"), "double")),), X.Lit(1.0, "double"))
+    >>> op = P.Project(P.Source("t", (a,)), ((a, a), (r, ratio)))
+    >>> str(_unread_results_modelled(op, X.Cmp(">", a, X.Lit(3, "long"))).outputs[1][1])
+    'CASE WHEN a = 0 THEN NULL ELSE 1.0 END'
+    >>> _unread_results_modelled(op, X.Cmp(">", r, X.Lit(0.5, "double"))) == op  # read: its value counts
+    True
+    """
+    if not isinstance(op, P.Project):
+        return op
+    read = X.columns(f)
+    outputs = tuple((c, e if c in read else _non_finite_results_as_null(e)) for c, e in op.outputs)
+    return replace(op, outputs=outputs)
+
+
+def _non_finite_results_as_null(e: X.Expr) -> X.Expr:
+    if isinstance(e, X.Lit) and isinstance(e.value, float) and not math.isfinite(e.value):
+        return X.Lit(None, e.dtype)
+    if isinstance(e, X.Case):  # only the values: a condition's NaN would decide a branch
+        return X.Case(tuple((c, _non_finite_results_as_null(v)) for c, v in e.branches),
+                      _non_finite_results_as_null(e.default))
+    return e
 
 
 def _nan_as_null(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None],
@@ -103,7 +138,7 @@ def _nan_as_null(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None],
             as_null = truth(ev.eval(X.substitute(g0, {arg: X.Lit(None, X.dtype_of(arg))}), row))
             same = prove(z3.Implies(domain([row]), truth(ev.eval(on_nan, row)) == as_null), timeout_ms)
         except (Unsupported, z3.Z3Exception) as err:
-            return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS, f"cannot model: {err}")
+            return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS, unmodelled(err))
         if not same.proved:
             return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS,
                            f"the NaN rows' part is not the predicate on the row with {arg} NULL")

@@ -237,6 +237,17 @@ CASES = [
     Case("column expression without UDF: F rewritten through the projection",
          lambda s: s[0].withColumn("total", F.col("v") * 2 + F.col("amount")),
          lambda: F.col("total") > 100, EQUIVALENT, None),
+    Case("a column the filter does not read may be NaN (a literal the model lacks): the filter still moves",
+         lambda s: s[0].withColumn("ratio", F.when(F.col("amount") == 0, F.lit(float("nan")))
+                                   .otherwise(F.col("v") / F.col("amount"))),
+         lambda: F.col("v") > 900, EQUIVALENT, ("v > 900",)),
+    Case("the filter reads that NaN column: nothing moves, since the model has no NaN to prove it with",
+         lambda s: s[0].withColumn("ratio", F.when(F.col("amount") == 0, F.lit(float("nan")))
+                                   .otherwise(F.col("v") / F.col("amount"))),
+         lambda: F.col("ratio") > 100, None, None),
+    Case("an infinity behind a literal false is never computed: the filter on that column moves",
+         lambda s: s[0].withColumn("twice", F.when(F.lit(False), F.lit(float("inf"))).otherwise(F.col("v") * 2.0)),
+         lambda: F.col("twice") > 1000, EQUIVALENT, None),
     Case("a transform that does not matter to the filter: pushed unchanged (the paper's Listing 5)",
          lambda s: s[0].replace("c", "a", subset=["store"]),
          lambda: F.col("store") != "b", EQUIVALENT, ("NOT store = 'b'",)),
