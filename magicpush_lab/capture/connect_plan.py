@@ -1179,10 +1179,8 @@ class _Scope:
         if name == "when" and len(args) >= 2:
             return self.when(args)
         if name == "coalesce" and args:
-            if len({a.name for a in args if a.name != "void"}) != 1:
-                raise Unsupported("coalesce of values of different types")
-            dtype = next(a.dtype for a in args if a.name != "void")
-            return Typed(_node(_EXPR + "Coalesce", [_typed_null(a, dtype) for a in args]), dtype)
+            values = _in_one_type(args, "coalesce")
+            return Typed(_node(_EXPR + "Coalesce", values), values[0].dtype)
         if name in _STRING_UNARY and len(args) == 1 and args[0].name == "string":
             cls, dtype = _STRING_UNARY[name]
             return Typed(_node(_EXPR + cls, args), dtype)
@@ -1209,17 +1207,13 @@ class _Scope:
         pairs = [(args[i], args[i + 1]) for i in range(0, len(args) - 1, 2)]
         default = args[-1] if len(args) % 2 else None
         _booleans([c for c, _ in pairs])
-        values = [v for _, v in pairs] + ([default] if default is not None else [])
-        types = {v.name for v in values if v.name != "void"}
-        if len(types) != 1:
-            raise Unsupported("when/otherwise with values of different types (Spark casts them)")
-        dtype = next(v.dtype for v in values if v.name != "void")
+        values = _in_one_type([v for _, v in pairs] + ([default] if default is not None else []), "when/otherwise")
         kids: list[Any] = []
-        for c, v in pairs:
-            kids += [c, _typed_null(v, dtype)]
+        for (c, _), v in zip(pairs, values):
+            kids += [c, v]
         if default is not None:
-            kids.append(_typed_null(default, dtype))
-        return Typed(_node(_EXPR + "CaseWhen", kids), dtype)
+            kids.append(values[-1])
+        return Typed(_node(_EXPR + "CaseWhen", kids), values[0].dtype)
 
     def aggregate(self, name: str, f: Any) -> Typed:
         if not self.aggregates:
@@ -1300,6 +1294,21 @@ def _typed_null(value: Typed, dtype: Any) -> Typed:
     if value.name == "void":
         return _literal(None, dtype)
     return value
+
+
+def _in_one_type(values: list[Typed], what: str) -> list[Typed]:
+    """The values of a CASE or a coalesce in the one type Spark's analyzer gives them all: one
+    type as it is, numbers of several types cast to the widest, NULLs typed alike; any other
+    mix (a string and a number, decimals, a float beside an integer) is refused."""
+    names = {v.name for v in values if v.name != "void"}
+    if not names:
+        raise Unsupported(f"{what} of NULLs only")
+    if len(names) == 1:
+        dtype = next(v.dtype for v in values if v.name != "void")
+        return [_typed_null(v, dtype) for v in values]
+    if not names <= _NUMERIC_RANK.keys() or ("float" in names and names & {"integer", "long"}):
+        raise Unsupported(f"{what} over {', '.join(sorted(names))} (Spark casts them): not analysed on Spark Connect yet")
+    return [_cast_to(v, max(names, key=_NUMERIC_RANK.__getitem__)) for v in values]
 
 
 def _widened(args: list[Typed]) -> tuple[Typed, Typed]:
