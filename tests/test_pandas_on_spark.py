@@ -55,7 +55,7 @@ CASES = [
          pushes=(APPLY, "index_col=['id', 'cat']")),
     case("a division column the masks do not read: its divide-by-zero branch (infinities, NaN) does not stop them",
          [IMPORTS + "psdf = ps.read_parquet({path}, index_col='id')",
-          "psdf['ratio'] = psdf['a'] / (psdf['a'] - 2)\nsel = psdf[psdf['a'] >= 1]\ntop = sel[sel['a'] > 3]"],
+          "psdf['ratio'] = psdf['amount'] / psdf['a']\nsel = psdf[psdf['a'] >= 1]\ntop = sel[sel['a'] > 3]"],
          pushes=(APPLY, 'F.col("a") >= 1', 'F.col("a") > 3')),
     case("a mask on a division by a literal, whose divide-by-zero branch is never taken: the formula goes to the read",
          [IMPORTS + "psdf = ps.read_parquet({path}, index_col='id')",
@@ -88,9 +88,10 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def parquet(spark, tmp_path_factory) -> str:
-    """1,000 rows: `a` in 0..6 with NULLs, a string column, an id to index on."""
+    """1,000 rows: `a` in 0..6 with NULLs, a string column, a double, an id to index on."""
     path = str(tmp_path_factory.mktemp("pandas_on_spark") / "orders.parquet")
-    spark.range(1000).selectExpr("id", "IF(id % 11 = 0, NULL, id % 7) AS a", "concat('c', id % 4) AS cat") \
+    spark.range(1000).selectExpr("id", "IF(id % 11 = 0, NULL, id % 7) AS a", "concat('c', id % 4) AS cat",
+                                 "IF(id % 11 = 0, NULL, id % 7) * 1.5D AS amount") \
         .repartition(3).write.parquet(path)
     return path
 

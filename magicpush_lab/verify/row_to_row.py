@@ -32,6 +32,7 @@ from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import SUPERSET, Verdict, unmodelled
 
 CATEGORY = "ROW-TO-ROW"
+FLOATING = {"float", "double"}
 BASE_CASE_ROWS = 1
 
 
@@ -84,7 +85,8 @@ def _unread_results_modelled(op: P.Plan, f: X.Expr) -> P.Plan:
     """`op` with the values of the outputs `f` does not read made ones the model has.
 
     Such an output does not decide which rows pass, only whether computing it raises, and a
-    literal it gives as its value (itself or a CASE branch's value) raises nothing. A NaN or an
+    literal it gives as its value (itself, a CASE branch's value, or under a cast from one
+    floating type to another) raises nothing. A NaN or an
     infinity there, which the real-number model of doubles lacks, may stand as NULL: the pandas
     API on Spark gives each division a divide-by-zero branch of infinities and NaN.
 
@@ -109,6 +111,10 @@ def _non_finite_results_as_null(e: X.Expr) -> X.Expr:
     if isinstance(e, X.Case):  # only the values: a condition's NaN would decide a branch
         return X.Case(tuple((c, _non_finite_results_as_null(v)) for c, v in e.branches),
                       _non_finite_results_as_null(e.default))
+    if isinstance(e, X.Cast) and {e.dtype, X.dtype_of(e.arg)} <= FLOATING:
+        # a cast between floating types raises on no value (pandas-on-Spark wraps its division
+        # in one); a cast to an integer would raise on NaN and not on NULL
+        return X.Cast(_non_finite_results_as_null(e.arg), e.dtype)
     return e
 
 

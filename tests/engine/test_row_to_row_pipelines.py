@@ -245,6 +245,10 @@ CASES = [
          lambda s: s[0].withColumn("ratio", F.when(F.col("amount") == 0, F.lit(float("nan")))
                                    .otherwise(F.col("v") / F.col("amount"))),
          lambda: F.col("ratio") > 100, None, None),
+    Case("the unread NaN cast to an integer raises where NULL would not: nothing moves",
+         lambda s: s[0].withColumn("ratio", F.when(F.col("amount") == 0, F.lit(float("nan")))
+                                   .otherwise(F.col("amount")).cast("int")),
+         lambda: F.col("v") > 900, None, None),
     Case("an infinity behind a literal false is never computed: the filter on that column moves",
          lambda s: s[0].withColumn("twice", F.when(F.lit(False), F.lit(float("inf"))).otherwise(F.col("v") * 2.0)),
          lambda: F.col("twice") > 1000, EQUIVALENT, None),
