@@ -19,11 +19,12 @@ the pandas API on Spark:
     top = psdf[(psdf["year"] == 2023) & (psdf["score"] > 400)]
     pdf = top.to_pandas()
 
-and the same with a price per unit beside the mask, which does not read it:
+and the same with a price per unit beside two masks, which do not read it:
 
     psdf["unit"] = psdf["amount"] / psdf["qty"]
     psdf["year"] = psdf["day"].dt.year
-    top = psdf[(psdf["year"] == 2023) & (psdf["qty"] > 40)]
+    recent = psdf[psdf["year"] == 2023]
+    top = recent[recent["qty"] > 40]
 
 Each runs in a traced IPython shell and is optimized as the sidebar does; the suggestion for
 `top` is applied to the cells. Then the original and the rewritten notebook run alternately,
@@ -57,11 +58,11 @@ PANDAS_ON_SPARK = (
     'top = psdf[(psdf["year"] == 2023) & (psdf["score"] > 400)]\npdf = top.to_pandas()',
 )
 # a price per unit: pandas-on-Spark writes the division with a divide-by-zero branch of
-# infinities and NaN, which the mask does not read
+# infinities and NaN, which the masks do not read
 PANDAS_ON_SPARK_RATIO = (
     PANDAS_ON_SPARK[0],
     'psdf["unit"] = psdf["amount"] / psdf["qty"]\npsdf["year"] = psdf["day"].dt.year\n'
-    'top = psdf[(psdf["year"] == 2023) & (psdf["qty"] > 40)]\npdf = top.to_pandas()',
+    'recent = psdf[psdf["year"] == 2023]\ntop = recent[recent["qty"] > 40]\npdf = top.to_pandas()',
 )
 # name -> (cells, the cell that moves rows into Python, the final frame's variable, whether its
 # index is data: after toPandas() it only numbers the rows that arrived (docs/semantics.md))
