@@ -86,9 +86,9 @@ def _unread_results_modelled(op: P.Plan, f: X.Expr) -> P.Plan:
 
     Such an output does not decide which rows pass, only whether computing it raises, and a
     literal it gives as its value (itself, a CASE branch's value, or under a cast from one
-    floating type to another) raises nothing. A NaN or an
-    infinity there, which the real-number model of doubles lacks, may stand as NULL: the pandas
-    API on Spark gives each division a divide-by-zero branch of infinities and NaN.
+    floating type to another) raises nothing. A NaN or an infinity there, which the
+    real-number model of doubles lacks, may stand as NULL: the pandas API on Spark gives each
+    division a divide-by-zero branch of infinities and NaN.
 
     >>> a, r = X.Col("a", 1, "long"), X.Col("r", 2, "double")
     >>> ratio = X.Case(((X.Cmp("=", a, X.Lit(0, "long")), X.Lit(float("nan"), "double")),), X.Lit(1.0, "double"))
