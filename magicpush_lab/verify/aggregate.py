@@ -36,7 +36,7 @@ from magicpush_lab.symbolic import nan
 from magicpush_lab.symbolic.aggregate_ops import Member, aggregates, group_output, merge_step, pivot_slots, same_group
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, fresh_cell, sort_of
+from magicpush_lab.symbolic.values import Cell, NotModelled, default_value, fresh_cell, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import SUPERSET, Verdict, unmodelled
@@ -89,7 +89,7 @@ def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: in
                 example = tables_from_model(proof.model, [uv]) if proof.model is not None else {}
                 return refuse(f"pre-condition {name} fails: {proof.reason}", example)
         claim, rows = _base_case(op, f, pred, kind)
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return refuse(unmodelled(err))
     proof = prove(claim, timeout_ms)
     if not proof.proved:
@@ -134,7 +134,7 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
         for a in aggregates(op):
             if a.arg is not None:
                 reads.eval(a.arg, r1)
-    except (Unsupported, z3.Z3Exception):
+    except (NotModelled, z3.Z3Exception):
         return None
     kept = passes == g1 if kind != SUPERSET else z3.Implies(passes, g1)
     facts = z3.And(domain([r1, r2]), z3.Not(original.error()))
@@ -238,7 +238,7 @@ def _fails_on_null(op: P.Aggregate, f_i: X.Expr, col: X.Col, timeout_ms: int) ->
                 out.cells[(c.name, c.id)] = ev.eval(e, row)
         out.cells[(col.name, col.id)] = Cell(default_value(sort_of(col.dtype)), z3.BoolVal(False))
         passes = _passes(f_i, out, ev)
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return unmodelled(err)
     proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(ev.error())), z3.Not(passes)), timeout_ms)
     if proof.proved:
@@ -279,7 +279,7 @@ def _precondition_1(op: P.Aggregate, timeout_ms: int) -> str:
             x, y = fresh_cell("a", body.elem.dtype), fresh_cell("b", body.elem.dtype)
             xy = merge_step(body, merge_step(body, acc, x, one), y, one)
             yx = merge_step(body, merge_step(body, acc, y, two), x, two)
-        except (Unsupported, z3.Z3Exception) as err:
+        except (NotModelled, z3.Z3Exception) as err:
             return f"{a}: cannot model the merge: {err}"
         same = z3.And(xy.notnull == yx.notnull, z3.Implies(xy.notnull, xy.value == yx.value))
         claim = z3.And(one.error() == two.error(), z3.Implies(z3.Not(one.error()), same))

@@ -57,7 +57,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, sort_of
+from magicpush_lab.symbolic.values import Cell, NotModelled, default_value, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict, unmodelled
@@ -78,7 +78,7 @@ def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         return refuse(reason)
     try:
         conditions, facts, ev = _conditions(op, f, g, kind)
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return refuse(unmodelled(err))
     # no Python UDF reaches here, so nothing can raise; the guard keeps the claim honest anyway
     proof = prove(z3.Implies(z3.And(facts, z3.Not(ev.error())), conditions), timeout_ms)
@@ -152,7 +152,7 @@ def counterexample(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind:
             original = _full_join(op, f, lefts, rights, lambda row: row.exists, True, ev)
             kept = {id(r): _kept(g[0], r, ev) for r in lefts} | {id(r): _kept(g[1], r, ev) for r in rights}
             rewritten = _full_join(op, f, lefts, rights, lambda row: kept[id(row)], kind != EQUIVALENT, ev)
-        except (Unsupported, z3.Z3Exception):
+        except (NotModelled, z3.Z3Exception):
             return {}
         facts = z3.And(domain(lefts + rights), z3.Not(ev.error()))
         proof = prove(z3.Implies(facts, _same_bag(original, rewritten)), timeout_ms)

@@ -56,7 +56,7 @@ from magicpush_lab.ir.types import FRACTIONAL, INTEGER_BITS, INTEGRAL
 from magicpush_lab.symbolic.aggregate_ops import same_group
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import prove
 from magicpush_lab.verify.verdict import SUPERSET, Verdict, unmodelled
@@ -85,7 +85,7 @@ def chain(body: P.Plan) -> tuple[P.Plan, ...]:
     out = [body]
     while out[-1].children:
         if len(out[-1].children) != 1:
-            raise Unsupported("a body operator with several inputs")
+            raise NotModelled("a body operator with several inputs")
         out.append(out[-1].children[0])
     return tuple(out)
 
@@ -253,7 +253,7 @@ def whole_groups(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
             out.cells[(c.name, c.id)] = original.eval(e, r1)
         passes = truth(original.eval(f, out))
         g1, g2 = truth(rewritten.eval(g, r1)), truth(rewritten.eval(g, r2))
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return refuse(unmodelled(err))
     kept = passes == g1 if kind != SUPERSET else z3.Implies(passes, g1)
     facts = z3.And(domain([r1, r2]), z3.Not(original.error()))
@@ -301,7 +301,7 @@ def overflow(exprs: Sequence[X.Expr], timeout_ms: int) -> str:
                 ev = Evaluator()
                 row = SymbolicRow("num")
                 cell = ev.eval(node, row)
-            except (Unsupported, z3.Z3Exception) as err:
+            except (NotModelled, z3.Z3Exception) as err:
                 return f"cannot model {node}: {err}"
             fits = z3.And(cell.value >= -(2 ** (bits - 1)), cell.value < 2 ** (bits - 1))
             proof = prove(z3.Implies(z3.And(domain([row]), cell.notnull), fits), timeout_ms)

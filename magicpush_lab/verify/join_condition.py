@@ -23,7 +23,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.verify.verdict import EQUIVALENT, Verdict, unmodelled
@@ -63,7 +63,7 @@ def verify(join: P.Plan, side: int, g: X.Expr, timeout_ms: int = DEFAULT_TIMEOUT
         pair = apply_op(P.InnerJoin(join.children[0], join.children[1], X.TRUE), rows, ev)
         matches = truth(ev.eval(condition, pair))
         passes = truth(ev.eval(g, rows[side]))
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return refuse(unmodelled(err))
     facts = domain(rows)
     if not prove(z3.Implies(facts, z3.Not(ev.error())), timeout_ms).proved:

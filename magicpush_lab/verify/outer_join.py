@@ -32,7 +32,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, sort_of
+from magicpush_lab.symbolic.values import Cell, NotModelled, default_value, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.verify.verdict import EQUIVALENT, Verdict, unmodelled
@@ -71,7 +71,7 @@ def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         f_padded = truth(Evaluator().eval(f, padded))
         gp_p = truth(rewritten.eval(gp, p)) if gp is not None else z3.BoolVal(True)
         go_o = truth(rewritten.eval(go, o)) if go is not None else z3.BoolVal(True)
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return refuse(unmodelled(err))
     # (condition, whether its counterexample needs the other input's row): a condition on the
     # NULL-padded row alone is shown with the other input empty, where that row really appears
@@ -112,7 +112,7 @@ def _joined(op: P.OuterJoin, p: SymbolicRow, o: SymbolicRow) -> SymbolicRow:
     left_keys = frozenset((c.name, c.id) for c in op.left.output)
     right_keys = frozenset((c.name, c.id) for c in op.right.output)
     if not left_keys or not right_keys:
-        raise Unsupported("join input columns unknown")
+        raise NotModelled("join input columns unknown")
     return SymbolicRow(p.tag + o.tag, route=[(left_keys, left), (right_keys, right)])
 
 

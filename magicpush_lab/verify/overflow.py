@@ -29,7 +29,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.numeric import integer_arithmetic, stays_in_type
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.symbolic.solver import prove
 
 
@@ -130,7 +130,7 @@ def new_overflow(pred: X.Expr, known: Iterable[X.Expr], timeout_ms: int) -> str:
             fits = stays_in_type(ev, node, row)  # first: domain() covers the cells evaluating made
             reached = [truth(ev.eval(c, row)) if holds else z3.Not(truth(ev.eval(c, row))) for c, holds in path]
             claim = z3.Implies(z3.And(domain([row]), *reached), fits)
-        except (Unsupported, z3.Z3Exception) as err:
+        except (NotModelled, z3.Z3Exception) as err:
             return f"cannot model {node}: {err}"
         proof = prove(claim, timeout_ms)
         if not proof.proved:

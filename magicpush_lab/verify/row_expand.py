@@ -21,7 +21,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported, literal
+from magicpush_lab.symbolic.values import NotModelled, literal
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict, unmodelled
@@ -51,7 +51,7 @@ def verify(op: P.RowExpand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         original, rewritten = Evaluator(), Evaluator()
         keeps = truth(original.eval(f, out))
         pushed = truth(rewritten.eval(pred, row))
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return refuse(unmodelled(err))
     facts = domain([row])
     if not prove(z3.Implies(facts, z3.Not(rewritten.error())), timeout_ms).proved:
@@ -99,7 +99,7 @@ def _element_superset(op: P.RowExpand, f: X.Expr, pred: X.Expr, timeout_ms: int)
         for c in op.generated:
             padded.cells[(c.name, c.id)] = literal(None, c.dtype)
         pad_kept = truth(original.eval(f, padded)) if op.outer else z3.BoolVal(False)
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return refuse(unmodelled(err))
     facts = z3.And(domain([row, made]), z3.Implies(body_on_element, some_element))
     proof = prove(z3.Implies(z3.And(facts, z3.Not(original.error())), z3.Implies(keeps, kept)), timeout_ms)
@@ -160,7 +160,7 @@ def verify_unpivot(op: P.Expand, f: X.Expr, g: Sequence[X.Expr | None], kind: st
             made = apply_op(P.Project(op.child, tuple(projection.items())), [row], original)
             keeps.append(truth(original.eval(f, made)))
         pushed = truth(rewritten.eval(pred, row))
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return refuse(unmodelled(err))
     if kind == EQUIVALENT:
         holds = z3.And(*(k == pushed for k in keeps))

@@ -53,7 +53,7 @@ from magicpush_lab.symbolic import row_iter_ops as R
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.python_udf import parse_udf
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.symbolic import nan
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
@@ -77,7 +77,7 @@ def verify(op: P.RowIterPipeline, f: X.Expr, g: Sequence[X.Expr | None], kind: s
         return refuse(reason)
     try:
         taint = nan_flow(op)
-    except (Unsupported, SyntaxError) as err:
+    except (NotModelled, SyntaxError) as err:
         return refuse(unmodelled(err))
     if taint.reason:
         return refuse(taint.reason)
@@ -91,7 +91,7 @@ def verify(op: P.RowIterPipeline, f: X.Expr, g: Sequence[X.Expr | None], kind: s
             return inductive
         base = _base_case(op, f, g_l, g_r, kind, timeout_ms)
         return base if base is not None else inductive
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return refuse(unmodelled(err))
 
 
@@ -114,7 +114,7 @@ def _refusal(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr |
         return "the predicate on the left input reads columns it does not have"
     try:
         fn = parse_udf(udf.source)
-    except (Unsupported, SyntaxError) as err:
+    except (NotModelled, SyntaxError) as err:
         return unmodelled(err)
     bound = {a.arg for a in fn.args.args} | {  # type: ignore[union-attr]
         t.id for n in ast.walk(fn) for t in _targets(n) if isinstance(t, ast.Name)}

@@ -25,7 +25,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_filter, apply_op, op_expressions
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.symbolic import nan
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
@@ -61,7 +61,7 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         rhs = out2.exists
         if kind == SUPERSET:
             rhs = z3.And(rhs, truth(rewritten.eval_guarded(f, out2, out2.exists)))
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, unmodelled(err))
 
     err_l, err_r = original.error(), rewritten.error()
@@ -143,7 +143,7 @@ def _nan_as_null(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None],
             row, ev = SymbolicRow("n"), Evaluator()
             as_null = truth(ev.eval(X.substitute(g0, {arg: X.Lit(None, X.dtype_of(arg))}), row))
             same = prove(z3.Implies(domain([row]), truth(ev.eval(on_nan, row)) == as_null), timeout_ms)
-        except (Unsupported, z3.Z3Exception) as err:
+        except (NotModelled, z3.Z3Exception) as err:
             return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS, unmodelled(err))
         if not same.proved:
             return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS,

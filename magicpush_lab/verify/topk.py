@@ -35,7 +35,7 @@ from magicpush_lab.symbolic import nan
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import sorts_no_later
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.verify.verdict import EQUIVALENT, Verdict, unmodelled
@@ -65,7 +65,7 @@ def verify(op: P.TopK, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         before = sorts_no_later(op.order, r1, r2, ev)
         keeps1, keeps2 = truth(ev.eval(pred, r1)), truth(ev.eval(pred, r2))
         implied = _implied(f, pred) if pred != f else None
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return refuse(unmodelled(err))
     facts = z3.And(domain([r1, r2]), nan.order_facts(ev, [r1, r2], (pred, *keys)))
     # below the limit G runs on every row, above it F ran only on k of them: G must not raise anywhere

@@ -38,7 +38,7 @@ from magicpush_lab.symbolic import nan
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import same_keys, sorts_no_later
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.verify.verdict import EQUIVALENT, Verdict, unmodelled
@@ -74,7 +74,7 @@ def verify(op: P.Window, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     try:
         claims, rows = _closed(op, pred)
         row_claim = _row_claim(f, pred, kind)
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return refuse(unmodelled(err))
     for why, claim in claims:
         proof = prove(claim, timeout_ms)
