@@ -36,10 +36,10 @@ from magicpush_lab.symbolic import nan
 from magicpush_lab.symbolic.aggregate_ops import Member, aggregates, group_output, merge_step, pivot_slots, same_group
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Cell, NotModelled, default_value, fresh_cell, sort_of
+from magicpush_lab.symbolic.values import Cell, default_value, fresh_cell, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
-from magicpush_lab.verify.verdict import SUPERSET, Verdict, unmodelled
+from magicpush_lab.verify.verdict import SUPERSET, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "AGGREGATE"
 BASE_CASE_ROWS = 2
@@ -48,17 +48,16 @@ T = z3.BoolVal(True)
 
 def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     pred = g[0] if g else None
     if pred is None:
-        return refuse("no predicate for the input")
+        return verdicts.refuse("no predicate for the input")
     by_groups = _whole_groups(op, f, pred, kind, timeout_ms)
     if by_groups is not None and by_groups.proved:
         return by_groups
     if op.deduplicate:
-        return _deduplicate_refusal(op, f, kind) or by_groups or refuse("no predicate keeps whole groups")
+        return (_deduplicate_refusal(op, f, kind) or by_groups
+                or verdicts.refuse("no predicate keeps whole groups"))
     if op.pivot and X.columns(f) & set(pivot_slots(op)):
         return _pivoted_columns(op, f, pred, kind, timeout_ms)
     general = _general(op, f, pred, kind, timeout_ms)
@@ -69,16 +68,14 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
 
 def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: int) -> Verdict:
     """The paper's route: pre-conditions (2), (3) or (3'), (4), then the 2-row base case."""
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     reason = _refusal(op, f, pred)
     if reason:
-        return refuse(reason)
-    try:
+        return verdicts.refuse(reason)
+    with Modelling() as modelling:
         reason = _precondition_1(op, timeout_ms) or _precondition_2(op, timeout_ms)
         if reason:
-            return refuse(reason)
+            return verdicts.refuse(reason)
         checks = [("(4)", _precondition_4(op, f, pred))]
         checks.insert(0, ("(3')", _precondition_3_superset(op, f, pred)) if kind == SUPERSET
                       else ("(3)", _precondition_3(op, f)))
@@ -87,15 +84,15 @@ def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: in
             if not proof.proved:
                 # U and V are one row each, of one group
                 example = tables_from_model(proof.model, [uv]) if proof.model is not None else {}
-                return refuse(f"pre-condition {name} fails: {proof.reason}", example)
+                return verdicts.refuse(f"pre-condition {name} fails: {proof.reason}", example)
         claim, rows = _base_case(op, f, pred, kind)
-    except (NotModelled, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
     proof = prove(claim, timeout_ms)
     if not proof.proved:
         example = tables_from_model(proof.model, [rows]) if proof.model is not None else {}
-        return refuse(f"base case fails: {proof.reason}", example)
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+        return verdicts.refuse(f"base case fails: {proof.reason}", example)
+    return verdicts.proved()
 
 
 # ----------------------------------------------------------------------------- whole groups
@@ -112,16 +109,17 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
     """
     if not op.keys:
         return None
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     on_keys = {c: e for c, e in op.outputs if not any(isinstance(n, X.Agg) for n in X.walk(e))}
-    node = X.first_nondeterministic(f, g, *op.keys, *on_keys.values())
-    if node is not None:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{node} is nondeterministic")
+    reason = nondeterministic(f, g, *op.keys, *on_keys.values())
+    if reason:
+        return verdicts.refuse(reason)
     # (a) relates two rows of a group: over the reals only where their doubles are compared, as
     # Spark groups them (every NaN in one group, -0.0 with 0.0)
     gap = nan.order_gap((g, *op.keys))
     if gap:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{gap}: the rows of a group are related over the reals")
-    try:
+        return verdicts.refuse(f"{gap}: the rows of a group are related over the reals")
+    with Modelling() as modelling:
         original, rewritten = Evaluator(), Evaluator()
         r1, r2 = SymbolicRow("in0"), SymbolicRow("in1")
         same = same_group(op, r1, r2, original)
@@ -134,8 +132,8 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
         for a in aggregates(op):
             if a.arg is not None:
                 reads.eval(a.arg, r1)
-    except (NotModelled, z3.Z3Exception):
-        return None
+    if modelling.failed:
+        return None  # the paper's route may still model what this one cannot
     kept = passes == g1 if kind != SUPERSET else z3.Implies(passes, g1)
     facts = z3.And(domain([r1, r2]), z3.Not(original.error()))
     claims = [("G differs within a group", z3.Implies(same, g1 == g2)),
@@ -144,10 +142,9 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
         proof = prove(z3.Implies(facts, z3.And(z3.Not(rewritten.error()), claim)), timeout_ms)
         if not proof.proved:
             example = tables_from_model(proof.model, [[r1, r2]]) if proof.model is not None else {}
-            return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{name}: {proof.reason}", example)
+            return verdicts.refuse(f"{name}: {proof.reason}", example)
     hides = satisfiable(z3.And(domain([r1]), reads.error()), timeout_ms)
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved: G keeps or drops whole groups", {},
-                   hides is not False)
+    return verdicts.proved("proved: G keeps or drops whole groups", hides is not False)
 
 
 # ----------------------------------------------------------------------------- dropDuplicates, pivot
@@ -160,9 +157,9 @@ def _deduplicate_refusal(op: P.Aggregate, f: X.Expr, kind: str) -> Verdict | Non
     if not others:
         return None
     keys = ", ".join(str(k) for k in op.keys)
-    return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS,
-                   f"dropDuplicates on [{keys}] keeps one arbitrary row of each group: a filter on {others[0]}, "
-                   "not one of those columns, below it would change which row that is")
+    return Verdicts(kind, CATEGORY, BASE_CASE_ROWS).refuse(
+        f"dropDuplicates on [{keys}] keeps one arbitrary row of each group: a filter on {others[0]}, "
+        "not one of those columns, below it would change which row that is")
 
 
 def _pivoted_columns(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: int) -> Verdict:
@@ -179,12 +176,11 @@ def _pivoted_columns(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeou
     so where F passes every F_i passes and every column keeps its value, and where F fails some
     F_i fails, before and after. The late filter stays: groups with rows of other values remain.
     """
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     if kind != SUPERSET:
-        return refuse("a pivot keeps every group that has rows of another value, its pivoted column NULL: "
-                      "the late filter must stay")
+        return verdicts.refuse(
+            "a pivot keeps every group that has rows of another value, its pivoted column NULL: "
+            "the late filter must stay")
     slots = pivot_slots(op)
     by_value = {s.chosen: (c, s) for c, s in slots.items()}
     on_group, tests = [], []
@@ -195,26 +191,28 @@ def _pivoted_columns(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeou
         else:
             tests.append(found)
     if not tests:
-        return refuse("the predicate tests no pivoted value's rows")
+        return verdicts.refuse("the predicate tests no pivoted value's rows")
     if on_group:
         whole = _whole_groups(op, f, X.and_(*on_group), SUPERSET, timeout_ms)
         if whole is None or not whole.proved:
-            return whole or refuse("a global pivot")
+            return whole or verdicts.refuse("a global pivot")
     keys = tuple((c, e) for c, e in op.outputs if c not in slots)
     for (col, slot), h in tests:
         f_i = X.and_(*(c for c in X.conjuncts(f) if col in X.columns(c) and not X.columns(c) & (set(slots) - {col})))
         if f_i == X.TRUE:
-            return refuse(f"the predicate tests the rows of {slot.chosen}, whose column {col} the late filter "
-                          "does not read alone")
+            return verdicts.refuse(
+                f"the predicate tests the rows of {slot.chosen}, whose column {col} the late filter "
+                "does not read alone")
         reason = _fails_on_null(op, f_i, col, timeout_ms)
         if reason:
-            return refuse(reason)
+            return verdicts.refuse(reason)
         one = P.Aggregate(op.child, op.keys, keys + ((col, slot.agg),), op.origin)
         verdict = _general(one, f_i, h, SUPERSET, timeout_ms)
         if not verdict.proved:
-            return refuse(f"pivoted column {col} ({slot.agg} over the rows where {slot.chosen}): {verdict.reason}",
-                          verdict.counterexample)
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved: each pivoted value's rows, as for its aggregate")
+            return verdicts.refuse(
+                f"pivoted column {col} ({slot.agg} over the rows where {slot.chosen}): {verdict.reason}",
+                verdict.counterexample)
+    return verdicts.proved("proved: each pivoted value's rows, as for its aggregate")
 
 
 def _slot_part(part: X.Expr, by_value: dict) -> tuple | None:
@@ -230,7 +228,7 @@ def _slot_part(part: X.Expr, by_value: dict) -> tuple | None:
 
 def _fails_on_null(op: P.Aggregate, f_i: X.Expr, col: X.Col, timeout_ms: int) -> str:
     """Why F_i may pass a group whose pivoted column `col` is NULL, or ""."""
-    try:
+    with Modelling() as modelling:
         ev, row = Evaluator(), SymbolicRow("in0")
         out = SymbolicRow("out")  # other outputs free
         for c, e in op.outputs:
@@ -238,8 +236,8 @@ def _fails_on_null(op: P.Aggregate, f_i: X.Expr, col: X.Col, timeout_ms: int) ->
                 out.cells[(c.name, c.id)] = ev.eval(e, row)
         out.cells[(col.name, col.id)] = Cell(default_value(sort_of(col.dtype)), z3.BoolVal(False))
         passes = _passes(f_i, out, ev)
-    except (NotModelled, z3.Z3Exception) as err:
-        return unmodelled(err)
+    if modelling.failed:
+        return modelling.reason
     proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(ev.error())), z3.Not(passes)), timeout_ms)
     if proof.proved:
         return ""
@@ -253,9 +251,9 @@ def _refusal(op: P.Aggregate, f: X.Expr, g: X.Expr) -> str:
     if not op.keys:
         return "a global aggregate returns a row even when its input is empty"
     exprs = (*op.keys, *(e for _, e in op.outputs), f, g)
-    node = X.first_nondeterministic(*exprs)
-    if node is not None:
-        return f"{node} is nondeterministic"
+    reason = nondeterministic(*exprs)
+    if reason:
+        return reason
     if any(X.has_python_udf(e) for e in exprs):
         return "Python UDFs inside an aggregation are not analysed yet"
     for a in aggregates(op):
@@ -273,14 +271,14 @@ def _precondition_1(op: P.Aggregate, timeout_ms: int) -> str:
         if a.fold is None:
             continue
         body = a.fold
-        try:
+        with Modelling() as modelling:
             one, two = Evaluator(), Evaluator()
             acc = fresh_cell("acc", body.acc.dtype)
             x, y = fresh_cell("a", body.elem.dtype), fresh_cell("b", body.elem.dtype)
             xy = merge_step(body, merge_step(body, acc, x, one), y, one)
             yx = merge_step(body, merge_step(body, acc, y, two), x, two)
-        except (NotModelled, z3.Z3Exception) as err:
-            return f"{a}: cannot model the merge: {err}"
+        if modelling.failed:
+            return f"{a}: cannot model the merge: {modelling.error}"
         same = z3.And(xy.notnull == yx.notnull, z3.Implies(xy.notnull, xy.value == yx.value))
         claim = z3.And(one.error() == two.error(), z3.Implies(z3.Not(one.error()), same))
         proof = prove(claim, timeout_ms)
