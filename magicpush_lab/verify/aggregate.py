@@ -66,19 +66,26 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     return general if general.proved or reads_aggregates or by_groups is None else by_groups
 
 
+# The paper's pre-conditions for this category (module docstring), each checked by a function
+# named after what it states; a refusal still names the paper's number:
+#   (1)  _folds_ignore_row_order            (3)  _fails_on_union_iff_on_both
+#   (2)  _two_rows_merge_into_one           (3') _still_fails_without_removed_rows
+#                                           (4)  _removed_rows_change_no_kept_group
+
+
 def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: int) -> Verdict:
-    """The paper's route: pre-conditions (2), (3) or (3'), (4), then the 2-row base case."""
+    """The paper's route: pre-conditions (1), (2), (3) or (3'), (4), then the 2-row base case."""
     verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     reason = _refusal(op, f, pred)
     if reason:
         return verdicts.refuse(reason)
     with Modelling() as modelling:
-        reason = _precondition_1(op, timeout_ms) or _precondition_2(op, timeout_ms)
+        reason = _folds_ignore_row_order(op, timeout_ms) or _two_rows_merge_into_one(op, timeout_ms)
         if reason:
             return verdicts.refuse(reason)
-        checks = [("(4)", _precondition_4(op, f, pred))]
-        checks.insert(0, ("(3')", _precondition_3_superset(op, f, pred)) if kind == SUPERSET
-                      else ("(3)", _precondition_3(op, f)))
+        checks = [("(4)", _removed_rows_change_no_kept_group(op, f, pred))]
+        checks.insert(0, ("(3')", _still_fails_without_removed_rows(op, f, pred)) if kind == SUPERSET
+                      else ("(3)", _fails_on_union_iff_on_both(op, f)))
         for name, (claim, uv) in checks:
             proof = prove(claim, timeout_ms)
             if not proof.proved:
@@ -262,11 +269,12 @@ def _refusal(op: P.Aggregate, f: X.Expr, g: X.Expr) -> str:
     return ""
 
 
-def _precondition_1(op: P.Aggregate, timeout_ms: int) -> str:
-    """A user-defined fold gives the same result in any order of the group's rows (collect_list
-    has none): merge(merge(acc, a), b) = merge(merge(acc, b), a) for every accumulator and
-    values a, b. Swapping neighbours this way reaches every order, so one step is the proof;
-    the two orders must also raise alike."""
+def _folds_ignore_row_order(op: P.Aggregate, timeout_ms: int) -> str:
+    """Pre-condition (1), each aggregate associative and commutative, where it is not known
+    (it is for max, min, sum and count): a user-defined fold gives the same result in any
+    order of the group's rows (collect_list has none): merge(merge(acc, a), b) =
+    merge(merge(acc, b), a) for every accumulator and values a, b. Swapping neighbours this
+    way reaches every order, so one step is the proof; the two orders must also raise alike."""
     for a in aggregates(op):
         if a.fold is None:
             continue
@@ -287,8 +295,9 @@ def _precondition_1(op: P.Aggregate, timeout_ms: int) -> str:
     return ""
 
 
-def _precondition_2(op: P.Aggregate, timeout_ms: int) -> str:
-    """Two rows of a group can be replaced by one: build that row and prove it."""
+def _two_rows_merge_into_one(op: P.Aggregate, timeout_ms: int) -> str:
+    """Pre-condition (2): two rows of a group can be replaced by one row with the same
+    aggregates (count through the duplication factor): build that row and prove it."""
     aggs = aggregates(op)
     counts = any(a.fn == "count" for a in aggs)
     key_cols = frozenset(c for k in op.keys for c in X.columns(k))
@@ -367,14 +376,19 @@ def _passes(f: X.Expr, row: SymbolicRow, ev: Evaluator) -> z3.BoolRef:
     return truth(ev.eval(f, row))
 
 
-def _precondition_3(op: P.Aggregate, f: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+def _fails_on_union_iff_on_both(op: P.Aggregate, f: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+    """Pre-condition (3): F fails on the group of U and V exactly when it fails on U's group
+    and on V's, with U and V single rows of one group (the claim, and [U, V])."""
     ev = Evaluator()
     u, v, uv, ou, ov, facts = _uv(op, ev)
     fails = z3.Not(_passes(f, uv, ev)) == z3.And(z3.Not(_passes(f, ou, ev)), z3.Not(_passes(f, ov, ev)))
     return z3.Implies(z3.And(facts, domain([u, v]), z3.Not(ev.error())), fails), [u, v]
 
 
-def _precondition_3_superset(op: P.Aggregate, f: X.Expr, g: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+def _still_fails_without_removed_rows(op: P.Aggregate, f: X.Expr,
+                                      g: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+    """Pre-condition (3'), a superset pushdown's (3): where F fails on the group of U and V and
+    G removes V, F fails on U's group too."""
     ev = Evaluator()
     u, v, uv, ou, _, facts = _uv(op, ev)
     premise = z3.And(z3.Not(_passes(f, uv, ev)), z3.Not(truth(ev.eval(g, v))))
@@ -382,7 +396,10 @@ def _precondition_3_superset(op: P.Aggregate, f: X.Expr, g: X.Expr) -> tuple[z3.
                       z3.Implies(premise, z3.Not(_passes(f, ou, ev)))), [u, v]
 
 
-def _precondition_4(op: P.Aggregate, f: X.Expr, g: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+def _removed_rows_change_no_kept_group(op: P.Aggregate, f: X.Expr,
+                                       g: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+    """Pre-condition (4): where F keeps the group of U and V and G removes V, U alone gives
+    the same output row."""
     ev = Evaluator()
     u, v, uv, ou, _, facts = _uv(op, ev)
     premise = z3.And(_passes(f, uv, ev), z3.Not(truth(ev.eval(g, v))))
