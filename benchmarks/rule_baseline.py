@@ -159,12 +159,12 @@ def _may_raise(e: X.Expr) -> bool:
     """Can evaluating `e` raise on some row (or can it not be modelled at all)?"""
     from magicpush_lab.symbolic.encode import Evaluator
     from magicpush_lab.symbolic.table import SymbolicRow
-    from magicpush_lab.symbolic.values import Unsupported
+    from magicpush_lab.symbolic.values import NotModelled
 
     ev = Evaluator()
     try:
         ev.eval(e, SymbolicRow("raise"))
-    except Unsupported:
+    except NotModelled:
         return True
     return not z3.is_false(z3.simplify(z3.Or(ev.error(), ev.cast_failure())))
 
@@ -361,7 +361,7 @@ def _prove_invertible(udf: X.PyUdf, timeout_ms: int) -> bool:
     results, on every input it does not raise on? A UDF read as a black box is not."""
     from magicpush_lab.symbolic.encode import Evaluator
     from magicpush_lab.symbolic.table import SymbolicRow, domain
-    from magicpush_lab.symbolic.values import Unsupported
+    from magicpush_lab.symbolic.values import NotModelled
     from magicpush_lab.symbolic.solver import prove
 
     if len(udf.args) != 1 or not isinstance(udf.args[0], X.Col) or not udf.deterministic or udf.batch_dependent:
@@ -370,7 +370,7 @@ def _prove_invertible(udf: X.PyUdf, timeout_ms: int) -> bool:
     a, b = SymbolicRow("inv_a"), SymbolicRow("inv_b")
     try:
         fa, fb = ev.eval(udf, a), ev.eval(udf, b)
-    except Unsupported:
+    except NotModelled:
         return False
     if any(name.startswith("udf_") for name, *_ in ev._functions):
         return False  # the body could not be read: a black box

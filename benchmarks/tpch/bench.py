@@ -64,7 +64,7 @@ from magicpush_lab.budget import Budget
 from magicpush_lab.pushdown import filters_to_push, join_conjuncts, late_filter, push_down_all
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.translate.plan_json import Node, decode_text, expression, expressions
 from magicpush_lab.pipeline import pipeline_plan
 from magicpush_lab.translate.spark_plan import Context, TranslateError, to_expr
@@ -274,7 +274,7 @@ def implies(premise: tuple[X.Expr, ...], conclusion: X.Expr, timeout_ms: int = P
     try:
         kept = z3.And(*[truth(ev.eval(by_name(p), row)) for p in premise]) if premise else z3.BoolVal(True)
         passes = truth(ev.eval(by_name(conclusion), row))
-    except Unsupported:
+    except NotModelled:
         return None
     return prove(z3.Implies(z3.And(domain([row]), kept), passes), timeout_ms).proved
 

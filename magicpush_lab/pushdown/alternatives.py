@@ -22,7 +22,7 @@ from magicpush_lab.pushdown.proposals import Proposal
 from magicpush_lab.pushdown.records import WalkResult
 from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.verify.implication import implies
 from magicpush_lab.verify.verdict import SUPERSET, Verdict
 
@@ -96,5 +96,5 @@ def _implies(a: X.Expr, b: X.Expr, budget: Budget) -> bool:
     """Every row `a` keeps, `b` keeps (unknown counts as no)."""
     try:
         return implies(a, b, budget.slice_ms(IMPLIES_MS)).proved
-    except (Unsupported, z3.Z3Exception):
+    except (NotModelled, z3.Z3Exception):
         return False

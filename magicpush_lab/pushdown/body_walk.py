@@ -20,7 +20,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidate import Candidate
 from magicpush_lab.search.candidates import through_row_to_row
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.verify import grouped_map as GM
 from magicpush_lab.verify import row_to_row
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict, unmodelled
@@ -31,7 +31,7 @@ def candidates(op: P.GroupedMap, f: X.Expr, budget: Budget) -> Iterator[Candidat
     try:
         known = GM.key_determined(op)
         row_wise = not GM.is_row_wise(op)
-    except Unsupported:
+    except NotModelled:
         return  # a body that is not a chain: nothing to propose
     parts = [X.substitute(c, known) for c in X.conjuncts(f) if X.columns(c) <= set(known)]
     if parts:
@@ -41,7 +41,7 @@ def candidates(op: P.GroupedMap, f: X.Expr, budget: Budget) -> Iterator[Candidat
     if row_wise:
         try:
             walked = walk_body(op, f, budget.slice_ms(DEFAULT_TIMEOUT_MS), budget)
-        except (Unsupported, z3.Z3Exception):
+        except (NotModelled, z3.Z3Exception):
             return
         if isinstance(walked, tuple):
             how = "the late filter pushed through the pandas body, operator by operator"
@@ -69,7 +69,7 @@ def verify(op: P.GroupedMap, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
                 return whole
             return GM.refused(kind, f"{whole.reason}; {row_reason}")
         row = _row_wise(op, f, pred, kind, timeout_ms)
-    except Unsupported as err:
+    except NotModelled as err:
         return GM.refused(kind, unmodelled(err))
     # a refusal of the row route says more only when F reads a column that varies within a group
     return row if row.proved or GM.NOT_CONSTANT in whole.reason else whole
@@ -140,5 +140,5 @@ def why_not(op: P.GroupedMap, f: X.Expr, budget: Budget, timeout_ms: int = 500) 
         if isinstance(walked, str):
             reasons.append(walked)
         return "; ".join(reasons) or "no candidate could be proved"
-    except Unsupported as err:
+    except NotModelled as err:
         return unmodelled(err)

@@ -35,7 +35,7 @@ from magicpush_lab.pushdown.body_walk import walk_body
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.translate.pandas_tail import PandasTail
 from magicpush_lab.verify import grouped_map as GM
 from magicpush_lab.verify.verdict import unmodelled
@@ -70,7 +70,7 @@ def spark_predicate(tail: PandasTail, inputs: tuple[X.Col, ...], budget: Budget)
         return bounds
     try:
         walked = walk_body(op, tail.condition, step_ms, budget)
-    except (Unsupported, z3.Z3Exception) as err:
+    except (NotModelled, z3.Z3Exception) as err:
         return unmodelled(err)
     if isinstance(walked, str):
         return walked.replace("in the body", "in the pandas code")
@@ -107,7 +107,7 @@ def _without_needless_coalesce(g: X.Expr, kept: X.Expr, timeout_ms: int) -> X.Ex
             others = z3.And(domain([row]), z3.Not(truth(ev.eval(kept, row))))
             claim = z3.Implies(others, ev.eval(node.args[0], row).notnull)
             return node.args[0] if prove(claim, timeout_ms).proved else None
-        except (Unsupported, z3.Z3Exception):
+        except (NotModelled, z3.Z3Exception):
             return None
 
     return X.transform(g, simpler)
@@ -169,7 +169,7 @@ def _all_fit(nodes: list[X.Expr], bounds: dict[X.Col, int], timeout_ms: int) -> 
             for c in cols:
                 v = ev.eval(c, row)
                 within.append(z3.Or(z3.Not(v.notnull), z3.And(v.value >= -bounds[c], v.value <= bounds[c])))
-        except (Unsupported, z3.Z3Exception) as err:
+        except (NotModelled, z3.Z3Exception) as err:
             return f"cannot model {node}: {err}"
         fits = z3.And(cell.value >= -top, cell.value < top)
         proof = prove(z3.Implies(z3.And(domain([row]), cell.notnull, *within), fits), timeout_ms)

@@ -18,7 +18,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidate import Candidate
 from magicpush_lab.search.combine import Combined, combined_candidates, op_components
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 Proposal = tuple[str, tuple[X.Expr | None, ...]]  # (kind wanted, one predicate or None per input)
@@ -66,7 +66,7 @@ class _Replayable:
             if i == len(self._seen):
                 try:
                     self._seen.append(next(self._items))
-                except (StopIteration, z3.Z3Exception, Unsupported):
+                except (StopIteration, z3.Z3Exception, NotModelled):
                     return
             yield self._seen[i]
             i += 1

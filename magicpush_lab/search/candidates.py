@@ -25,7 +25,7 @@ from magicpush_lab.symbolic.aggregate_ops import PivotSlot, pivot_slots
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.symbolic import nan
 
 
@@ -152,7 +152,7 @@ def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Ex
         ev = Evaluator()
         out = apply_op(op, [row], ev)
         phi = truth(ev.eval(conjunct, out))
-    except (Unsupported, z3.Z3Exception):
+    except (NotModelled, z3.Z3Exception):
         return None
     derived = predicate_from_formula(phi, [row], budget.slice_ms(FORMULA_MS))
     exposed = nan.exposed_arguments([substituted], derived) if derived is not None else ()
@@ -309,7 +309,7 @@ def _readable(e: X.Expr, budget: Budget, simplify: bool = False) -> X.Expr:
     try:
         row = SymbolicRow("in0")
         phi = truth(Evaluator().eval(e, row))
-    except (Unsupported, z3.Z3Exception):
+    except (NotModelled, z3.Z3Exception):
         return e
     return predicate_from_formula(phi, [row], budget.slice_ms(FORMULA_MS)) or e
 

@@ -39,7 +39,7 @@ from magicpush_lab.search.formula import FORMULA_MS, first_term_ite, predicate_f
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op, op_expressions
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 
 ROW_OPS = (P.Filter, P.Project, P.Reorder)
 
@@ -85,7 +85,7 @@ def op_components(op: P.Plan, budget: Budget) -> list[X.Expr]:
             try:
                 cells = tuple(ev.eval(a, row) for a in udf.args)
                 tests = branch_tests(udf.source, cells, tuple(X.dtype_of(a) for a in udf.args))
-            except (Unsupported, z3.Z3Exception, SyntaxError):
+            except (NotModelled, z3.Z3Exception, SyntaxError):
                 continue
             for test in tests:
                 for phi in (test, z3.Not(test)):
@@ -122,7 +122,7 @@ def combined_candidates(op: P.Plan, f: X.Expr, components: list[X.Expr], budget:
         return
     try:
         search = _CoverSearch(op, f, components, limits, budget)
-    except (Unsupported, z3.Z3Exception):
+    except (NotModelled, z3.Z3Exception):
         return
     seen: set[frozenset[int]] = set()
     everything = range(len(search.conjs))

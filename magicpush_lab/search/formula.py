@@ -24,7 +24,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.symbolic import calendar, pyregex
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.symbolic.solver import limit_ms, satisfiable
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 
 MAX_DISJUNCTS = 64
 #: reading a formula back as SQL: its simplification is for readability only, so it stays short
@@ -263,7 +263,7 @@ def _literal(lit: z3.BoolRef, symbols: dict[str, tuple[str, X.Col]]) -> X.Expr:
     if kind == z3.Z3_OP_SEQ_IN_RE:  # a regular expression of a UDF body, as Spark's rlike
         try:
             pattern = pyregex.java_pattern(lit.arg(1))
-        except Unsupported as err:
+        except NotModelled as err:
             raise NotExpressible(str(err)) from err
         e = X.Func("rlike", (_term(lit.arg(0), symbols, "string"), X.Lit(pattern, "string")), "boolean")
         return X.Not(e) if negate else e

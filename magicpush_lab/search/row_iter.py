@@ -22,7 +22,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL
 from magicpush_lab.search.candidate import Candidate
 from magicpush_lab.symbolic.python_udf import parse_udf
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.symbolic import nan
 
 _CMP = {ast.Eq: "=", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
@@ -34,7 +34,7 @@ def candidates(op: P.RowIterPipeline, f: X.Expr, budget: Budget) -> Iterator[Can
     """Most selective first: both inputs, then the left input alone, then the collected table alone."""
     try:
         fn = parse_udf(op.udf.source or "")
-    except (Unsupported, SyntaxError):
+    except (NotModelled, SyntaxError):
         fn = None
     udf_cols = {c for c, e in op.outputs if e == op.udf}
     mapping = {c: e for c, e in op.outputs if e != op.udf}

@@ -34,7 +34,7 @@ from magicpush_lab.ir.types import (FRACTIONAL, INTEGER_BITS, INTEGER_RANK, INTE
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.numeric import common_decimal, integer_arithmetic, numeric_type, stays_in_type
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.symbolic.solver import prove
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "!=": "!="}
@@ -100,7 +100,7 @@ def keeps_rows(original: X.Expr, form: X.Expr, timeout_ms: int = 500) -> bool:
         same = truth(ev.eval(original, row)) == truth(ev.eval(form, row))
         in_range = [stays_in_type(ev, node, row) for e in (original, form) for node in integer_arithmetic(e)]
         never_fails = z3.Not(z3.Or(ev.error(), ev.cast_failure()))
-    except (Unsupported, z3.Z3Exception):
+    except (NotModelled, z3.Z3Exception):
         return False
     claim = z3.Implies(domain([row]), z3.And(same, never_fails, *in_range))
     return prove(claim, timeout_ms).proved

@@ -20,7 +20,7 @@ from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 
 #: quantifier elimination, per transfer: it either answers fast or not usefully
 QE_MS = 150
@@ -34,7 +34,7 @@ def transferred(op: P.InnerJoin, side: int, on_other: X.Expr, budget: Budget) ->
     try:
         pair = apply_op(P.InnerJoin(op.left, op.right, X.TRUE), rows, ev)
         phi = z3.And(truth(ev.eval(op.condition, pair)), truth(ev.eval(on_other, rows[1 - side])))
-    except (Unsupported, z3.Z3Exception):
+    except (NotModelled, z3.Z3Exception):
         return None
     other = rows[1 - side]
     if not _arithmetic(phi):

@@ -19,7 +19,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, compare
 from magicpush_lab.symbolic.table import SymbolicRow
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, sort_of
+from magicpush_lab.symbolic.values import Cell, NotModelled, default_value, sort_of
 
 SUPPORTED = frozenset({"max", "min", "sum", "count", "avg", "fold"})
 
@@ -47,7 +47,7 @@ def same_group(op: P.Aggregate, a: SymbolicRow, b: SymbolicRow, ev: Evaluator) -
     for k in op.keys:
         x, y = ev.eval(k, a), ev.eval(k, b)
         if x.sort != y.sort:
-            raise Unsupported("group keys of different sorts")
+            raise NotModelled("group keys of different sorts")
         conds.append(z3.Or(z3.And(z3.Not(x.notnull), z3.Not(y.notnull)),
                            z3.And(x.notnull, y.notnull, x.value == y.value)))
     return z3.And(*conds) if conds else z3.BoolVal(True)
@@ -95,9 +95,9 @@ def _output_cell(e: X.Expr, rep: SymbolicRow, values: dict[X.Agg, Cell], ev: Eva
 
 def _aggregate(agg: X.Agg, members: list[Member], ev: Evaluator) -> Cell:
     if agg.fn not in SUPPORTED:
-        raise Unsupported(f"aggregate {agg.fn}")
+        raise NotModelled(f"aggregate {agg.fn}")
     if agg.distinct and agg.fn not in ("max", "min"):
-        raise Unsupported(f"{agg.fn}(DISTINCT ...)")
+        raise NotModelled(f"{agg.fn}(DISTINCT ...)")
     if agg.arg is None:  # count(*)
         return Cell(z3.Sum(*[z3.If(m.present, m.dup, 0) for m in members]), z3.BoolVal(True))
     cells = [ev.eval_guarded(agg.arg, m.row, m.present) for m in members]
@@ -118,7 +118,7 @@ def _aggregate(agg: X.Agg, members: list[Member], ev: Evaluator) -> Cell:
             best, best_live = z3.If(take, c.value, best), z3.Or(best_live, l)
         return Cell(best, any_value)
     if sort not in (z3.IntSort(), z3.RealSort()):
-        raise Unsupported(f"{agg.fn} over {sort}")
+        raise NotModelled(f"{agg.fn} over {sort}")
     total = z3.Sum(*[z3.If(l, m.dup * c.value, default_value(sort)) for l, m, c in zip(live, members, cells)])
     if agg.fn == "sum":
         out_sort = sort_of(agg.dtype)

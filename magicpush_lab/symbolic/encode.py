@@ -27,7 +27,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.types import INTEGER_BITS, INTEGER_RANK, decimal_shape
 from magicpush_lab.symbolic import spark_functions
 from magicpush_lab.symbolic.table import SymbolicRow
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, fresh, literal, sort_of
+from magicpush_lab.symbolic.values import Cell, NotModelled, default_value, fresh, literal, sort_of
 
 T = z3.BoolVal(True)
 F = z3.BoolVal(False)
@@ -36,7 +36,7 @@ F = z3.BoolVal(False)
 def truth(c: Cell) -> z3.BoolRef:
     """A predicate cell as a filter sees it: NULL counts as false."""
     if not z3.is_bool(c.value):
-        raise Unsupported(f"a filter condition of sort {c.sort}")
+        raise NotModelled(f"a filter condition of sort {c.sort}")
     return z3.And(c.notnull, c.value)
 
 
@@ -213,14 +213,14 @@ class Evaluator:
 
         args = tuple(self.eval(a, row) for a in e.args)
         if not e.deterministic:
-            raise Unsupported(f"UDF {e.name} is nondeterministic")
+            raise NotModelled(f"UDF {e.name} is nondeterministic")
         if e.kind == "pandas":
             return self._pandas_udf(e, args)
         if e.source is not None:
             try:
                 arg_types = tuple(getattr(a, "dtype", "other") for a in e.args)
                 result = interpret_call(e.source, args, e.dtype, arg_types, e.arrow) if e.kind == "python" else None
-            except Unsupported:
+            except NotModelled:
                 result = None
             if result is not None:
                 cell, error = result
@@ -235,7 +235,7 @@ class Evaluator:
         from magicpush_lab.symbolic.pandas_udf import interpret_call
 
         if e.batch_dependent or e.source is None:
-            raise Unsupported(f"pandas UDF {e.name} may depend on its batch")
+            raise NotModelled(f"pandas UDF {e.name} may depend on its batch")
         arg_types = tuple(X.dtype_of(a) for a in e.args)
         # the unknown part is dropped: translation proved it empty for every argument value in
         # its type's range, and Spark never passes a value outside it
@@ -398,7 +398,7 @@ def _unify(a: Cell, b: Cell) -> tuple[Cell, Cell]:
         return Cell(default_value(b.sort), a.notnull), b
     if z3.is_false(z3.simplify(b.notnull)):
         return a, Cell(default_value(a.sort), b.notnull)
-    raise Unsupported(f"cannot compare {a.sort} with {b.sort}")
+    raise NotModelled(f"cannot compare {a.sort} with {b.sort}")
 
 
 def _as_real(c: Cell) -> Cell:

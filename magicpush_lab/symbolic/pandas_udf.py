@@ -34,7 +34,7 @@ counted as unknown; a float result for an integer type is refused.
 Anything that is not element-wise (`s.sum()`, `s.shift()`, `s.cumsum()`,
 `rolling`, `s.iloc`, `len(s)`, sorting), a name the body closes over other than a
 number or string constant the tracer recorded, `if` on a series, or any method not
-listed below raises `Unsupported`.
+listed below raises `NotModelled`.
 
 >>> import z3
 >>> from magicpush_lab.symbolic.values import Cell
@@ -60,7 +60,7 @@ import z3
 
 from magicpush_lab.ir.types import FRACTIONAL, INTEGER_BITS, INTEGRAL
 from magicpush_lab.symbolic.python_udf import parse_udf, udf_constants
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, string_value
+from magicpush_lab.symbolic.values import Cell, NotModelled, default_value, string_value
 
 T = z3.BoolVal(True)
 F = z3.BoolVal(False)
@@ -109,13 +109,13 @@ def interpret_call(source: str, args: tuple[Cell, ...], dtype: str,
     fn = parse_udf(source)
     if isinstance(fn, ast.FunctionDef) and not all(map(_is_pandas_udf_decorator, fn.decorator_list)):
         # another decorator may change what the function computes
-        raise Unsupported("a decorator other than pandas_udf")
+        raise NotModelled("a decorator other than pandas_udf")
     if isinstance(fn, ast.Lambda):
         params, body = [a.arg for a in fn.args.args], [ast.Return(fn.body)]
     else:
         params, body = [a.arg for a in fn.args.args], fn.body
     if len(params) != len(args) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
-        raise Unsupported("pandas UDF signature does not match its call")
+        raise NotModelled("pandas UDF signature does not match its call")
     cell, error, unknown = _read(source, params, body, args, dtype, arg_types)
     rounded = [_float64_form(a) if INTEGER_BITS.get(t, 0) > 53 else (a, T) for a, t in zip(args, arg_types)]
     if any(a is not b for (a, _), b in zip(rounded, args)):
@@ -166,7 +166,7 @@ def unreadable_reason(source: str | None, arg_types: tuple[str, ...], dtype: str
     try:
         cells = tuple(fresh_cell(f"arg{i}", t) for i, t in enumerate(arg_types))
         _, _, unknown = interpret_call(source, cells, dtype, arg_types)
-    except (Unsupported, SyntaxError, z3.Z3Exception) as err:
+    except (NotModelled, SyntaxError, z3.Z3Exception) as err:
         return str(err)
     ranges = [z3.Implies(c.notnull, z3.And(c.value >= -(2 ** (INTEGER_BITS[t] - 1)), c.value < 2 ** (INTEGER_BITS[t] - 1)))
               for c, t in zip(cells, arg_types) if t in INTEGER_BITS]
@@ -185,7 +185,7 @@ def _captured_env(source: str) -> dict[str, Elem]:
     for name, value in udf_constants(source).items():
         try:
             env[name] = _const(value)
-        except Unsupported:
+        except NotModelled:
             continue
     return env
 
@@ -207,28 +207,28 @@ def _param(cell: Cell, dtype: str) -> Elem:
         return Elem("str", cell.value, missing, "series")
     if dtype == "boolean":
         return Elem("bool", cell.value, missing, "series")
-    raise Unsupported(f"pandas UDF argument of type {dtype}")
+    raise NotModelled(f"pandas UDF argument of type {dtype}")
 
 
 def _to_column(e: Elem, dtype: str, reading: Reading) -> Cell:
     if e.shape != "series":
         # Spark checks the result is a pandas Series of the batch's length
-        raise Unsupported(f"pandas UDF returns a {e.shape}, not a series")
+        raise NotModelled(f"pandas UDF returns a {e.shape}, not a series")
     notnull = z3.Not(e.missing)
     if dtype in INTEGRAL:
         if e.kind != "int":
-            raise Unsupported(f"pandas UDF returns {e.kind} elements for a {dtype} column")
+            raise NotModelled(f"pandas UDF returns {e.kind} elements for a {dtype} column")
         bits = INTEGER_BITS[dtype]
         # raises with Arrow's safe check (the default), wraps without it: either way not a value
         reading.unknown_when(z3.And(notnull, z3.Or(e.value < -(2 ** (bits - 1)), e.value >= 2 ** (bits - 1))))
         return Cell(e.value, notnull)
     if dtype in FRACTIONAL:
         if e.kind not in ("int", "float"):
-            raise Unsupported(f"pandas UDF returns {e.kind} elements for a {dtype} column")
+            raise NotModelled(f"pandas UDF returns {e.kind} elements for a {dtype} column")
         return Cell(_real(e), notnull)
     want = {"string": "str", "boolean": "bool"}.get(dtype)
     if want is None or e.kind != want:
-        raise Unsupported(f"pandas UDF returns {e.kind} elements for a {dtype} column")
+        raise NotModelled(f"pandas UDF returns {e.kind} elements for a {dtype} column")
     return Cell(e.value, notnull)
 
 
@@ -248,10 +248,10 @@ def _run(body: list[ast.stmt], env: dict[str, Elem], reading: Reading) -> Elem:
         elif isinstance(s, (ast.Import, ast.ImportFrom, ast.Pass)) or (
                 isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
             if isinstance(s, (ast.Import, ast.ImportFrom)) and not _plain_import(s):
-                raise Unsupported("an import inside the UDF other than pandas or numpy")
+                raise NotModelled("an import inside the UDF other than pandas or numpy")
         else:
-            raise Unsupported(f"statement {type(s).__name__} at line {getattr(s, 'lineno', '?')}")
-    raise Unsupported("the UDF does not end with a return")
+            raise NotModelled(f"statement {type(s).__name__} at line {getattr(s, 'lineno', '?')}")
+    raise NotModelled("the UDF does not end with a return")
 
 
 def _plain_import(s: ast.Import | ast.ImportFrom) -> bool:
@@ -269,15 +269,15 @@ def _const(v: object) -> Elem:
     if isinstance(v, int):
         if abs(v) >= _EXACT:
             # in the float64 form of a batch it would be rounded
-            raise Unsupported("an integer literal beyond 2**53 in a pandas UDF")
+            raise NotModelled("an integer literal beyond 2**53 in a pandas UDF")
         return Elem("int", z3.IntVal(v), F, "scalar")
     if isinstance(v, float):
         if v != v or v in (float("inf"), float("-inf")):
-            raise Unsupported("NaN/inf constants in pandas UDFs are not modelled")
+            raise NotModelled("NaN/inf constants in pandas UDFs are not modelled")
         return Elem("float", z3.RealVal(v), F, "scalar")
     if isinstance(v, str):
         return Elem("str", string_value(v), F, "scalar")
-    raise Unsupported(f"constant {v!r} in a pandas UDF")
+    raise NotModelled(f"constant {v!r} in a pandas UDF")
 
 
 def _expr(e: ast.expr, env: dict[str, Elem], reading: Reading) -> Elem:
@@ -286,7 +286,7 @@ def _expr(e: ast.expr, env: dict[str, Elem], reading: Reading) -> Elem:
     if isinstance(e, ast.Name):
         if e.id in env:
             return env[e.id]
-        raise Unsupported(f"name {e.id!r} is not a parameter or a local of the UDF")
+        raise NotModelled(f"name {e.id!r} is not a parameter or a local of the UDF")
     if isinstance(e, ast.UnaryOp):
         v = _expr(e.operand, env, reading)
         if isinstance(e.op, ast.USub) and v.kind in ("int", "float"):
@@ -297,16 +297,16 @@ def _expr(e: ast.expr, env: dict[str, Elem], reading: Reading) -> Elem:
             # ~ on a missing element (object dtype) raises TypeError; as a condition: refused
             reading.unknown_when(v.missing)
             return replace(v, value=z3.Not(v.value), missing=F)
-        raise Unsupported(f"unary {type(e.op).__name__} on {v.kind}")
+        raise NotModelled(f"unary {type(e.op).__name__} on {v.kind}")
     if isinstance(e, ast.BinOp):
         return _binop(e.op, _expr(e.left, env, reading), _expr(e.right, env, reading), e.right, reading)
     if isinstance(e, ast.Compare):
         if len(e.ops) != 1:
-            raise Unsupported("chained comparison of series (pandas raises)")
+            raise NotModelled("chained comparison of series (pandas raises)")
         return _compare(e.ops[0], _expr(e.left, env, reading), _expr(e.comparators[0], env, reading))
     if isinstance(e, ast.Call):
         return _call(e, env, reading)
-    raise Unsupported(f"expression {type(e).__name__} in a pandas UDF")
+    raise NotModelled(f"expression {type(e).__name__} in a pandas UDF")
 
 
 def _shape(a: Elem, b: Elem) -> str:
@@ -325,7 +325,7 @@ def _checked(v: Elem, reading: Reading) -> Elem:
         # arithmetic on literals: the result is a literal too, and must stay exact in float64
         folded = z3.simplify(v.value)
         if not z3.is_int_value(folded) or abs(folded.as_long()) >= _EXACT:
-            raise Unsupported("integer arithmetic on literals beyond 2**53")
+            raise NotModelled("integer arithmetic on literals beyond 2**53")
         return v
     if v.kind != "int":
         return v
@@ -349,7 +349,7 @@ def _real(v: Elem) -> z3.ExprRef:
 
 def _number_pair(a: Elem, b: Elem) -> tuple[str, z3.ExprRef, z3.ExprRef]:
     if a.kind not in ("int", "float") or b.kind not in ("int", "float"):
-        raise Unsupported(f"arithmetic on {a.kind} and {b.kind} in a pandas UDF")
+        raise NotModelled(f"arithmetic on {a.kind} and {b.kind} in a pandas UDF")
     if a.kind == b.kind == "int":
         return "int", a.value, b.value
     return "float", _real(a), _real(b)
@@ -378,7 +378,7 @@ def _binop(op: ast.operator, a: Elem, b: Elem, right: ast.expr, reading: Reading
         q = z3.If(y > 0, x / y, (-x) / (-y))
         value = q if isinstance(op, ast.FloorDiv) else x - y * q
         return _checked(Elem("int", value, missing, shape, bits), reading)
-    raise Unsupported(f"operator {type(op).__name__} on {kind} elements")
+    raise NotModelled(f"operator {type(op).__name__} on {kind} elements")
 
 
 def _constant_divisor(node: ast.expr) -> int | float:
@@ -388,7 +388,7 @@ def _constant_divisor(node: ast.expr) -> int | float:
         v = node.operand.value
         v = -v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v == 0 or v != v:
-        raise Unsupported("division by something other than a non-zero number literal")
+        raise NotModelled("division by something other than a non-zero number literal")
     return v
 
 
@@ -398,11 +398,11 @@ def _compare(op: ast.cmpop, a: Elem, b: Elem) -> Elem:
     elif a.kind == b.kind and a.kind in ("str", "bool") and (a.kind == "str" or isinstance(op, (ast.Eq, ast.NotEq))):
         x, y = a.value, b.value
     else:
-        raise Unsupported(f"comparison of {a.kind} with {b.kind} in a pandas UDF")
+        raise NotModelled(f"comparison of {a.kind} with {b.kind} in a pandas UDF")
     fns = {ast.Eq: lambda: x == y, ast.NotEq: lambda: x != y, ast.Lt: lambda: x < y, ast.LtE: lambda: x <= y,
            ast.Gt: lambda: x > y, ast.GtE: lambda: x >= y}
     if type(op) not in fns:
-        raise Unsupported(f"comparison {type(op).__name__} in a pandas UDF")
+        raise NotModelled(f"comparison {type(op).__name__} in a pandas UDF")
     some_missing = z3.Or(a.missing, b.missing)
     # a comparison with a missing element is False, except != which is True
     value = z3.Or(some_missing, fns[type(op)]()) if isinstance(op, ast.NotEq) else \
@@ -413,7 +413,7 @@ def _compare(op: ast.cmpop, a: Elem, b: Elem) -> Elem:
 def _condition(c: Elem, reading: Reading) -> z3.BoolRef:
     """A mask for where/mask/np.where: a missing mask element is not modelled."""
     if c.kind != "bool":
-        raise Unsupported(f"a mask of {c.kind} elements")
+        raise NotModelled(f"a mask of {c.kind} elements")
     reading.unknown_when(c.missing)
     return c.value
 
@@ -425,7 +425,7 @@ def _choose(cond: z3.BoolRef, a: Elem, b: Elem, shape: str) -> Elem:
     elif {a.kind, b.kind} <= {"int", "float"}:
         kind, x, y = "float", _real(a), _real(b)
     else:
-        raise Unsupported(f"a choice between {a.kind} and {b.kind} elements")
+        raise NotModelled(f"a choice between {a.kind} and {b.kind} elements")
     bits = _bits(a, b) if kind == "int" else None
     return Elem(kind, z3.If(cond, x, y), z3.If(cond, a.missing, b.missing), shape, bits)
 
@@ -438,16 +438,16 @@ def _call(e: ast.Call, env: dict[str, Elem], reading: Reading) -> Elem:
     func = e.func
     kwargs = {k.arg: k.value for k in e.keywords}
     if None in kwargs:
-        raise Unsupported("**kwargs in a call")
+        raise NotModelled("**kwargs in a call")
     # module functions: pd.Series(...), np.where(...), np.abs(...), abs(...)
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in env:
         module, name = func.value.id, func.attr
         if module in _PANDAS and name == "Series" and len(e.args) == 1 and set(kwargs) <= {"index"}:
             if "index" in kwargs and not _is_index_of_param(kwargs["index"], env):
-                raise Unsupported("pd.Series with an index other than an argument's")
+                raise NotModelled("pd.Series with an index other than an argument's")
             inner = _expr(e.args[0], env, reading)
             if inner.shape == "scalar":
-                raise Unsupported("pd.Series of a scalar has one element, not one per row")
+                raise NotModelled("pd.Series of a scalar has one element, not one per row")
             return replace(inner, shape="series")
         if module in _NUMPY and name == "where" and len(e.args) == 3 and not kwargs:
             c, a, b = (_expr(x, env, reading) for x in e.args)
@@ -460,7 +460,7 @@ def _call(e: ast.Call, env: dict[str, Elem], reading: Reading) -> Elem:
             pick = x >= y if name == "maximum" else x <= y
             # NaN propagates through np.maximum/np.minimum
             return Elem(kind, z3.If(pick, x, y), z3.Or(a.missing, b.missing), "array", _bits(a, b))
-        raise Unsupported(f"call of {module}.{name}()")
+        raise NotModelled(f"call of {module}.{name}()")
     if isinstance(func, ast.Name) and func.id == "abs" and func.id not in env and len(e.args) == 1 and not kwargs:
         v = _expr(e.args[0], env, reading)
         return _abs(v, reading, v.shape)
@@ -470,9 +470,9 @@ def _call(e: ast.Call, env: dict[str, Elem], reading: Reading) -> Elem:
     if isinstance(func, ast.Attribute):
         recv = _expr(func.value, env, reading)
         if recv.shape == "scalar":
-            raise Unsupported(f"method {func.attr}() on a scalar")
+            raise NotModelled(f"method {func.attr}() on a scalar")
         return _series_method(func.attr, recv, e, kwargs, env, reading)
-    raise Unsupported("call of a function that is not element-wise or not modelled")
+    raise NotModelled("call of a function that is not element-wise or not modelled")
 
 
 def _is_index_of_param(node: ast.expr, env: dict[str, Elem]) -> bool:
@@ -482,7 +482,7 @@ def _is_index_of_param(node: ast.expr, env: dict[str, Elem]) -> bool:
 
 def _abs(v: Elem, reading: Reading, shape: str) -> Elem:
     if v.kind not in ("int", "float"):
-        raise Unsupported(f"abs of {v.kind}")
+        raise NotModelled(f"abs of {v.kind}")
     return _checked(replace(v, value=z3.If(v.value >= 0, v.value, -v.value), shape=shape), reading)
 
 
@@ -493,7 +493,7 @@ def _literal(node: ast.expr) -> Elem:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
             and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
         return _const(-node.operand.value)
-    raise Unsupported("a method argument that is not a literal")
+    raise NotModelled("a method argument that is not a literal")
 
 
 def _series_method(name: str, s: Elem, e: ast.Call, kwargs: dict, env: dict[str, Elem], reading: Reading) -> Elem:
@@ -530,23 +530,23 @@ def _series_method(name: str, s: Elem, e: ast.Call, kwargs: dict, env: dict[str,
         lo, hi = _literal(args[0]), _literal(args[1])
         both = z3.And(_compare(ast.GtE(), s, lo).value, _compare(ast.LtE(), s, hi).value)
         return Elem("bool", both, F, "series")
-    raise Unsupported(f"method {name}() is not element-wise or not modelled")
+    raise NotModelled(f"method {name}() is not element-wise or not modelled")
 
 
 def _str_method(name: str, s: Elem, e: ast.Call, kwargs: dict, env: dict[str, Elem], reading: Reading) -> Elem:
     if s.kind != "str":
-        raise Unsupported(f".str on {s.kind} elements")
+        raise NotModelled(f".str on {s.kind} elements")
     args = e.args
     if name in ("startswith", "endswith") and len(args) == 1 and set(kwargs) <= {"na"}:
         prefix = _literal(args[0])
         if prefix.kind != "str":
-            raise Unsupported(f".str.{name} of a non-string")
+            raise NotModelled(f".str.{name} of a non-string")
         fn = z3.PrefixOf if name == "startswith" else z3.SuffixOf
         value = fn(prefix.value, s.value)
         if "na" in kwargs:
             na = _literal(kwargs["na"])
             if na.kind != "bool":
-                raise Unsupported("na= other than True or False")
+                raise NotModelled("na= other than True or False")
             # a missing element gives the na= value
             return Elem("bool", z3.If(s.missing, na.value, value), F, "series")
         # without na=, a missing element stays missing (None in an object series)
@@ -559,4 +559,4 @@ def _str_method(name: str, s: Elem, e: ast.Call, kwargs: dict, env: dict[str, El
         # the same uninterpreted functions the Python UDF reader uses for str.lower() and friends
         f = z3.Function(f"str_{name}", z3.StringSort(), z3.StringSort())
         return Elem("str", f(s.value), s.missing, "series")
-    raise Unsupported(f".str.{name}() is not modelled")
+    raise NotModelled(f".str.{name}() is not modelled")

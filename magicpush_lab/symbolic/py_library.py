@@ -29,7 +29,7 @@ from magicpush_lab.symbolic import calendar as C
 from magicpush_lab.symbolic import pyregex
 from magicpush_lab.symbolic.py_values import (F, NONE, PYOBJ, T, Outcome, PyVal, State, as_float, as_int, box,
                                               const, opaque, same_number_kind, seq, truthy)
-from magicpush_lab.symbolic.values import Unsupported, string_value
+from magicpush_lab.symbolic.values import NotModelled, string_value
 
 Where = tuple[str, int]  # the construct's source text and line, for notes on what was not read
 MICROS_PER_DAY = 86_400_000_000
@@ -44,7 +44,7 @@ def equal(a: PyVal, b: PyVal) -> z3.BoolRef:
     if a.kind == "none" or b.kind == "none":
         return z3.And(a.none, b.none)
     if "opaque" in (a.kind, b.kind) or "seq" in (a.kind, b.kind) or "dict" in (a.kind, b.kind):
-        raise Unsupported("== between collections or unknown objects")
+        raise NotModelled("== between collections or unknown objects")
     if a.kind in ("int", "float", "bool") and b.kind in ("int", "float", "bool"):
         a, b = same_number_kind(a, b)
     elif a.kind != b.kind or a.kind not in ("str", "date", "timedelta"):
@@ -86,7 +86,7 @@ def contains(a: PyVal, b: PyVal, st: State, out: Outcome) -> z3.BoolRef:
         out.fail_when(st.live, a.none)
         f = z3.Function(f"py_in_split_{_name(b.extra)}", z3.StringSort(), z3.StringSort(), z3.BoolSort())
         return f(b.value, a.value)
-    raise Unsupported(f"`in` over a {b.kind}")
+    raise NotModelled(f"`in` over a {b.kind}")
 
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -136,7 +136,7 @@ def binop(op: str, a: PyVal, b: PyVal, st: State, out: Outcome, where: Where) ->
             return PyVal("int", q if op == "//" else x - y * q, F)
         q = z3.ToReal(z3.ToInt(x / y))  # floor of the real quotient, as a float
         return PyVal("float", q if op == "//" else x - y * q, F, int_or_float=mixed)
-    raise Unsupported(f"operator {op} on {a.kind}")
+    raise NotModelled(f"operator {op} on {a.kind}")
 
 
 _OP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow",
@@ -160,8 +160,8 @@ def require_number(v: PyVal, st: State, out: Outcome) -> None:
     if v.kind not in ("int", "float", "bool", "none"):
         if v.kind in ("str", "date", "timedelta", "seq", "dict"):
             out.fail_when(st.live, T)  # unsupported operand type(s)
-            raise Unsupported(f"arithmetic on a {v.kind}")
-        raise Unsupported(f"arithmetic on {v.kind}")
+            raise NotModelled(f"arithmetic on a {v.kind}")
+        raise NotModelled(f"arithmetic on {v.kind}")
     out.fail_when(st.live, v.none)  # TypeError: unsupported operand type(s) ... 'NoneType'
 
 
@@ -199,7 +199,7 @@ def _date_arith(op: str, a: PyVal, b: PyVal, st: State, out: Outcome) -> PyVal:
         td, n = (a, b) if a.kind == "timedelta" else (b, a)
         return _timedelta(td.value * n.value, st, out)
     out.fail_when(st.live, T)  # unsupported operand types
-    raise Unsupported(f"{a.kind} {op} {b.kind}")
+    raise NotModelled(f"{a.kind} {op} {b.kind}")
 
 
 def _days_of(micros: z3.ArithRef) -> z3.ArithRef:
@@ -222,11 +222,11 @@ def timedelta(args: list[PyVal], kwargs: dict[str, PyVal], st: State, out: Outco
     order_ = ["days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks"]
     named = dict(zip(order_, args)) | kwargs
     if len(args) > len(order_) or set(named) - set(_TIMEDELTA_UNITS):
-        raise Unsupported("timedelta with other arguments")
+        raise NotModelled("timedelta with other arguments")
     total: z3.ArithRef = z3.IntVal(0)
     for unit, v in named.items():
         if v.kind not in ("int", "bool"):
-            raise Unsupported(f"timedelta({unit}=...) of a {v.kind}")
+            raise NotModelled(f"timedelta({unit}=...) of a {v.kind}")
         out.fail_when(st.live, v.none)
         total = total + as_int(v).value * _TIMEDELTA_UNITS[unit]
     return _timedelta(total, st, out)
@@ -237,7 +237,7 @@ def date_of(args: list[PyVal], kwargs: dict[str, PyVal], st: State, out: Outcome
     parts = args + [kwargs[k] for k in ("year", "month", "day") if k in kwargs]
     values = [z3.simplify(p.value) if p.kind == "int" else None for p in parts]
     if len(values) != 3 or not all(v is not None and z3.is_int_value(v) for v in values):
-        raise Unsupported("date(...) of anything but three int literals")
+        raise NotModelled("date(...) of anything but three int literals")
     try:
         return date_const(dt.date(*(v.as_long() for v in values)))  # type: ignore[union-attr]
     except ValueError:
@@ -353,7 +353,7 @@ def to_str(v: PyVal, st: State, out: Outcome, where: Where) -> PyVal:
         made = opaque(f"str_of_{v.kind}", (v,), st, out, where[0], where[1], kind="str")
         return made
     else:
-        raise Unsupported(f"str() of a {v.kind}")
+        raise NotModelled(f"str() of a {v.kind}")
     return PyVal("str", z3.If(v.none, string_value("None"), text), F)
 
 
@@ -387,14 +387,14 @@ def format_call(template: str, args: list[PyVal], kwargs: dict[str, PyVal], st: 
             continue
         if name == "":
             if auto >= len(args):
-                raise Unsupported("format() with fewer arguments than fields")
+                raise NotModelled("format() with fewer arguments than fields")
             value, auto = args[auto], auto + 1
         elif name.isdigit() and int(name) < len(args):
             value = args[int(name)]
         elif name in kwargs:
             value = kwargs[name]
         else:
-            raise Unsupported(f"format field {{{name}}}")
+            raise NotModelled(f"format field {{{name}}}")
         parts.append((value, conversion or "", spec or ""))
     return fstring(parts, st, out, where)
 
@@ -483,7 +483,7 @@ def subscript_split(parts: PyVal, index: PyVal, st: State, out: Outcome) -> PyVa
     separator; IndexError when there are not that many parts."""
     k = z3.simplify(as_int(index).value) if index.kind in ("int", "bool") else None
     if k is None or not z3.is_int_value(k) or k.as_long() < -1:
-        raise Unsupported("split(...)[i] with an index other than a literal")
+        raise NotModelled("split(...)[i] with an index other than a literal")
     s, sep = parts.value, string_value(parts.extra)
     width = len(parts.extra)
     if k.as_long() == -1:
@@ -525,7 +525,7 @@ def method(recv: PyVal, name: str, args: list[PyVal], kwargs: dict[str, PyVal], 
     if made is not None:
         return made
     if recv.kind in ("seq", "dict"):
-        raise Unsupported(f"method {name}() of a {'collection' if recv.kind == 'seq' else 'dict'}")
+        raise NotModelled(f"method {name}() of a {'collection' if recv.kind == 'seq' else 'dict'}")
     if recv.kind == "none":
         out.fail_when(st.live, T, "AttributeError")
         return NONE
@@ -555,10 +555,10 @@ def re_call(name: str, args: list[PyVal], kwargs: dict[str, PyVal], st: State, o
             where: Where) -> PyVal:
     """re.match / search / fullmatch / sub with a literal pattern."""
     if kwargs or len(args) < 2 or args[0].kind != "str":
-        raise Unsupported(f"re.{name} in this form")
+        raise NotModelled(f"re.{name} in this form")
     pattern = z3.simplify(args[0].value)
     if not z3.is_string_value(pattern):
-        raise Unsupported(f"re.{name} with a pattern that is not a literal")
+        raise NotModelled(f"re.{name} with a pattern that is not a literal")
     text = pattern.as_string()
     if name in ("match", "search", "fullmatch") and len(args) == 2:
         s = args[1]
@@ -579,7 +579,7 @@ def re_call(name: str, args: list[PyVal], kwargs: dict[str, PyVal], st: State, o
         if literal and z3.is_string_value(repl) and "\\" not in repl.as_string():
             return PyVal("str", replace_all(args[2].value, string_value(literal), repl), F)
         return opaque(f"re_sub_{text}", (args[1], args[2]), st, out, where[0], where[1], kind="str")
-    raise Unsupported(f"re.{name} in this form")
+    raise NotModelled(f"re.{name} in this form")
 
 
 def match_method(m: PyVal, name: str, args: list[PyVal], st: State, out: Outcome) -> PyVal | None:
@@ -663,7 +663,7 @@ def isinstance_of(v: PyVal, classes: list[str], st: State, out: Outcome) -> PyVa
         tags = "_".join(sorted(classes))
         return PyVal("bool", z3.Function(f"py_isinstance_{tags}", PYOBJ, z3.BoolSort())(box(v)), F)
     if v.kind == "seq" and ({"tuple", "list"} & set(classes)) and not ({"tuple", "list"} <= set(classes)):
-        raise Unsupported("isinstance of a tuple against list or tuple")
+        raise NotModelled("isinstance of a tuple against list or tuple")
     yes = any(c in python_type.get(v.kind, ()) for c in classes)
     none_too = "NoneType" in classes
     return PyVal("bool", z3.Or(z3.And(z3.Not(v.none), z3.BoolVal(yes)), z3.And(v.none, z3.BoolVal(none_too))), F)

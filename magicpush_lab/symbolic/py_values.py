@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import z3
 
-from magicpush_lab.symbolic.values import Unsupported, default_value, string_value
+from magicpush_lab.symbolic.values import NotModelled, default_value, string_value
 
 T = z3.BoolVal(True)
 F = z3.BoolVal(False)
@@ -68,13 +68,13 @@ def const(v: object) -> PyVal:
         return PyVal("int", z3.IntVal(v), F)
     if isinstance(v, float):
         if v != v or v in (float("inf"), float("-inf")):
-            raise Unsupported("NaN/inf constants in UDFs are not modelled")
+            raise NotModelled("NaN/inf constants in UDFs are not modelled")
         return PyVal("float", z3.RealVal(v), F)
     if isinstance(v, str):
         return PyVal("str", string_value(v), F)
     if isinstance(v, (tuple, list, set, frozenset)):
         return seq(tuple(const(x) for x in v))
-    raise Unsupported(f"constant of type {type(v).__name__}")
+    raise NotModelled(f"constant of type {type(v).__name__}")
 
 
 def seq(items: tuple, names: tuple[str, ...] | None = None) -> PyVal:
@@ -90,15 +90,15 @@ def captured(v: object) -> PyVal:
     of scalars. A set is kept in its iteration order, which is the order the UDF sees."""
     if isinstance(v, (list, tuple, set, frozenset)):
         if len(v) > _MAX_ITEMS:
-            raise Unsupported(f"a captured collection of more than {_MAX_ITEMS} items")
+            raise NotModelled(f"a captured collection of more than {_MAX_ITEMS} items")
         if any(isinstance(x, (list, tuple, set, frozenset, dict)) for x in v):
-            raise Unsupported("a captured collection of collections")
+            raise NotModelled("a captured collection of collections")
         return seq(tuple(const(x) for x in v))
     if isinstance(v, dict):
         if len(v) > _MAX_ITEMS:
-            raise Unsupported(f"a captured dict of more than {_MAX_ITEMS} items")
+            raise NotModelled(f"a captured dict of more than {_MAX_ITEMS} items")
         if any(isinstance(x, (list, tuple, set, frozenset, dict)) for x in (*v, *v.values())):
-            raise Unsupported("a captured dict of collections")
+            raise NotModelled("a captured dict of collections")
         return PyVal("dict", None, F, items=tuple((const(k), const(x)) for k, x in v.items()))
     return const(v)
 
@@ -162,14 +162,14 @@ def truthy(v: PyVal) -> z3.BoolRef:
         return z3.Not(v.none)  # objects without __bool__ or __len__ are true
     if v.kind == "opaque":
         return z3.And(z3.Not(v.none), z3.Function("py_truthy", PYOBJ, z3.BoolSort())(v.value))
-    raise Unsupported(f"truth value of {v.kind}")
+    raise NotModelled(f"truth value of {v.kind}")
 
 
 def as_int(v: PyVal) -> PyVal:
     if v.kind == "bool":  # bool is an int subclass in Python
         return PyVal("int", z3.If(v.value, z3.IntVal(1), z3.IntVal(0)), v.none)
     if v.kind == "none":
-        raise Unsupported("arithmetic on a value that is always None")
+        raise NotModelled("arithmetic on a value that is always None")
     return v
 
 
@@ -193,7 +193,7 @@ _SORTS = {"int": z3.IntSort(), "float": z3.RealSort(), "str": z3.StringSort(), "
 
 def sort_of_kind(kind: str) -> z3.SortRef:
     if kind not in _SORTS:
-        raise Unsupported(f"a {kind} value that differs between paths")
+        raise NotModelled(f"a {kind} value that differs between paths")
     return _SORTS[kind]
 
 
@@ -218,7 +218,7 @@ def box(v: PyVal) -> z3.ExprRef:
     if v.kind not in _BOX:
         # a captured list or dict handed to unknown code could be changed by it, for every
         # later row too; a function or module is not a value the model can name
-        raise Unsupported(f"a {v.kind} passed to code the model does not read")
+        raise NotModelled(f"a {v.kind} passed to code the model does not read")
     inject = z3.Function(_BOX[v.kind], _SORTS[v.kind], PYOBJ)
     return z3.If(v.none, none_obj, inject(v.value if v.value is not None else default_value(_SORTS[v.kind])))
 
@@ -274,19 +274,19 @@ def ite(c: z3.BoolRef, a: PyVal, b: PyVal) -> PyVal:
     if a.kind in ("func", "module") or b.kind in ("func", "module"):
         if a.kind == b.kind and a.extra is b.extra:
             return a
-        raise Unsupported("a function that differs between paths")
+        raise NotModelled("a function that differs between paths")
     if a.kind == "seq" and b.kind == "seq":
         if len(a.items) != len(b.items) or a.extra != b.extra:
-            raise Unsupported("collections of different shapes on different paths")
+            raise NotModelled("collections of different shapes on different paths")
         return replace(a, items=tuple(ite(c, x, y) for x, y in zip(a.items, b.items)))
     if a.kind == "dict" or b.kind == "dict" or a.kind == "seq" or b.kind == "seq":
         if a.kind == b.kind and a.items == b.items:
             return a
-        raise Unsupported("a collection that differs between paths")
+        raise NotModelled("a collection that differs between paths")
     if a.kind == "split" or b.kind == "split":
         if a.kind == b.kind and a.extra == b.extra:
             return replace(a, value=z3.If(c, a.value, b.value), none=z3.If(c, a.none, b.none))
-        raise Unsupported("a split that differs between paths")
+        raise NotModelled("a split that differs between paths")
     kinds = {a.kind, b.kind} - {"none"}
     mixed = kinds == {"int", "float"}
     if len(kinds) > 1:

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import z3
 
-from magicpush_lab.symbolic.values import MAX_CHAR, Unsupported, string_value
+from magicpush_lab.symbolic.values import MAX_CHAR, NotModelled, string_value
 
 try:  # the standard library's own parser of patterns
     from re import _constants as _C
@@ -197,7 +197,7 @@ def java_pattern(lang: z3.ExprRef) -> str:
     """The `rlike` pattern of a language made by `language_for`."""
     found = _JAVA.get(lang.sexpr()) or _JAVA.get(z3.simplify(lang).sexpr())
     if found is None:
-        raise Unsupported("a regular language this module did not make")
+        raise NotModelled("a regular language this module did not make")
     return found
 
 

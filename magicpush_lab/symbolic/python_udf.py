@@ -15,7 +15,7 @@ built-ins); this module runs statements and expressions: assignments and tuple u
 `return` anywhere, helper functions (the recorded source's other functions, nested `def`s,
 lambdas) and the modules the source imports. A call the model does not read is a black box
 (py_values.opaque): an uninterpreted function of its arguments, so the rest of the body is
-still read. A construct outside all of that raises `Unsupported`; the caller then treats the
+still read. A construct outside all of that raises `NotModelled`; the caller then treats the
 whole UDF as a black box (an uninterpreted function).
 
 >>> import z3
@@ -42,7 +42,7 @@ from magicpush_lab.symbolic import py_library as L
 from magicpush_lab.symbolic.py_values import (EXCEPTION_BASES, F, NONE, PYOBJ, T, UNKNOWN_ERROR, Outcome, PyVal,
                                               State, as_float, as_int, captured, const, forget_opaque_states,
                                               ite, ite_of, opaque, same_number_kind, seq, sort_of_kind, truthy)
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value
+from magicpush_lab.symbolic.values import Cell, NotModelled, default_value
 
 __all__ = ["PyVal", "State", "Outcome", "NONE", "T", "F", "const", "captured", "interpret_call", "run_body",
            "branch_tests", "parse_udf", "udf_constants", "unmodelled", "black_box_places", "python_type_of"]
@@ -85,7 +85,7 @@ _TYPE_NAMES = {"int", "float", "str", "bool", "tuple", "list", "dict", "set", "f
 def _module(dotted: str) -> PyVal:
     if dotted.startswith(_NONDETERMINISTIC) and any(dotted == p or dotted.startswith(p + ".")
                                                     for p in _NONDETERMINISTIC):
-        raise Unsupported(f"{dotted} gives a different value at each call")
+        raise NotModelled(f"{dotted} gives a different value at each call")
     return PyVal("module", None, F, extra=dotted)
 
 
@@ -95,10 +95,10 @@ def _bind_import(node: ast.Import | ast.ImportFrom, env: dict[str, PyVal]) -> No
             env[a.asname or a.name.split(".")[0]] = _module(a.name if a.asname else a.name.split(".")[0])
         return
     if node.level or not node.module:
-        raise Unsupported("a relative import")
+        raise NotModelled("a relative import")
     for a in node.names:
         if a.name == "*":
-            raise Unsupported("import *")
+            raise NotModelled("import *")
         env[a.asname or a.name] = _module(f"{node.module}.{a.name}")
 
 
@@ -122,7 +122,7 @@ def run_body(source: str, args: tuple[Cell, ...], arg_types: tuple[str, ...] | N
     fn = parse_udf(source)
     params = [a.arg for a in fn.args.args]
     if len(params) != len(args) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
-        raise Unsupported("UDF signature does not match its call")
+        raise NotModelled("UDF signature does not match its call")
     types = arg_types or tuple(_type_of_sort(a.value.sort()) for a in args)
     module = {**module_env(source), **(names or {})}
     env = {**module, **{p: _param(a, t) for p, a, t in zip(params, args, types)}}
@@ -142,7 +142,7 @@ def branch_tests(source: str, args: tuple[Cell, ...], arg_types: tuple[str, ...]
     fn = parse_udf(source)
     params = [a.arg for a in fn.args.args]
     if len(params) != len(args):
-        raise Unsupported("UDF signature does not match its call")
+        raise NotModelled("UDF signature does not match its call")
     types = arg_types or tuple(_type_of_sort(a.value.sort()) for a in args)
     module = module_env(source)
     env = {**module, **{p: _param(a, t) for p, a, t in zip(params, args, types)}}
@@ -153,7 +153,7 @@ def branch_tests(source: str, args: tuple[Cell, ...], arg_types: tuple[str, ...]
     for test in tests:
         try:
             found.append(_truth(_expr(test, State(dict(env), T), Outcome(), frame), State(env, T), Outcome()))
-        except (Unsupported, z3.Z3Exception):
+        except (NotModelled, z3.Z3Exception):
             continue  # reads a local, or something not modelled: not a component
     return found
 
@@ -165,7 +165,7 @@ def unmodelled(source: str, arg_types: tuple[str, ...]) -> tuple[list[tuple[str,
 
     try:
         out = run_body(source, tuple(fresh_cell(f"a{i}", t) for i, t in enumerate(arg_types)), arg_types)
-    except Unsupported as err:
+    except NotModelled as err:
         return [], str(err)
     first = parse_udf(source).lineno
     shortest: dict[int, str] = {}
@@ -192,7 +192,7 @@ def black_box_places(source: str, arg_types: tuple[str, ...]) -> tuple[list[tupl
 
     try:
         out = run_body(source, tuple(fresh_cell(f"a{i}", t) for i, t in enumerate(arg_types)), arg_types)
-    except Unsupported as err:
+    except NotModelled as err:
         return [], str(err)
     shortest: dict[int, str] = {}
     for text, line in out.unmodelled:  # the innermost black box of each line says what it is
@@ -228,7 +228,7 @@ def parse_udf(source: str) -> ast.FunctionDef | ast.Lambda:
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
     if len(lambdas) == 1:
         return lambdas[0]
-    raise Unsupported("cannot find a single function in the UDF source")
+    raise NotModelled("cannot find a single function in the UDF source")
 
 
 @lru_cache(maxsize=256)
@@ -263,7 +263,7 @@ def module_env(source: str) -> dict[str, PyVal]:
     for name, v in udf_constants(source).items():
         try:
             env[name] = captured(v)
-        except Unsupported:
+        except NotModelled:
             continue  # reading it is then unsupported, and only then
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -324,7 +324,7 @@ def _to_column(out: Outcome, dtype: str, arrow: bool = True) -> Cell:
     64 bits."""
     want = python_type_of(dtype)
     if want is None or (want == "date" and not arrow):
-        raise Unsupported(f"UDF return type {dtype}")
+        raise NotModelled(f"UDF return type {dtype}")
     sort = sort_of_kind(want)
     value: z3.ExprRef = default_value(sort)
     notnull: z3.BoolRef = F
@@ -332,12 +332,12 @@ def _to_column(out: Outcome, dtype: str, arrow: bool = True) -> Cell:
         if want == "float" and v.kind == "int":
             v = as_float(v) if arrow else NONE
         if want == "float" and v.int_or_float and not arrow:
-            raise Unsupported("a pickled UDF's result may be an int or a float, which convert differently")
+            raise NotModelled("a pickled UDF's result may be an int or a float, which convert differently")
         if v.kind == "opaque":
             v = _converted(v, dtype, cond, out)
         if v.kind not in (want, "none"):
             # other mismatches (a float for IntegerType...) convert in ways not modelled: refuse
-            raise Unsupported(f"UDF returns {v.kind} for a {dtype} column")
+            raise NotModelled(f"UDF returns {v.kind} for a {dtype} column")
         v_value = v.value if v.value is not None else default_value(sort)
         value = z3.If(cond, v_value, value)
         notnull = z3.If(cond, z3.Not(v.none), notnull)
@@ -462,7 +462,7 @@ def _stmt(s: ast.stmt, st: State, out: Outcome, frame: _Frame | None = None) -> 
         return st.env[s.iter.id].run_loop(s, st, out)  # type: ignore[attr-defined]
     if isinstance(s, ast.For) and not s.orelse:
         if any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(s)):
-            raise Unsupported("break/continue in loops")
+            raise NotModelled("break/continue in loops")
         for item in _iterable(s.iter, st, out, frame):
             st = State(_assign(s.target, item, st, out), st.live)
             st = _run(s.body, st, out, frame)
@@ -485,7 +485,7 @@ def _stmt(s: ast.stmt, st: State, out: Outcome, frame: _Frame | None = None) -> 
         return st
     if isinstance(s, ast.FunctionDef):
         if s.decorator_list:
-            raise Unsupported(f"decorated function {s.name} inside the UDF")
+            raise NotModelled(f"decorated function {s.name} inside the UDF")
         defaults = tuple(_expr(d, st, out, frame) for d in s.args.defaults)
         return State({**st.env, s.name: _function(s, s.name, frame.globals if frame else {},
                                                   frame.number if frame else None, defaults)}, st.live)
@@ -493,7 +493,7 @@ def _stmt(s: ast.stmt, st: State, out: Outcome, frame: _Frame | None = None) -> 
         env = dict(st.env)
         _bind_import(s, env)
         return State(env, st.live)
-    raise Unsupported(f"statement {type(s).__name__} at line {getattr(s, 'lineno', '?')}")
+    raise NotModelled(f"statement {type(s).__name__} at line {getattr(s, 'lineno', '?')}")
 
 
 def _assign(target: ast.expr, value: PyVal, st: State, out: Outcome) -> dict[str, PyVal]:
@@ -501,7 +501,7 @@ def _assign(target: ast.expr, value: PyVal, st: State, out: Outcome) -> dict[str
         return {**st.env, target.id: value}
     if isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(t, ast.Starred) for t in target.elts):
         if value.kind != "seq":
-            raise Unsupported(f"unpacking a {value.kind}")
+            raise NotModelled(f"unpacking a {value.kind}")
         if len(value.items) != len(target.elts):
             out.fail_when(st.live, T, "ValueError")  # too many / not enough values to unpack
             return st.env
@@ -509,13 +509,13 @@ def _assign(target: ast.expr, value: PyVal, st: State, out: Outcome) -> dict[str
         for t, v in zip(target.elts, value.items):
             env = _assign(t, v, State(env, st.live), out)
         return env
-    raise Unsupported(f"assignment to {type(target).__name__}")
+    raise NotModelled(f"assignment to {type(target).__name__}")
 
 
 def _raised_kind(s: ast.Raise) -> str:
     exc = s.exc.func if isinstance(s.exc, ast.Call) else s.exc
     if s.exc is None:
-        raise Unsupported("a bare raise")
+        raise NotModelled("a bare raise")
     name = exc.id if isinstance(exc, ast.Name) else exc.attr if isinstance(exc, ast.Attribute) else None
     return name if name in EXCEPTION_BASES or name in ("Exception", "ArithmeticError", "LookupError",
                                                        "AssertionError") else UNKNOWN_ERROR
@@ -547,7 +547,7 @@ def _try(s: ast.Try, st: State, out: Outcome, frame: _Frame | None) -> State:
     not return from the body; names the body assigns are unknown in a handler (Python leaves
     them as they were when the exception happened)."""
     if s.finalbody:
-        raise Unsupported("try/finally")
+        raise NotModelled("try/finally")
     mark, returns_mark = len(out.errors), len(out.returns)
     body_end = _run(s.body, st, out, frame)
     raised = [(out.errors[i], out.kinds.get(i, UNKNOWN_ERROR)) for i in range(mark, len(out.errors))]
@@ -562,7 +562,7 @@ def _try(s: ast.Try, st: State, out: Outcome, frame: _Frame | None) -> State:
         for i, h in enumerate(s.handlers):
             catches = _caught(kind, h)
             if catches is None:
-                raise Unsupported("an except clause that may or may not catch an unknown error")
+                raise NotModelled("an except clause that may or may not catch an unknown error")
             if catches:
                 entries[i].append(first)
                 break
@@ -596,9 +596,9 @@ def _merge_states(a: State, b: State) -> State:
     for name in a.env.keys() & b.env.keys():
         try:
             env[name] = ite(a.live, a.env[name], b.env[name])
-        except Unsupported:
+        except NotModelled:
             continue  # unusable after the merge: reading it is refused then
-    # a name bound on one path only is unbound after the merge; using it raises Unsupported
+    # a name bound on one path only is unbound after the merge; using it raises NotModelled
     return State(env, z3.simplify(live))
 
 
@@ -606,7 +606,7 @@ def _iterable(node: ast.expr, st: State, out: Outcome, frame: _Frame | None) -> 
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" \
             and node.func.id not in st.env:
         if not all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in node.args):
-            raise Unsupported("range() with bounds that are not literals")
+            raise NotModelled("range() with bounds that are not literals")
         items = [const(i) for i in range(*[a.value for a in node.args])]  # type: ignore[union-attr]
     else:
         v = _expr(node, st, out, frame)
@@ -615,9 +615,9 @@ def _iterable(node: ast.expr, st: State, out: Outcome, frame: _Frame | None) -> 
         elif v.kind == "dict":
             items = [k for k, _ in v.items]
         else:
-            raise Unsupported(f"a loop over a {v.kind}")
+            raise NotModelled(f"a loop over a {v.kind}")
     if len(items) > _MAX_UNROLL:
-        raise Unsupported(f"loop of more than {_MAX_UNROLL} iterations")
+        raise NotModelled(f"loop of more than {_MAX_UNROLL} iterations")
     return items
 
 
@@ -628,11 +628,11 @@ def _lookup(name: str, st: State, frame: _Frame | None = None) -> PyVal:
     if name in st.env:
         return st.env[name]
     if frame is not None and name in frame.locals:
-        raise Unsupported(f"name {name!r} may be read before it is assigned")
+        raise NotModelled(f"name {name!r} may be read before it is assigned")
     if name in _BUILTINS:
-        raise Unsupported(f"the built-in {name} as a value")
+        raise NotModelled(f"the built-in {name} as a value")
     if frame is None:
-        raise Unsupported(f"name {name!r} is not a parameter or a local of the UDF")
+        raise NotModelled(f"name {name!r} is not a parameter or a local of the UDF")
     # a global of the notebook the tracer did not record: one fixed, unknown object
     return PyVal("opaque", z3.Const(f"py_global_{name}", PYOBJ),
                  z3.Function("py_is_none", PYOBJ, z3.BoolSort())(z3.Const(f"py_global_{name}", PYOBJ)),
@@ -662,7 +662,7 @@ def _expr(e: ast.expr, st: State, out: Outcome, frame: _Frame | None = None) -> 
             mixed = v.int_or_float
             v = as_int(v)
             return PyVal(v.kind, v.value, F, int_or_float=mixed)
-        raise Unsupported("~ on a value")
+        raise NotModelled("~ on a value")
     if isinstance(e, ast.BoolOp):
         return _boolop(e, st, out, frame)
     if isinstance(e, ast.Compare):
@@ -680,15 +680,15 @@ def _expr(e: ast.expr, st: State, out: Outcome, frame: _Frame | None = None) -> 
         return _subscript(e, st, out, frame)
     if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
         if any(isinstance(x, ast.Starred) for x in e.elts):
-            raise Unsupported("* in a collection display")
+            raise NotModelled("* in a collection display")
         return seq(tuple(_expr(x, st, out, frame) for x in e.elts))
     if isinstance(e, ast.Dict):
         if any(k is None for k in e.keys):
-            raise Unsupported("** in a dict display")
+            raise NotModelled("** in a dict display")
         pairs = tuple((_expr(k, st, out, frame), _expr(v, st, out, frame)) for k, v in zip(e.keys, e.values))
         if len({str(z3.simplify(k.value)) if k.value is not None else k.kind for k, _ in pairs}) != len(pairs) \
                 or any(not (k.value is None or z3.is_const(z3.simplify(k.value))) for k, _ in pairs):
-            raise Unsupported("a dict display whose keys are not distinct literals")
+            raise NotModelled("a dict display whose keys are not distinct literals")
         return PyVal("dict", None, F, items=pairs)
     if isinstance(e, ast.JoinedStr):
         parts: list = []
@@ -705,13 +705,13 @@ def _expr(e: ast.expr, st: State, out: Outcome, frame: _Frame | None = None) -> 
         return _function(e, "<lambda>", frame.globals if frame else {}, frame.number if frame else None, defaults)
     if isinstance(e, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
         return _comprehension(e, st, out, frame)
-    raise Unsupported(f"expression {type(e).__name__}")
+    raise NotModelled(f"expression {type(e).__name__}")
 
 
 def _comprehension(e: ast.ListComp | ast.SetComp | ast.GeneratorExp, st: State, out: Outcome,
                    frame: _Frame | None) -> PyVal:
     if len(e.generators) != 1 or e.generators[0].ifs or e.generators[0].is_async:
-        raise Unsupported("a comprehension with conditions or several loops")
+        raise NotModelled("a comprehension with conditions or several loops")
     gen = e.generators[0]
     items = []
     for item in _iterable(gen.iter, st, out, frame):
@@ -727,11 +727,11 @@ def _attribute(recv: PyVal, e: ast.Attribute, st: State, out: Outcome) -> PyVal:
     if getattr(recv, "field", None) is not None:
         if hasattr(tuple, name) or name.startswith("_") or name == "asDict":
             # a Row is a tuple: `r.count` is tuple.count, not a field named count
-            raise Unsupported(f"attribute {name!r} names a method of the row, not a field")
+            raise NotModelled(f"attribute {name!r} names a method of the row, not a field")
         return recv.field(name)  # type: ignore[attr-defined]
     if recv.kind == "seq" and recv.extra:
         if hasattr(tuple, name) or name.startswith("_") or name == "asDict":
-            raise Unsupported(f"attribute {name!r} names a method of the row, not a field")
+            raise NotModelled(f"attribute {name!r} names a method of the row, not a field")
         if name not in recv.extra:
             out.fail_when(st.live, T, "AttributeError")
             return NONE
@@ -748,7 +748,7 @@ def _attribute(recv: PyVal, e: ast.Attribute, st: State, out: Outcome) -> PyVal:
         out.fail_when(st.live, T, "AttributeError")
         return NONE
     if recv.kind in ("seq", "dict", "func"):
-        raise Unsupported(f"attribute {name!r} of a {recv.kind}")
+        raise NotModelled(f"attribute {name!r} of a {recv.kind}")
     return opaque(f"attr_{recv.kind}_{name}", (recv,), st, out, *_where(e))
 
 
@@ -780,7 +780,7 @@ def _subscript(e: ast.Subscript, st: State, out: Outcome, frame: _Frame | None) 
         length = z3.Length(recv.value)
         if isinstance(e.slice, ast.Slice):
             if e.slice.step is not None:
-                raise Unsupported("slices with a step")
+                raise NotModelled("slices with a step")
             lo = _constant_bound(e.slice.lower)
             hi = _constant_bound(e.slice.upper)
             if lo is not None and lo >= 0 and (hi is None or hi >= 0) and e.slice.lower is not None or \
@@ -795,7 +795,7 @@ def _subscript(e: ast.Subscript, st: State, out: Outcome, frame: _Frame | None) 
             return PyVal("str", z3.SubString(recv.value, start, z3.If(end > start, end - start, 0)), F)
         index = as_int(_expr(e.slice, st, out, frame))
         if index.kind != "int":
-            raise Unsupported("a string index that is not an int")
+            raise NotModelled("a string index that is not an int")
         out.fail_when(st.live, z3.Or(index.none, index.value >= length, index.value < -length), "IndexError")
         at = z3.If(index.value < 0, length + index.value, index.value)
         return PyVal("str", z3.SubString(recv.value, at, 1), F)
@@ -805,12 +805,12 @@ def _subscript(e: ast.Subscript, st: State, out: Outcome, frame: _Frame | None) 
         bounds = [_constant_bound(b) for b in (e.slice.lower, e.slice.upper, e.slice.step)]
         given = [b for b in (e.slice.lower, e.slice.upper, e.slice.step) if b is not None]
         if len([b for b in bounds if b is not None]) != len(given):
-            raise Unsupported("a slice of a collection with bounds that are not literals")
+            raise NotModelled("a slice of a collection with bounds that are not literals")
         return seq(recv.items[slice(*bounds)])
     if recv.kind == "seq":
         index = as_int(_expr(e.slice, st, out, frame))
         if index.kind != "int":
-            raise Unsupported("a list index that is not an int")
+            raise NotModelled("a list index that is not an int")
         n = len(recv.items)
         out.fail_when(st.live, z3.Or(index.none, index.value >= n, index.value < -n), "IndexError")
         known = z3.simplify(index.value)
@@ -823,12 +823,12 @@ def _subscript(e: ast.Subscript, st: State, out: Outcome, frame: _Frame | None) 
     if recv.kind == "opaque":
         key = _expr(e.slice, st, out, frame) if not isinstance(e.slice, ast.Slice) else None
         if key is None:
-            raise Unsupported("a slice of an unknown object")
+            raise NotModelled("a slice of an unknown object")
         return opaque("getitem", (recv, key), st, out, *_where(e))
     if recv.kind == "none":
         out.fail_when(st.live, T)
         return NONE
-    raise Unsupported(f"subscript of {recv.kind}")
+    raise NotModelled(f"subscript of {recv.kind}")
 
 
 def _constant_bound(node: ast.expr | None) -> int | None:
@@ -847,7 +847,7 @@ def _slice_bound(node: ast.expr | None, default: z3.ArithRef, length: z3.ArithRe
         return default
     b = as_int(_expr(node, st, out, frame))
     if b.kind != "int":
-        raise Unsupported("a slice bound that is not an int")
+        raise NotModelled("a slice bound that is not an int")
     x = z3.If(b.value < 0, length + b.value, b.value)
     # a bound that is None at run time means the default, as a literal None does
     return z3.If(b.none, default, z3.If(x < 0, 0, z3.If(x > length, length, x)))
@@ -859,7 +859,7 @@ _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv
 
 def _binop(op: ast.operator, a: PyVal, b: PyVal, st: State, out: Outcome, node: ast.AST | None = None) -> PyVal:
     if type(op) not in _BINOPS:
-        raise Unsupported(f"operator {type(op).__name__}")
+        raise NotModelled(f"operator {type(op).__name__}")
     return L.binop(_BINOPS[type(op)], a, b, st, out, _where(node) if node is not None else ("", 0))
 
 
@@ -895,7 +895,7 @@ def _compare(e: ast.Compare, st: State, out: Outcome, frame: _Frame | None) -> P
         right = _expr(right_node, State(st.env, live), out, frame)
         if "opaque" in (left.kind, right.kind) and not isinstance(op, (ast.Is, ast.IsNot)):
             if len(e.ops) > 1:
-                raise Unsupported("a chained comparison with an unknown object")
+                raise NotModelled("a chained comparison with an unknown object")
             # an object's __eq__ or __lt__ may return anything, and may raise
             return opaque(f"op_{type(op).__name__}", (left, right), st, out, *_where(e))
         c = _compare_one(op, left, right, State(st.env, live), out)
@@ -908,7 +908,7 @@ def _compare(e: ast.Compare, st: State, out: Outcome, frame: _Frame | None) -> P
 def _compare_one(op: ast.cmpop, a: PyVal, b: PyVal, st: State, out: Outcome) -> z3.BoolRef:
     if isinstance(op, (ast.Is, ast.IsNot)):
         if b.kind != "none" and a.kind != "none":
-            raise Unsupported("`is` between values other than None")
+            raise NotModelled("`is` between values other than None")
         other = a if b.kind == "none" else b
         same = other.none
         return same if isinstance(op, ast.Is) else z3.Not(same)
@@ -936,17 +936,17 @@ def _spread(e: ast.Call) -> ast.Call:
                                                    for x in k.value.keys):
             keywords += [ast.keyword(arg=x.value, value=v) for x, v in zip(k.value.keys, k.value.values)]
         else:
-            raise Unsupported("**kwargs in a call")
+            raise NotModelled("**kwargs in a call")
     names = [k.arg for k in keywords]
     if len(set(names)) != len(names):
-        raise Unsupported("a keyword given twice")
+        raise NotModelled("a keyword given twice")
     return ast.Call(func=e.func, args=e.args, keywords=keywords, lineno=e.lineno, col_offset=e.col_offset)
 
 
 def _call(e: ast.Call, st: State, out: Outcome, frame: _Frame | None) -> PyVal:
     e = _spread(e)
     if any(isinstance(a, ast.Starred) for a in e.args):
-        raise Unsupported("*args in a call")
+        raise NotModelled("*args in a call")
     where = _where(e)
     if isinstance(e.func, ast.Name) and e.func.id not in st.env and \
             not (frame is not None and e.func.id in frame.locals) and e.func.id in _BUILTINS:
@@ -977,7 +977,7 @@ def _call(e: ast.Call, st: State, out: Outcome, frame: _Frame | None) -> PyVal:
         made = opaque(f"call_{callee.extra}", (callee, *args, *kwargs.values()), st, out, *where)
         st.env.update(forget_opaque_states(st.env, out, made))
         return made
-    raise Unsupported(f"call of a {callee.kind}")
+    raise NotModelled(f"call of a {callee.kind}")
 
 
 def _call_function(fn: Function, args: list[PyVal], kwargs: dict[str, PyVal], st: State, out: Outcome,
@@ -985,10 +985,10 @@ def _call_function(fn: Function, args: list[PyVal], kwargs: dict[str, PyVal], st
     """A helper or lambda run inline on the caller's path: its value is the value of its returns."""
     depth = caller.depth + 1 if caller is not None else 1
     if depth > _MAX_CALL_DEPTH:
-        raise Unsupported(f"calls nested more than {_MAX_CALL_DEPTH} deep (recursion?)")
+        raise NotModelled(f"calls nested more than {_MAX_CALL_DEPTH} deep (recursion?)")
     a = fn.node.args
     if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
-        raise Unsupported(f"{fn.name}: a signature with *args, **kwargs or keyword-only parameters")
+        raise NotModelled(f"{fn.name}: a signature with *args, **kwargs or keyword-only parameters")
     params = [p.arg for p in a.args]
     if len(args) > len(params) or set(kwargs) - set(params) or set(kwargs) & set(params[:len(args)]):
         out.fail_when(st.live, T)  # TypeError: wrong arguments
@@ -1013,7 +1013,7 @@ def _builtin(name: str, args: list[PyVal], kwargs: dict[str, PyVal], e: ast.Call
              frame: _Frame | None) -> PyVal:
     where = _where(e)
     if kwargs and name not in ("round", "print", "sorted", "max", "min", "sum"):
-        raise Unsupported(f"{name}() with keyword arguments")
+        raise NotModelled(f"{name}() with keyword arguments")
     if name == "abs" and len(args) == 1:
         if args[0].kind == "opaque":
             return opaque("abs", (args[0],), st, out, *where)
@@ -1028,7 +1028,7 @@ def _builtin(name: str, args: list[PyVal], kwargs: dict[str, PyVal], e: ast.Call
         if any(a.kind == "bool" for a in items):
             # min/max return an operand: a bool stays a bool (max(True, 0) is True), which
             # Spark rejects for an integer column, while the model would give the int 1
-            raise Unsupported(f"{name}() of a bool")
+            raise NotModelled(f"{name}() of a bool")
         acc = items[0]
         for nxt in items[1:]:
             if {acc.kind, nxt.kind} <= {"str"} or {acc.kind, nxt.kind} <= {"date"}:
@@ -1057,7 +1057,7 @@ def _builtin(name: str, args: list[PyVal], kwargs: dict[str, PyVal], e: ast.Call
         if v.kind in ("int", "float", "bool", "date", "timedelta", "none"):
             out.fail_when(st.live, T)  # object of type ... has no len()
             return NONE
-        raise Unsupported(f"len() of a {v.kind}")
+        raise NotModelled(f"len() of a {v.kind}")
     if name == "float" and len(args) == 1:
         v = args[0]
         if v.kind in ("int", "float", "bool"):
@@ -1104,7 +1104,7 @@ def _builtin(name: str, args: list[PyVal], kwargs: dict[str, PyVal], e: ast.Call
                     and len(c.args) == 1 and isinstance(c.args[0], ast.Constant) and c.args[0].value is None:
                 names.append("NoneType")
             else:
-                raise Unsupported("isinstance against a class the model does not know")
+                raise NotModelled("isinstance against a class the model does not know")
         return L.isinstance_of(args[0], names, st, out)
     if name in ("sum", "any", "all") and len(args) == 1 and args[0].kind == "seq" and not kwargs:
         items = args[0].items
@@ -1120,7 +1120,7 @@ def _builtin(name: str, args: list[PyVal], kwargs: dict[str, PyVal], e: ast.Call
         return seq(args[0].items)
     if name == "print":
         return NONE  # writes to the worker's log; its arguments were evaluated
-    raise Unsupported(f"call of {name}()")
+    raise NotModelled(f"call of {name}()")
 
 
 def _module_call(dotted: str, args: list[PyVal], kwargs: dict[str, PyVal], st: State, out: Outcome,

@@ -34,7 +34,7 @@ from typing import Mapping, Sequence
 import z3
 
 from magicpush_lab.symbolic import python_udf as U
-from magicpush_lab.symbolic.values import Cell, Unsupported, literal, sort_of
+from magicpush_lab.symbolic.values import Cell, NotModelled, literal, sort_of
 
 _fresh = itertools.count()
 
@@ -47,7 +47,7 @@ class RowVal(U.PyVal):
 
     def field(self, name: str) -> U.PyVal:
         if name not in self.fields:
-            raise Unsupported(f"the collected rows have no field {name!r}")
+            raise NotModelled(f"the collected rows have no field {name!r}")
         return self.fields[name]
 
 
@@ -94,9 +94,9 @@ class _Table(U.PyVal):
 
     def run_loop(self, s: ast.For, st: U.State, out: U.Outcome) -> U.State:
         if not isinstance(s.target, ast.Name) or s.orelse:
-            raise Unsupported("a loop over the collected rows must be `for name in rows:` without else")
+            raise NotModelled("a loop over the collected rows must be `for name in rows:` without else")
         if any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(s)):
-            raise Unsupported("break/continue in a loop over the collected rows")
+            raise NotModelled("break/continue in a loop over the collected rows")
         if self.probes is None:
             return _unrolled(self, s, st, out)
         return _probed(self, s, st, out)
@@ -177,7 +177,7 @@ def _havoc(name: str, entry: U.PyVal, later: U.PyVal | None) -> U.PyVal:
     if values == {"int", "float"}:
         values = {"float"}
     if len(values) != 1 or values - {"int", "float", "str", "bool"}:
-        raise Unsupported(f"loop variable {name!r} of kind {', '.join(sorted(kinds))}")
+        raise NotModelled(f"loop variable {name!r} of kind {', '.join(sorted(kinds))}")
     kind = values.pop()
     # None is always possible: a path of the body may set it, whatever the values seen so far
     none = z3.Bool(f"none_{name}!{next(_fresh)}")

@@ -15,7 +15,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 
 
 def apply_filter(pred: X.Expr, row: SymbolicRow, ev: Evaluator) -> SymbolicRow:
@@ -38,13 +38,13 @@ def apply_op(op: P.Plan, inputs: list[SymbolicRow], ev: Evaluator) -> SymbolicRo
         left_keys = frozenset((c.name, c.id) for c in op.left.output)
         right_keys = frozenset((c.name, c.id) for c in op.right.output)
         if not left_keys or not right_keys:
-            raise Unsupported("join input columns unknown")
+            raise NotModelled("join input columns unknown")
         merged = SymbolicRow(left.tag + right.tag, exists=z3.And(left.exists, right.exists),
                              route=[(left_keys, left), (right_keys, right)])
         return apply_filter(op.condition, merged, ev)
     if isinstance(op, P.Reorder):
         return inputs[0]  # a bag does not change when its rows are reordered
-    raise Unsupported(f"{P.operator_name(op)} is not a row-to-row operator")
+    raise NotModelled(f"{P.operator_name(op)} is not a row-to-row operator")
 
 
 def op_expressions(op: P.Plan) -> tuple[X.Expr, ...]:
@@ -65,7 +65,7 @@ def same_keys(keys: tuple[X.Expr, ...], a: SymbolicRow, b: SymbolicRow, ev: Eval
     for k in keys:
         x, y = ev.eval(k, a), ev.eval(k, b)
         if x.sort != y.sort:
-            raise Unsupported("keys of different sorts")
+            raise NotModelled("keys of different sorts")
         conds.append(z3.Or(z3.And(z3.Not(x.notnull), z3.Not(y.notnull)),
                            z3.And(x.notnull, y.notnull, x.value == y.value)))
     return z3.And(*conds) if conds else z3.BoolVal(True)

@@ -78,7 +78,7 @@ def literal(value: object, dtype: str) -> Cell:
         return Cell(z3.RealVal(value) if sort == z3.RealSort() else z3.IntVal(value), z3.BoolVal(True))
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
-            raise Unsupported("NaN and infinite literals are not modelled")
+            raise NotModelled("NaN and infinite literals are not modelled")
         return Cell(z3.RealVal(repr(value)) if "e" not in repr(value) else z3.RealVal(value),
                     z3.BoolVal(True))
     if isinstance(value, str):
@@ -90,7 +90,7 @@ def literal(value: object, dtype: str) -> Cell:
         return Cell(z3.IntVal(micros), z3.BoolVal(True))
     if isinstance(value, dt.date):
         return Cell(z3.IntVal((value - dt.date(1970, 1, 1)).days), z3.BoolVal(True))
-    raise Unsupported(f"literal of type {type(value).__name__}")
+    raise NotModelled(f"literal of type {type(value).__name__}")
 
 
 # Z3's strings hold code points up to this one (its default "unicode" encoding)
@@ -109,13 +109,14 @@ def string_value(text: str) -> z3.SeqRef:
     7
     """
     if any(ord(ch) > MAX_CHAR for ch in text):
-        raise Unsupported("a string with a character beyond U+2FFFF")
+        raise NotModelled("a string with a character beyond U+2FFFF")
     return z3.StringVal("".join(ch if " " <= ch <= "~" and ch != "\\" else f"\\u{{{ord(ch):x}}}"
                                 for ch in text))
 
 
-class Unsupported(Exception):
-    """Something the symbolic engine cannot model; the candidate that needs it fails."""
+class NotModelled(Exception):
+    """Something the symbolic engine cannot model; the candidate that needs it fails (the
+    verifiers refuse it with a reason starting "cannot model: ", verify/verdict.py)."""
 
 
 def _safe(text: str) -> str:

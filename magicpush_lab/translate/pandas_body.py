@@ -35,7 +35,7 @@ False in pandas (True for `!=`), so it becomes `coalesce(cmp, false)`
 such never-NULL masks, where Kleene's logic is Boolean logic. Aggregates are
 `pandas_<fn>` calls: pandas' `sum` of no values is 0, not NULL, so they are
 never mistaken for Spark's; `pandas_first` is the first row's value. `pd` is
-taken to be the pandas module, as notebooks import it. Anything else raises `Unsupported` with the reason,
+taken to be the pandas module, as notebooks import it. Anything else raises `BodyNotRead` with the reason,
 and the caller makes the operator a barrier.
 """
 
@@ -56,8 +56,10 @@ _CMP = {ast.Eq: "=", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", a
 _ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
 
 
-class Unsupported(ValueError):
-    """The function's body uses something this reader does not model."""
+class BodyNotRead(ValueError):
+    """The function's body uses something this reader does not read into a sub-plan (the
+    caller makes the operator a barrier). Not `symbolic.values.NotModelled`: that one is a
+    claim the solver's model cannot express, raised while a candidate is checked."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ class _Frame:
         for c in self.plan.output:
             if c.name == name:
                 return c
-        raise Unsupported(f"no column {name!r} at this point of the body")
+        raise BodyNotRead(f"no column {name!r} at this point of the body")
 
 
 @dataclass(frozen=True)
@@ -87,13 +89,13 @@ class _Series:
 
 
 def body_plan(source: str | None, inputs: tuple[X.Col, ...]) -> P.Plan:
-    """The sub-plan the pandas function computes on one group, or `Unsupported`."""
+    """The sub-plan the pandas function computes on one group, or `BodyNotRead`."""
     if not source:
-        raise Unsupported("the function's source was not recorded")
+        raise BodyNotRead("the function's source was not recorded")
     try:
         tree = ast.parse(textwrap.dedent(source))
     except SyntaxError as err:
-        raise Unsupported(f"source does not parse: {err.msg}") from err
+        raise BodyNotRead(f"source does not parse: {err.msg}") from err
     frames = _recorded_frames(tree)
     last = tree.body[-1] if tree.body else None
     if isinstance(last, ast.FunctionDef):  # the tracer writes what the function reads in front of it
@@ -104,7 +106,7 @@ def body_plan(source: str | None, inputs: tuple[X.Col, ...]) -> P.Plan:
         fn = lambdas[0]
         as_def = ast.FunctionDef("<lambda>", fn.args, [ast.Return(fn.body, lineno=1)], [], None, lineno=1)
         return _Reader(inputs, frames).function(as_def)
-    raise Unsupported("expected one function definition")
+    raise BodyNotRead("expected one function definition")
 
 
 _MAX_FRAME_ROWS = 256
@@ -149,9 +151,9 @@ class _Reader:
         args = fn.args
         if (len(args.args) != 1 or args.posonlyargs or args.vararg or args.kwarg or args.kwonlyargs
                 or args.defaults):
-            raise Unsupported("the function must take the group's frame as its one argument")
+            raise BodyNotRead("the function must take the group's frame as its one argument")
         if fn.decorator_list:
-            raise Unsupported("decorated function")
+            raise BodyNotRead("decorated function")
         env: dict[str, _Frame] = {args.args[0].arg: _Frame(P.Source("group", self.inputs))}
         body = list(fn.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
@@ -160,16 +162,16 @@ class _Reader:
         for i, stmt in enumerate(body):
             if isinstance(stmt, ast.Return):
                 if i != len(body) - 1 or stmt.value is None:
-                    raise Unsupported("return must be the last statement and return a frame")
+                    raise BodyNotRead("return must be the last statement and return a frame")
                 return self.frame(stmt.value, env).plan
             if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
-                raise Unsupported(f"statement {type(stmt).__name__} at line {stmt.lineno}")
+                raise BodyNotRead(f"statement {type(stmt).__name__} at line {stmt.lineno}")
             target = stmt.targets[0]
             if isinstance(target, ast.Name) and self._is_scalar(stmt.value, env):
                 frame = self._frame_of_scalar(stmt.value, env)
                 value = self.series(stmt.value, frame, env)
                 if not value.aggregate:
-                    raise Unsupported(f"{target.id} = {ast.unparse(stmt.value)}: not a scalar of the group")
+                    raise BodyNotRead(f"{target.id} = {ast.unparse(stmt.value)}: not a scalar of the group")
                 self.scalars[target.id] = value
                 env.pop(target.id, None)
             elif isinstance(target, ast.Name):
@@ -182,17 +184,17 @@ class _Reader:
                 name = target.value.value
                 frame = self._name(name, env)
                 if any(v is frame for k, v in env.items() if k != name.id):
-                    raise Unsupported(f"{name.id} is bound to a frame another name holds too")
+                    raise BodyNotRead(f"{name.id} is bound to a frame another name holds too")
                 mask = self.series(target.slice.elts[0], frame, env)
                 if not mask.mask:
-                    raise Unsupported(".loc[...] = with something other than a boolean mask")
+                    raise BodyNotRead(".loc[...] = with something other than a boolean mask")
                 column = target.slice.elts[1].value
                 value = self.series(stmt.value, frame, env)
                 old = X.Lit(None, _dtype(value.expr))
                 if any(c.name == column for c in frame.plan.output):
                     old = frame.column(column)
                     if _dtype(old) != _dtype(value.expr):
-                        raise Unsupported(f".loc[mask, {column!r}] = a value of another type")
+                        raise BodyNotRead(f".loc[mask, {column!r}] = a value of another type")
                 made = _Series(X.Case(((mask.expr, value.expr),), old), aggregate=False)
                 env[name.id] = self._assign(frame, ((column, made),))
             elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
@@ -200,18 +202,18 @@ class _Reader:
                 frame = self._name(target.value, env)
                 if any(v is frame for k, v in env.items() if k != target.value.id):
                     # `a = pdf` binds one object to two names: setting a column changes both
-                    raise Unsupported(f"{target.value.id} is bound to a frame another name holds too")
+                    raise BodyNotRead(f"{target.value.id} is bound to a frame another name holds too")
                 series = self.series(stmt.value, frame, env)
                 env[target.value.id] = self._assign(frame, ((target.slice.value, series),))
             else:
-                raise Unsupported(f"assignment at line {stmt.lineno}")
-        raise Unsupported("the function does not end with a return")
+                raise BodyNotRead(f"assignment at line {stmt.lineno}")
+        raise BodyNotRead("the function does not end with a return")
 
     # -------------------------------------------------------------------- frames
 
     def _name(self, node: ast.Name, env: dict[str, _Frame]) -> _Frame:
         if node.id not in env:
-            raise Unsupported(f"{node.id!r} is not a frame of the body")
+            raise BodyNotRead(f"{node.id!r} is not a frame of the body")
         return env[node.id]
 
     def frame(self, node: ast.expr, env: dict[str, _Frame]) -> _Frame:
@@ -225,12 +227,12 @@ class _Reader:
             if not (isinstance(rows, ast.Slice) and rows.lower is None and rows.upper is None and rows.step is None):
                 mask = self.series(rows, base, env)
                 if not mask.mask:
-                    raise Unsupported(".loc[...] with something other than a boolean mask")
+                    raise BodyNotRead(".loc[...] with something other than a boolean mask")
                 out = _Frame(P.Filter(base.plan, mask.expr), base.order)
             if cols is not None:
                 names = _string_list(cols)
                 if names is None:
-                    raise Unsupported(".loc[rows, columns] with a literal column list")
+                    raise BodyNotRead(".loc[rows, columns] with a literal column list")
                 out = _Frame(P.Project(out.plan, tuple((c, c) for c in map(out.column, names))), out.order)
             return out
         if isinstance(node, ast.Subscript):
@@ -240,7 +242,7 @@ class _Reader:
                 return _Frame(P.Project(base.plan, tuple((c, c) for c in map(base.column, names))))
             mask = self.series(node.slice, base, env)
             if not mask.mask:
-                raise Unsupported("a frame indexed by something other than a boolean mask or a column list")
+                raise BodyNotRead("a frame indexed by something other than a boolean mask or a column list")
             return _Frame(P.Filter(base.plan, mask.expr), base.order)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id in ("pd", "pandas") \
@@ -257,12 +259,12 @@ class _Reader:
                 return self._groupby_agg(inner, node, env)
             base = self.frame(node.func.value, env)
             return self._method(base, method, node, env)
-        raise Unsupported(f"frame expression {ast.unparse(node)!r}")
+        raise BodyNotRead(f"frame expression {ast.unparse(node)!r}")
 
     def _method(self, base: _Frame, method: str, call: ast.Call, env: dict[str, _Frame]) -> _Frame:
         kw = {k.arg: k.value for k in call.keywords}
         if None in kw:
-            raise Unsupported(f"{method}(**...)")
+            raise BodyNotRead(f"{method}(**...)")
         # a new frame with the same rows: a new object, so setting a column on it leaves `base` alone
         if method == "copy" and not call.args and not kw:
             return _Frame(base.plan, base.order)
@@ -276,9 +278,9 @@ class _Reader:
         if method == "head":
             k = _constant(call.args[0], int) if len(call.args) == 1 and not kw else None
             if k is None or isinstance(k, bool) or k < 0:
-                raise Unsupported("head(k) with a non-negative integer literal")
+                raise BodyNotRead("head(k) with a non-negative integer literal")
             if base.order is None:
-                raise Unsupported("head(k) without a sort first: which rows it keeps depends on row order")
+                raise BodyNotRead("head(k) without a sort first: which rows it keeps depends on row order")
             below = base.plan.child if isinstance(base.plan, P.Reorder) else base.plan
             return _Frame(P.TopK(below, base.order, k))
         if method == "dropna" and not call.args and set(kw) <= {"subset"}:
@@ -287,14 +289,14 @@ class _Reader:
                 names = _string_list(kw["subset"]) or ([_constant(kw["subset"], str)]
                                                        if _constant(kw["subset"], str) else None)
                 if names is None:
-                    raise Unsupported("dropna(subset=...) with a literal column list")
+                    raise BodyNotRead("dropna(subset=...) with a literal column list")
                 cols = tuple(map(base.column, names))
             return _Frame(P.Filter(base.plan, X.and_(*(X.IsNotNull(c) for c in cols))), base.order)
         if method == "drop" and not call.args and kw.keys() == {"columns"}:
             names = _string_list(kw["columns"]) or ([_constant(kw["columns"], str)]
                                                     if _constant(kw["columns"], str) else None)
             if names is None:
-                raise Unsupported("drop(columns=...) with a literal column list")
+                raise BodyNotRead("drop(columns=...) with a literal column list")
             for n in names:
                 base.column(n)  # pandas raises on a missing column
             kept = tuple((c, c) for c in base.plan.output if c.name not in names)
@@ -307,25 +309,25 @@ class _Reader:
             for k, v in zip(kw["columns"].keys, kw["columns"].values):
                 old, new = _constant(k, str), _constant(v, str)
                 if old is None or new is None:
-                    raise Unsupported("rename(columns=...) with literal names")
+                    raise BodyNotRead("rename(columns=...) with literal names")
                 mapping[old] = new
             outputs = tuple((self.fresh(mapping[c.name], c.dtype), c) if c.name in mapping else (c, c)
                             for c in base.plan.output)
             if len({c.name for c, _ in outputs}) != len(outputs):
-                raise Unsupported("rename makes two columns of one name")
+                raise BodyNotRead("rename makes two columns of one name")
             return _Frame(P.Project(base.plan, outputs))
-        raise Unsupported(f"frame method {method}(...)")
+        raise BodyNotRead(f"frame method {method}(...)")
 
     def _sort(self, base: _Frame, call: ast.Call, kw: dict[str, ast.expr]) -> _Frame:
         if set(kw) - {"by", "ascending", "na_position", "kind"} or len(call.args) > 1 or \
                 (call.args and "by" in kw):
-            raise Unsupported("sort_values with arguments other than by, ascending, na_position")
+            raise BodyNotRead("sort_values with arguments other than by, ascending, na_position")
         by = call.args[0] if call.args else kw.get("by")
         names = _string_list(by) if by is not None else None
         if names is None and by is not None and _constant(by, str) is not None:
             names = [by.value]
         if not names:
-            raise Unsupported("sort_values(by=...) with literal column names")
+            raise BodyNotRead("sort_values(by=...) with literal column names")
         ascending: list[bool] = [True] * len(names)
         if "ascending" in kw:
             one = _constant(kw["ascending"], bool)
@@ -336,10 +338,10 @@ class _Reader:
             elif many is not None and None not in many and len(many) == len(names):
                 ascending = many
             else:
-                raise Unsupported("sort_values(ascending=...) with literal booleans")
+                raise BodyNotRead("sort_values(ascending=...) with literal booleans")
         na = _constant(kw["na_position"], str) if "na_position" in kw else "last"
         if na not in ("first", "last"):
-            raise Unsupported("sort_values(na_position=...) with 'first' or 'last'")
+            raise BodyNotRead("sort_values(na_position=...) with 'first' or 'last'")
         # pandas puts missing values at na_position whatever the direction
         order = tuple((base.column(n), asc, na == "first") for n, asc in zip(names, ascending))
         return _Frame(P.Reorder(base.plan, "sort_values"), order)
@@ -349,28 +351,28 @@ class _Reader:
         gkw = {k.arg: k.value for k in groupby.keywords}
         if len(groupby.args) != 1 or set(gkw) - {"as_index", "sort", "dropna"} \
                 or _constant(gkw.get("as_index"), bool) is not False:
-            raise Unsupported("groupby(keys, as_index=False) is the form read")
+            raise BodyNotRead("groupby(keys, as_index=False) is the form read")
         names = _string_list(groupby.args[0]) or ([groupby.args[0].value]
                                                   if _constant(groupby.args[0], str) is not None else None)
         if not names:
-            raise Unsupported("groupby with literal column names")
+            raise BodyNotRead("groupby with literal column names")
         keys = tuple(map(base.column, names))
         dropna = _constant(gkw["dropna"], bool) if "dropna" in gkw else True
         if dropna is None:
-            raise Unsupported("groupby(dropna=...) with a literal")
+            raise BodyNotRead("groupby(dropna=...) with a literal")
         child = base.plan
         if dropna:  # pandas leaves out groups whose key is missing
             child = P.Filter(child, X.and_(*(X.IsNotNull(k) for k in keys)))
         if agg.args or not agg.keywords:
-            raise Unsupported("agg with named aggregations, name=(column, function)")
+            raise BodyNotRead("agg with named aggregations, name=(column, function)")
         outputs: list[tuple[X.Col, X.Expr]] = [(k, k) for k in keys]
         for k in agg.keywords:
             v = k.value
             if k.arg is None or not isinstance(v, ast.Tuple) or len(v.elts) != 2:
-                raise Unsupported("agg with named aggregations, name=(column, function)")
+                raise BodyNotRead("agg with named aggregations, name=(column, function)")
             col_name, fn = _constant(v.elts[0], str), _constant(v.elts[1], str)
             if col_name is None or fn not in _AGGREGATES:
-                raise Unsupported(f"aggregation {ast.unparse(v)}")
+                raise BodyNotRead(f"aggregation {ast.unparse(v)}")
             outputs.append(self._aggregate_output(k.arg, fn, base.column(col_name)))
         return _Frame(P.Aggregate(child, keys, tuple(outputs)))
 
@@ -378,51 +380,51 @@ class _Reader:
         """pd.DataFrame({"k": [pdf.k.iloc[0]], "total": [pdf.amount.sum()]}): one row of scalars,
         all read from one frame; `iloc[0]` is the first row's value (pandas raises on no rows)."""
         if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], ast.Dict):
-            raise Unsupported("pd.DataFrame({name: [scalar], ...}) is the form read")
+            raise BodyNotRead("pd.DataFrame({name: [scalar], ...}) is the form read")
         frame: _Frame | None = None
         outputs: list[tuple[X.Col, X.Expr]] = []
         for k, v in zip(call.args[0].keys, call.args[0].values):
             name = _constant(k, str)
             if name is None or not isinstance(v, ast.List) or len(v.elts) != 1:
-                raise Unsupported("pd.DataFrame({name: [scalar], ...}) is the form read")
+                raise BodyNotRead("pd.DataFrame({name: [scalar], ...}) is the form read")
             scalar = v.elts[0]
             source = self._frame_of_scalar(scalar, env) if not (isinstance(scalar, ast.Name)
                                                                  and scalar.id in self.scalars) else frame
             if frame is not None and source is not None and source is not frame:
-                raise Unsupported("pd.DataFrame over scalars of different frames")
+                raise BodyNotRead("pd.DataFrame over scalars of different frames")
             frame = frame or source
             if frame is None:
-                raise Unsupported(f"scalar {ast.unparse(scalar)!r}")
+                raise BodyNotRead(f"scalar {ast.unparse(scalar)!r}")
             s = self.series(scalar, frame, env)
             if not s.aggregate:
-                raise Unsupported(f"scalar {ast.unparse(scalar)!r}")
+                raise BodyNotRead(f"scalar {ast.unparse(scalar)!r}")
             outputs.append((self.fresh(name, _dtype(s.expr)), s.expr))
         if frame is None:
-            raise Unsupported("pd.DataFrame with no columns")
+            raise BodyNotRead("pd.DataFrame with no columns")
         return _Frame(P.Aggregate(frame.plan, (), tuple(outputs)))
 
     def _columns_frame(self, call: ast.Call, env: dict[str, _Frame]) -> _Frame:
         """pd.DataFrame({"k": pdf.k, "y": pdf.v * 2}): the series of one frame, side by side (their
         index is the frame's, so they align row by row)."""
         if call.keywords:
-            raise Unsupported("pd.DataFrame({...}) with keyword arguments")
+            raise BodyNotRead("pd.DataFrame({...}) with keyword arguments")
         frame: _Frame | None = None
         for v in call.args[0].values:
             owner = self._frame_of_scalar(v, env)
             if frame is not None and owner is not frame:
-                raise Unsupported("pd.DataFrame of series of different frames")
+                raise BodyNotRead("pd.DataFrame of series of different frames")
             frame = owner
         assert frame is not None
         outputs = []
         for k, v in zip(call.args[0].keys, call.args[0].values):
             name = _constant(k, str)
             if name is None:
-                raise Unsupported("pd.DataFrame({...}) with literal column names")
+                raise BodyNotRead("pd.DataFrame({...}) with literal column names")
             s = self.series(v, frame, env)
             col = self.fresh(name, _dtype(s.expr))
             outputs.append((col, s.expr))
         if len({c.name for c, _ in outputs}) != len(outputs):
-            raise Unsupported("pd.DataFrame with a repeated column name")
+            raise BodyNotRead("pd.DataFrame with a repeated column name")
         return _Frame(P.Project(frame.plan, tuple(outputs)), frame.order)
 
     def _merge(self, base: _Frame, call: ast.Call, kw: dict[str, ast.expr]) -> _Frame:
@@ -432,24 +434,24 @@ class _Reader:
         columns new, and a key is never missing in it (pandas would match a missing key)."""
         if len(call.args) != 1 or not isinstance(call.args[0], ast.Name) or call.args[0].id not in self.frames \
                 or set(kw) - {"on", "how"} or "on" not in kw:
-            raise Unsupported("merge(<a recorded frame>, on=..., how=...) is the form read")
+            raise BodyNotRead("merge(<a recorded frame>, on=..., how=...) is the form read")
         how = _constant(kw["how"], str) if "how" in kw else "inner"
         if how not in ("inner", "left"):
-            raise Unsupported(f"merge(how={how!r})")
+            raise BodyNotRead(f"merge(how={how!r})")
         keys = _string_list(kw["on"]) or ([kw["on"].value] if _constant(kw["on"], str) is not None else None)
         if not keys:
-            raise Unsupported("merge(on=...) with literal column names")
+            raise BodyNotRead("merge(on=...) with literal column names")
         table = dict(self.frames[call.args[0].id])
         if set(keys) - set(table):
-            raise Unsupported(f"merge on a column the recorded frame {call.args[0].id} lacks")
+            raise BodyNotRead(f"merge on a column the recorded frame {call.args[0].id} lacks")
         rows = list(zip(*[table[k] for k in keys]))
         if len(set(rows)) != len(rows) or any(v is None or v != v for r in rows for v in r):
-            raise Unsupported(f"merge with a frame whose keys repeat or are missing ({call.args[0].id})")
+            raise BodyNotRead(f"merge with a frame whose keys repeat or are missing ({call.args[0].id})")
         left_keys = tuple(map(base.column, keys))
         key_types = [_literal_type(r) if not isinstance(r, bool) else "boolean" for r in rows[0]] if rows else []
         for c, t in zip(left_keys, key_types):
             if (t == "string") != (c.dtype == "string"):
-                raise Unsupported(f"merge of {c.name} ({c.dtype}) with keys of another type")
+                raise BodyNotRead(f"merge of {c.name} ({c.dtype}) with keys of another type")
         matches = [X.and_(*(X.Cmp("=", c, _typed_literal(v, c)) for c, v in zip(left_keys, r))) for r in rows]
         outputs = [(c, c) for c in base.plan.output]
         taken = {c.name for c in base.plan.output}
@@ -457,7 +459,7 @@ class _Reader:
             if name in keys:
                 continue
             if name in taken:
-                raise Unsupported(f"merge adds {name!r}, which the frame has: pandas would rename both")
+                raise BodyNotRead(f"merge adds {name!r}, which the frame has: pandas would rename both")
             dtype = _column_type(values)
             branches = tuple((m, X.Lit(v, dtype)) for m, v in zip(matches, values))
             outputs.append((self.fresh(name, dtype), X.Case(branches, X.Lit(None, dtype))))
@@ -475,7 +477,7 @@ class _Reader:
         for n in ast.walk(node):
             if isinstance(n, ast.Name) and n.id in env:
                 return env[n.id]
-        raise Unsupported(f"{ast.unparse(node)} reads no frame")
+        raise BodyNotRead(f"{ast.unparse(node)} reads no frame")
 
     def _aggregate_output(self, name: str, fn: str, col: X.Col) -> tuple[X.Col, X.Expr]:
         agg = _pandas_agg(fn, col)
@@ -489,13 +491,13 @@ class _Reader:
             if isinstance(node, ast.Lambda):
                 a = node.args
                 if len(a.args) != 1 or a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
-                    raise Unsupported("assign with a one-argument lambda")
+                    raise BodyNotRead("assign with a one-argument lambda")
                 s = self.series(node.body, current, {**env, a.args[0].arg: current})
             else:
                 # read on the current frame, which equals the base on every column not yet assigned
                 s = self.series(node, current, {**env, **{k: current for k, v in env.items() if v is base}})
                 if {c.name for c in X.columns(s.expr)} & assigned:
-                    raise Unsupported(f"assign: {name} reads a column an earlier item of the call replaced")
+                    raise BodyNotRead(f"assign: {name} reads a column an earlier item of the call replaced")
             current = self._assign(current, ((name, s),))
             assigned.add(name)
         return current
@@ -505,9 +507,9 @@ class _Reader:
         outputs = [(c, c) for c in base.plan.output]
         for name, s in items:
             if s.where is not None:
-                raise Unsupported(f"{name}: the rows of pdf.loc[mask, column] set as a column (aligned by index)")
+                raise BodyNotRead(f"{name}: the rows of pdf.loc[mask, column] set as a column (aligned by index)")
             if s.mask is False and s.aggregate is False and isinstance(s.expr, X.Lit):
-                raise Unsupported(f"{name}: a constant column")
+                raise BodyNotRead(f"{name}: a constant column")
             col = self.fresh(name, _dtype(s.expr))
             at = next((i for i, (c, _) in enumerate(outputs) if c.name == name), None)
             if at is None:
@@ -538,13 +540,13 @@ class _Reader:
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
             a, b = self.series(node.left, frame, env), self.series(node.right, frame, env)
             if not (a.mask and b.mask):
-                raise Unsupported("& and | are read over comparison masks only")
+                raise BodyNotRead("& and | are read over comparison masks only")
             join = X.and_ if isinstance(node.op, ast.BitAnd) else X.or_
             return _Series(join(a.expr, b.expr), mask=True)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
             a = self.series(node.operand, frame, env)
             if not a.mask:
-                raise Unsupported("~ is read over comparison masks only")
+                raise BodyNotRead("~ is read over comparison masks only")
             return _Series(X.Not(a.expr), mask=True)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             a = self.series(node.operand, frame, env)
@@ -556,10 +558,10 @@ class _Reader:
             a, b = self.series(node.left, frame, env), self.series(node.right, frame, env)
             return _Series(_arith(_ARITH[type(node.op)], a, b))
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
-            raise Unsupported("division: pandas gives inf or NaN where Spark gives NULL")
+            raise BodyNotRead("division: pandas gives inf or NaN where Spark gives NULL")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             return self._series_method(node, frame, env)
-        raise Unsupported(f"expression {ast.unparse(node)!r}")
+        raise BodyNotRead(f"expression {ast.unparse(node)!r}")
 
     def _scalar(self, node: ast.expr, frame: _Frame, env: dict[str, _Frame]) -> _Series | None:
         """A value of the whole group (an aggregate), a per-row value of a subgroup
@@ -580,14 +582,14 @@ class _Reader:
             self._whole_frame(node.value.value, frame, env)
             mask = self.series(node.slice.elts[0], frame, env)
             if not mask.mask:
-                raise Unsupported(".loc[...] with something other than a boolean mask")
+                raise BodyNotRead(".loc[...] with something other than a boolean mask")
             return _Series(frame.column(node.slice.elts[1].value), where=mask.expr)
         position = _position(node)
         if position is not None:  # s.iloc[0], s.values[-1], s.to_numpy()[0]
             inner, at = position
             s = self.series(inner, frame, env)
             if not isinstance(s.expr, X.Col) or s.aggregate:
-                raise Unsupported(f"{ast.unparse(node)}: a position of something other than a column")
+                raise BodyNotRead(f"{ast.unparse(node)}: a position of something other than a column")
             fn = "pandas_first" if at == 0 else "pandas_last"
             return _Series(X.Agg(fn if s.where is None else f"{fn}_where", _where(s), s.expr.dtype), aggregate=True)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "transform":
@@ -596,29 +598,29 @@ class _Reader:
 
     def _whole_frame(self, node: ast.expr, frame: _Frame, env: dict[str, _Frame]) -> None:
         if not (isinstance(node, ast.Name) and env.get(node.id) is frame):
-            raise Unsupported(f"{ast.unparse(node)} is not the frame it is used on")
+            raise BodyNotRead(f"{ast.unparse(node)} is not the frame it is used on")
 
     def _transform(self, call: ast.Call, frame: _Frame, env: dict[str, _Frame]) -> _Series:
         """pdf.groupby(k)["c"].transform("mean"): each row's value of its subgroup, a function of
         the subgroup's rows (pandas leaves out rows with a missing key: their value is missing)."""
         fn = _constant(call.args[0], str) if len(call.args) == 1 and not call.keywords else None
         if fn not in _AGGREGATES:
-            raise Unsupported("transform with the name of a sum, mean, max, min or count")
+            raise BodyNotRead("transform with the name of a sum, mean, max, min or count")
         target = call.func.value
         if isinstance(target, ast.Subscript) and _constant(target.slice, str) is not None:
             grouped, column = target.value, target.slice.value
         elif isinstance(target, ast.Attribute):
             grouped, column = target.value, target.attr
         else:
-            raise Unsupported(f"{ast.unparse(call)}")
+            raise BodyNotRead(f"{ast.unparse(call)}")
         if not (isinstance(grouped, ast.Call) and isinstance(grouped.func, ast.Attribute)
                 and grouped.func.attr == "groupby" and len(grouped.args) == 1 and not grouped.keywords):
-            raise Unsupported("transform of groupby(keys)[column]")
+            raise BodyNotRead("transform of groupby(keys)[column]")
         self._whole_frame(grouped.func.value, frame, env)
         keys = _string_list(grouped.args[0]) or ([grouped.args[0].value]
                                                  if _constant(grouped.args[0], str) is not None else None)
         if not keys:
-            raise Unsupported("groupby with literal column names")
+            raise BodyNotRead("groupby with literal column names")
         for k in keys:
             frame.column(k)
         col = frame.column(column)
@@ -629,19 +631,19 @@ class _Reader:
                    by_attribute: bool = False) -> X.Col:
         # a Series of another frame would be aligned by index labels: not modelled
         if env.get(name.id) is not frame:
-            raise Unsupported(f"{name.id}.{column} does not belong to the frame it is used on")
+            raise BodyNotRead(f"{name.id}.{column} does not belong to the frame it is used on")
         if by_attribute and _frame_attribute(column):
-            raise Unsupported(f"{name.id}.{column} is a DataFrame attribute, not the column")
+            raise BodyNotRead(f"{name.id}.{column} is a DataFrame attribute, not the column")
         return frame.column(column)
 
     def _series_method(self, call: ast.Call, frame: _Frame, env: dict[str, _Frame]) -> _Series:
         method = call.func.attr
         if call.keywords:
-            raise Unsupported(f"{method}(...) with keyword arguments")
+            raise BodyNotRead(f"{method}(...) with keyword arguments")
         if method in _AGGREGATES and not call.args:
             s = self.series(call.func.value, frame, env)
             if not isinstance(s.expr, X.Col):
-                raise Unsupported(f"{method}() of an expression")
+                raise BodyNotRead(f"{method}() of an expression")
             agg = _pandas_agg(method, s.expr)
             if s.where is not None:
                 agg = X.Agg(f"{agg.fn}_where", _where(s), agg.dtype)
@@ -649,12 +651,12 @@ class _Reader:
         if method == "nunique" and not call.args:
             s = self.series(call.func.value, frame, env)
             if not isinstance(s.expr, X.Col):
-                raise Unsupported("nunique() of an expression")
+                raise BodyNotRead("nunique() of an expression")
             return _Series(X.Agg("pandas_nunique" if s.where is None else "pandas_nunique_where", _where(s), "long"),
                            aggregate=True)
         s = self.series(call.func.value, frame, env)
         if s.where is not None:
-            raise Unsupported(f"{method}() of pdf.loc[mask, column]: only reductions to one value are read")
+            raise BodyNotRead(f"{method}() of pdf.loc[mask, column]: only reductions to one value are read")
         if method in ("isna", "isnull", "notna", "notnull") and not call.args:
             missing = X.IsNull(s.expr) if method in ("isna", "isnull") else X.IsNotNull(s.expr)
             return _Series(missing, mask=True)
@@ -663,7 +665,7 @@ class _Reader:
             # where the column is read), so this is Spark's coalesce
             value = _constant(call.args[0], (int, float, str))
             if value is None or isinstance(value, bool):
-                raise Unsupported("fillna with a literal number or string")
+                raise BodyNotRead("fillna with a literal number or string")
             lit = _typed_literal(value, s.expr)
             _compare("=", s, _Series(lit))  # the same type rules as ==
             return _Series(X.Coalesce((s.expr, lit)))
@@ -671,12 +673,12 @@ class _Reader:
                 and isinstance(call.args[0], (ast.List, ast.Tuple, ast.Set)):
             values = [_constant(e, (int, float, str)) for e in call.args[0].elts]
             if any(v is None or isinstance(v, bool) for v in values) or not values:
-                raise Unsupported("isin over a list of literal numbers or strings")
+                raise BodyNotRead("isin over a list of literal numbers or strings")
             lits = tuple(_typed_literal(v, s.expr) for v in values)
             for lit in lits:
                 _compare("=", s, _Series(lit))  # the same type rules as ==
             return _Series(X.Coalesce((X.In(s.expr, lits), X.FALSE)), mask=True)
-        raise Unsupported(f"series method {method}(...)")
+        raise BodyNotRead(f"series method {method}(...)")
 
 
 # ------------------------------------------------------------------------ expression rules
@@ -685,15 +687,15 @@ class _Reader:
 def _compare(op: str, a: _Series, b: _Series) -> X.Expr:
     """pandas' comparison: False where a value is missing (True for !=), never missing itself."""
     if a.mask or b.mask or a.where is not None or b.where is not None:
-        raise Unsupported("comparison of masks")
+        raise BodyNotRead("comparison of masks")
     ta, tb = _dtype(a.expr), _dtype(b.expr)
     numeric = _is_number(ta) and _is_number(tb)
     strings = ta == "string" and tb == "string" and op in ("=", "!=")
     if not (numeric or strings):
         # ordering a missing value (None) against a string raises in pandas
-        raise Unsupported(f"comparison {op} of {ta} and {tb}")
+        raise BodyNotRead(f"comparison {op} of {ta} and {tb}")
     if isinstance(a.expr, X.Lit) and isinstance(b.expr, X.Lit):
-        raise Unsupported("comparison of two literals")
+        raise BodyNotRead("comparison of two literals")
     _exact_mix(a.expr, b.expr)
     left = _retype(a.expr, b.expr)
     right = _retype(b.expr, a.expr)
@@ -704,7 +706,7 @@ def _arith(op: str, a: _Series, b: _Series) -> X.Expr:
     _numeric(a)
     _numeric(b)
     if isinstance(a.expr, X.Lit) and isinstance(b.expr, X.Lit):
-        raise Unsupported("arithmetic on two literals")
+        raise BodyNotRead("arithmetic on two literals")
     _exact_mix(a.expr, b.expr)
     left, right = _retype(a.expr, b.expr), _retype(b.expr, a.expr)
     ta, tb = _dtype(left), _dtype(right)
@@ -769,7 +771,7 @@ def _column_type(values: tuple) -> str:
         return "double"
     if present and all(isinstance(v, str) for v in present):
         return "string"
-    raise Unsupported("a recorded frame column of mixed or unknown type")
+    raise BodyNotRead("a recorded frame column of mixed or unknown type")
 
 
 def _frame_attribute(name: str) -> bool:
@@ -783,12 +785,12 @@ def _exact_mix(a: X.Expr, b: X.Expr) -> None:
     # numpy compares and adds a long with a double in float64, which rounds above 2**53
     types = {_dtype(a), _dtype(b)}
     if "long" in types and types & FRACTIONAL:
-        raise Unsupported("a long combined with a float or double")
+        raise BodyNotRead("a long combined with a float or double")
 
 
 def _numeric(s: _Series) -> None:
     if s.mask or s.where is not None or not _is_number(_dtype(s.expr)):
-        raise Unsupported(f"arithmetic on {s.expr} ({_dtype(s.expr)})")
+        raise BodyNotRead(f"arithmetic on {s.expr} ({_dtype(s.expr)})")
 
 
 def _retype(e: X.Expr, other: X.Expr) -> X.Expr:

@@ -37,7 +37,7 @@ from typing import Iterator, Sequence
 from magicpush_lab.capture.trace import Inspection, Site, Trace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.translate.pandas_body import Unsupported, body_plan
+from magicpush_lab.translate.pandas_body import BodyNotRead, body_plan
 
 # a cell magic makes the whole cell another language; a line magic or shell escape is one line
 _LINE_ESCAPES = ("%", "!")
@@ -229,7 +229,7 @@ def statement_chain(cells: Sequence[str], frame: str, after_line: int, inputs: t
         steps.append(s)
         try:
             late = _first_filter(body_plan(_function(frame, steps, target), inputs))
-        except Unsupported as err:
+        except BodyNotRead as err:
             raise NotATail(f"`{s.code}` ({s.where}): {err}") from None
         if late is not None:
             return Chain(frame, tuple(steps), target), late

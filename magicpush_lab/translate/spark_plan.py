@@ -548,7 +548,7 @@ def _grouped_map(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         raise TranslateError("applyInPandas over columns the body cannot name")
     try:
         body = pandas_body.body_plan(udf.source if udf else None, inputs)  # type: ignore[arg-type]
-    except pandas_body.Unsupported as err:
+    except pandas_body.BodyNotRead as err:
         raise TranslateError(f"applyInPandas body of {name} not analysed: {err}") from err
     output = output_of(n)
     if [c.name for c in body.output] != [c.name for c in output]:

@@ -36,10 +36,10 @@ from magicpush_lab.symbolic import nan
 from magicpush_lab.symbolic.aggregate_ops import Member, aggregates, group_output, merge_step, pivot_slots, same_group
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, fresh_cell, sort_of
+from magicpush_lab.symbolic.values import Cell, default_value, fresh_cell, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
-from magicpush_lab.verify.verdict import SUPERSET, Verdict, unmodelled
+from magicpush_lab.verify.verdict import SUPERSET, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "AGGREGATE"
 BASE_CASE_ROWS = 2
@@ -48,17 +48,16 @@ T = z3.BoolVal(True)
 
 def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     pred = g[0] if g else None
     if pred is None:
-        return refuse("no predicate for the input")
+        return verdicts.refuse("no predicate for the input")
     by_groups = _whole_groups(op, f, pred, kind, timeout_ms)
     if by_groups is not None and by_groups.proved:
         return by_groups
     if op.deduplicate:
-        return _deduplicate_refusal(op, f, kind) or by_groups or refuse("no predicate keeps whole groups")
+        return (_deduplicate_refusal(op, f, kind) or by_groups
+                or verdicts.refuse("no predicate keeps whole groups"))
     if op.pivot and X.columns(f) & set(pivot_slots(op)):
         return _pivoted_columns(op, f, pred, kind, timeout_ms)
     general = _general(op, f, pred, kind, timeout_ms)
@@ -67,35 +66,40 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     return general if general.proved or reads_aggregates or by_groups is None else by_groups
 
 
-def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: int) -> Verdict:
-    """The paper's route: pre-conditions (2), (3) or (3'), (4), then the 2-row base case."""
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
+# The paper's pre-conditions for this category (module docstring), each checked by a function
+# named after what it states; a refusal still names the paper's number:
+#   (1)  _folds_ignore_row_order            (3)  _fails_on_union_iff_on_both
+#   (2)  _two_rows_merge_into_one           (3') _still_fails_without_removed_rows
+#                                           (4)  _removed_rows_change_no_kept_group
 
+
+def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: int) -> Verdict:
+    """The paper's route: pre-conditions (1), (2), (3) or (3'), (4), then the 2-row base case."""
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     reason = _refusal(op, f, pred)
     if reason:
-        return refuse(reason)
-    try:
-        reason = _precondition_1(op, timeout_ms) or _precondition_2(op, timeout_ms)
+        return verdicts.refuse(reason)
+    with Modelling() as modelling:
+        reason = _folds_ignore_row_order(op, timeout_ms) or _two_rows_merge_into_one(op, timeout_ms)
         if reason:
-            return refuse(reason)
-        checks = [("(4)", _precondition_4(op, f, pred))]
-        checks.insert(0, ("(3')", _precondition_3_superset(op, f, pred)) if kind == SUPERSET
-                      else ("(3)", _precondition_3(op, f)))
+            return verdicts.refuse(reason)
+        checks = [("(4)", _removed_rows_change_no_kept_group(op, f, pred))]
+        checks.insert(0, ("(3')", _still_fails_without_removed_rows(op, f, pred)) if kind == SUPERSET
+                      else ("(3)", _fails_on_union_iff_on_both(op, f)))
         for name, (claim, uv) in checks:
             proof = prove(claim, timeout_ms)
             if not proof.proved:
                 # U and V are one row each, of one group
                 example = tables_from_model(proof.model, [uv]) if proof.model is not None else {}
-                return refuse(f"pre-condition {name} fails: {proof.reason}", example)
+                return verdicts.refuse(f"pre-condition {name} fails: {proof.reason}", example)
         claim, rows = _base_case(op, f, pred, kind)
-    except (Unsupported, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
     proof = prove(claim, timeout_ms)
     if not proof.proved:
         example = tables_from_model(proof.model, [rows]) if proof.model is not None else {}
-        return refuse(f"base case fails: {proof.reason}", example)
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+        return verdicts.refuse(f"base case fails: {proof.reason}", example)
+    return verdicts.proved()
 
 
 # ----------------------------------------------------------------------------- whole groups
@@ -112,16 +116,17 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
     """
     if not op.keys:
         return None
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     on_keys = {c: e for c, e in op.outputs if not any(isinstance(n, X.Agg) for n in X.walk(e))}
-    node = X.first_nondeterministic(f, g, *op.keys, *on_keys.values())
-    if node is not None:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{node} is nondeterministic")
+    reason = nondeterministic(f, g, *op.keys, *on_keys.values())
+    if reason:
+        return verdicts.refuse(reason)
     # (a) relates two rows of a group: over the reals only where their doubles are compared, as
     # Spark groups them (every NaN in one group, -0.0 with 0.0)
     gap = nan.order_gap((g, *op.keys))
     if gap:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{gap}: the rows of a group are related over the reals")
-    try:
+        return verdicts.refuse(f"{gap}: the rows of a group are related over the reals")
+    with Modelling() as modelling:
         original, rewritten = Evaluator(), Evaluator()
         r1, r2 = SymbolicRow("in0"), SymbolicRow("in1")
         same = same_group(op, r1, r2, original)
@@ -134,8 +139,8 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
         for a in aggregates(op):
             if a.arg is not None:
                 reads.eval(a.arg, r1)
-    except (Unsupported, z3.Z3Exception):
-        return None
+    if modelling.failed:
+        return None  # the paper's route may still model what this one cannot
     kept = passes == g1 if kind != SUPERSET else z3.Implies(passes, g1)
     facts = z3.And(domain([r1, r2]), z3.Not(original.error()))
     claims = [("G differs within a group", z3.Implies(same, g1 == g2)),
@@ -144,10 +149,9 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
         proof = prove(z3.Implies(facts, z3.And(z3.Not(rewritten.error()), claim)), timeout_ms)
         if not proof.proved:
             example = tables_from_model(proof.model, [[r1, r2]]) if proof.model is not None else {}
-            return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, f"{name}: {proof.reason}", example)
+            return verdicts.refuse(f"{name}: {proof.reason}", example)
     hides = satisfiable(z3.And(domain([r1]), reads.error()), timeout_ms)
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved: G keeps or drops whole groups", {},
-                   hides is not False)
+    return verdicts.proved("proved: G keeps or drops whole groups", may_hide_errors=hides is not False)
 
 
 # ----------------------------------------------------------------------------- dropDuplicates, pivot
@@ -160,9 +164,9 @@ def _deduplicate_refusal(op: P.Aggregate, f: X.Expr, kind: str) -> Verdict | Non
     if not others:
         return None
     keys = ", ".join(str(k) for k in op.keys)
-    return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS,
-                   f"dropDuplicates on [{keys}] keeps one arbitrary row of each group: a filter on {others[0]}, "
-                   "not one of those columns, below it would change which row that is")
+    return Verdicts(kind, CATEGORY, BASE_CASE_ROWS).refuse(
+        f"dropDuplicates on [{keys}] keeps one arbitrary row of each group: a filter on {others[0]}, "
+        "not one of those columns, below it would change which row that is")
 
 
 def _pivoted_columns(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: int) -> Verdict:
@@ -179,12 +183,11 @@ def _pivoted_columns(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeou
     so where F passes every F_i passes and every column keeps its value, and where F fails some
     F_i fails, before and after. The late filter stays: groups with rows of other values remain.
     """
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     if kind != SUPERSET:
-        return refuse("a pivot keeps every group that has rows of another value, its pivoted column NULL: "
-                      "the late filter must stay")
+        return verdicts.refuse(
+            "a pivot keeps every group that has rows of another value, its pivoted column NULL: "
+            "the late filter must stay")
     slots = pivot_slots(op)
     by_value = {s.chosen: (c, s) for c, s in slots.items()}
     on_group, tests = [], []
@@ -195,26 +198,28 @@ def _pivoted_columns(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeou
         else:
             tests.append(found)
     if not tests:
-        return refuse("the predicate tests no pivoted value's rows")
+        return verdicts.refuse("the predicate tests no pivoted value's rows")
     if on_group:
         whole = _whole_groups(op, f, X.and_(*on_group), SUPERSET, timeout_ms)
         if whole is None or not whole.proved:
-            return whole or refuse("a global pivot")
+            return whole or verdicts.refuse("a global pivot")
     keys = tuple((c, e) for c, e in op.outputs if c not in slots)
     for (col, slot), h in tests:
         f_i = X.and_(*(c for c in X.conjuncts(f) if col in X.columns(c) and not X.columns(c) & (set(slots) - {col})))
         if f_i == X.TRUE:
-            return refuse(f"the predicate tests the rows of {slot.chosen}, whose column {col} the late filter "
-                          "does not read alone")
+            return verdicts.refuse(
+                f"the predicate tests the rows of {slot.chosen}, whose column {col} the late filter "
+                "does not read alone")
         reason = _fails_on_null(op, f_i, col, timeout_ms)
         if reason:
-            return refuse(reason)
+            return verdicts.refuse(reason)
         one = P.Aggregate(op.child, op.keys, keys + ((col, slot.agg),), op.origin)
         verdict = _general(one, f_i, h, SUPERSET, timeout_ms)
         if not verdict.proved:
-            return refuse(f"pivoted column {col} ({slot.agg} over the rows where {slot.chosen}): {verdict.reason}",
-                          verdict.counterexample)
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved: each pivoted value's rows, as for its aggregate")
+            return verdicts.refuse(
+                f"pivoted column {col} ({slot.agg} over the rows where {slot.chosen}): {verdict.reason}",
+                verdict.counterexample)
+    return verdicts.proved("proved: each pivoted value's rows, as for its aggregate")
 
 
 def _slot_part(part: X.Expr, by_value: dict) -> tuple | None:
@@ -230,7 +235,7 @@ def _slot_part(part: X.Expr, by_value: dict) -> tuple | None:
 
 def _fails_on_null(op: P.Aggregate, f_i: X.Expr, col: X.Col, timeout_ms: int) -> str:
     """Why F_i may pass a group whose pivoted column `col` is NULL, or ""."""
-    try:
+    with Modelling() as modelling:
         ev, row = Evaluator(), SymbolicRow("in0")
         out = SymbolicRow("out")  # other outputs free
         for c, e in op.outputs:
@@ -238,8 +243,8 @@ def _fails_on_null(op: P.Aggregate, f_i: X.Expr, col: X.Col, timeout_ms: int) ->
                 out.cells[(c.name, c.id)] = ev.eval(e, row)
         out.cells[(col.name, col.id)] = Cell(default_value(sort_of(col.dtype)), z3.BoolVal(False))
         passes = _passes(f_i, out, ev)
-    except (Unsupported, z3.Z3Exception) as err:
-        return unmodelled(err)
+    if modelling.failed:
+        return modelling.reason
     proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(ev.error())), z3.Not(passes)), timeout_ms)
     if proof.proved:
         return ""
@@ -253,9 +258,9 @@ def _refusal(op: P.Aggregate, f: X.Expr, g: X.Expr) -> str:
     if not op.keys:
         return "a global aggregate returns a row even when its input is empty"
     exprs = (*op.keys, *(e for _, e in op.outputs), f, g)
-    node = X.first_nondeterministic(*exprs)
-    if node is not None:
-        return f"{node} is nondeterministic"
+    reason = nondeterministic(*exprs)
+    if reason:
+        return reason
     if any(X.has_python_udf(e) for e in exprs):
         return "Python UDFs inside an aggregation are not analysed yet"
     for a in aggregates(op):
@@ -264,23 +269,24 @@ def _refusal(op: P.Aggregate, f: X.Expr, g: X.Expr) -> str:
     return ""
 
 
-def _precondition_1(op: P.Aggregate, timeout_ms: int) -> str:
-    """A user-defined fold gives the same result in any order of the group's rows (collect_list
-    has none): merge(merge(acc, a), b) = merge(merge(acc, b), a) for every accumulator and
-    values a, b. Swapping neighbours this way reaches every order, so one step is the proof;
-    the two orders must also raise alike."""
+def _folds_ignore_row_order(op: P.Aggregate, timeout_ms: int) -> str:
+    """Pre-condition (1), each aggregate associative and commutative, where it is not known
+    (it is for max, min, sum and count): a user-defined fold gives the same result in any
+    order of the group's rows (collect_list has none): merge(merge(acc, a), b) =
+    merge(merge(acc, b), a) for every accumulator and values a, b. Swapping neighbours this
+    way reaches every order, so one step is the proof; the two orders must also raise alike."""
     for a in aggregates(op):
         if a.fold is None:
             continue
         body = a.fold
-        try:
+        with Modelling() as modelling:
             one, two = Evaluator(), Evaluator()
             acc = fresh_cell("acc", body.acc.dtype)
             x, y = fresh_cell("a", body.elem.dtype), fresh_cell("b", body.elem.dtype)
             xy = merge_step(body, merge_step(body, acc, x, one), y, one)
             yx = merge_step(body, merge_step(body, acc, y, two), x, two)
-        except (Unsupported, z3.Z3Exception) as err:
-            return f"{a}: cannot model the merge: {err}"
+        if modelling.failed:
+            return f"{a}: cannot model the merge: {modelling.error}"
         same = z3.And(xy.notnull == yx.notnull, z3.Implies(xy.notnull, xy.value == yx.value))
         claim = z3.And(one.error() == two.error(), z3.Implies(z3.Not(one.error()), same))
         proof = prove(claim, timeout_ms)
@@ -289,8 +295,9 @@ def _precondition_1(op: P.Aggregate, timeout_ms: int) -> str:
     return ""
 
 
-def _precondition_2(op: P.Aggregate, timeout_ms: int) -> str:
-    """Two rows of a group can be replaced by one: build that row and prove it."""
+def _two_rows_merge_into_one(op: P.Aggregate, timeout_ms: int) -> str:
+    """Pre-condition (2): two rows of a group can be replaced by one row with the same
+    aggregates (count through the duplication factor): build that row and prove it."""
     aggs = aggregates(op)
     counts = any(a.fn == "count" for a in aggs)
     key_cols = frozenset(c for k in op.keys for c in X.columns(k))
@@ -369,14 +376,19 @@ def _passes(f: X.Expr, row: SymbolicRow, ev: Evaluator) -> z3.BoolRef:
     return truth(ev.eval(f, row))
 
 
-def _precondition_3(op: P.Aggregate, f: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+def _fails_on_union_iff_on_both(op: P.Aggregate, f: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+    """Pre-condition (3): F fails on the group of U and V exactly when it fails on U's group
+    and on V's, with U and V single rows of one group (the claim, and [U, V])."""
     ev = Evaluator()
     u, v, uv, ou, ov, facts = _uv(op, ev)
     fails = z3.Not(_passes(f, uv, ev)) == z3.And(z3.Not(_passes(f, ou, ev)), z3.Not(_passes(f, ov, ev)))
     return z3.Implies(z3.And(facts, domain([u, v]), z3.Not(ev.error())), fails), [u, v]
 
 
-def _precondition_3_superset(op: P.Aggregate, f: X.Expr, g: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+def _still_fails_without_removed_rows(op: P.Aggregate, f: X.Expr,
+                                      g: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+    """Pre-condition (3'), a superset pushdown's (3): where F fails on the group of U and V and
+    G removes V, F fails on U's group too."""
     ev = Evaluator()
     u, v, uv, ou, _, facts = _uv(op, ev)
     premise = z3.And(z3.Not(_passes(f, uv, ev)), z3.Not(truth(ev.eval(g, v))))
@@ -384,7 +396,10 @@ def _precondition_3_superset(op: P.Aggregate, f: X.Expr, g: X.Expr) -> tuple[z3.
                       z3.Implies(premise, z3.Not(_passes(f, ou, ev)))), [u, v]
 
 
-def _precondition_4(op: P.Aggregate, f: X.Expr, g: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+def _removed_rows_change_no_kept_group(op: P.Aggregate, f: X.Expr,
+                                       g: X.Expr) -> tuple[z3.BoolRef, list[SymbolicRow]]:
+    """Pre-condition (4): where F keeps the group of U and V and G removes V, U alone gives
+    the same output row."""
     ev = Evaluator()
     u, v, uv, ou, _, facts = _uv(op, ev)
     premise = z3.And(_passes(f, uv, ev), z3.Not(truth(ev.eval(g, v))))

@@ -57,10 +57,10 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, sort_of
+from magicpush_lab.symbolic.values import Cell, default_value, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict, unmodelled
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "FULLOUTERJ"
 BASE_CASE_ROWS = 2  # one row of each input; the two NULL-padded rows are made from them
@@ -70,27 +70,26 @@ COUNTEREXAMPLE_ROWS = (1, 2)  # rows per input of the tables searched for a real
 def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
     """Check candidate `g` (a predicate or None for the left and the right input) for late filter `f`."""
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     reason = _refusal(op, f, g)
     if reason:
-        return refuse(reason)
-    try:
+        return verdicts.refuse(reason)
+    with Modelling() as modelling:
         conditions, facts, ev = _conditions(op, f, g, kind)
-    except (Unsupported, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
     # no Python UDF reaches here, so nothing can raise; the guard keeps the claim honest anyway
     proof = prove(z3.Implies(z3.And(facts, z3.Not(ev.error())), conditions), timeout_ms)
     if proof.proved:
-        return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+        return verdicts.proved()
     if proof.model is None:
-        return refuse(proof.reason)
+        return verdicts.refuse(proof.reason)
     example = counterexample(op, f, g, kind, timeout_ms)
     if not example:
-        return refuse("the per-row conditions do not hold; no tables of up to "
-                      f"{COUNTEREXAMPLE_ROWS[-1]} rows per input show a difference, but nothing is proved")
-    return refuse("counterexample found", example)
+        return verdicts.refuse(
+            "the per-row conditions do not hold; no tables of up to "
+            f"{COUNTEREXAMPLE_ROWS[-1]} rows per input show a difference, but nothing is proved")
+    return verdicts.refuse("counterexample found", example)
 
 
 def _refusal(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None]) -> str:
@@ -99,9 +98,9 @@ def _refusal(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None]) -> str:
     if len(g) != 2:
         return f"{len(g)} predicates for a join"
     pushed = [x for x in g if x is not None]
-    node = X.first_nondeterministic(op.condition, f, *pushed)
-    if node is not None:
-        return f"{node} is nondeterministic"
+    reason = nondeterministic(op.condition, f, *pushed)
+    if reason:
+        return reason
     if any(X.has_python_udf(e) for e in (f, op.condition, *pushed)):
         # whether a padded row exists depends on the whole other input, so a UDF's errors
         # cannot be placed on one row
@@ -145,14 +144,14 @@ def counterexample(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind:
     as bags, so rows that happen to be equal (an all-NULL input row) cannot fake a difference.
     """
     for n in COUNTEREXAMPLE_ROWS:
-        try:
+        with Modelling() as modelling:
             lefts = _table(op.left.output, "L", n)
             rights = _table(op.right.output, "R", n)
             ev = Evaluator()
             original = _full_join(op, f, lefts, rights, lambda row: row.exists, True, ev)
             kept = {id(r): _kept(g[0], r, ev) for r in lefts} | {id(r): _kept(g[1], r, ev) for r in rights}
             rewritten = _full_join(op, f, lefts, rights, lambda row: kept[id(row)], kind != EQUIVALENT, ev)
-        except (Unsupported, z3.Z3Exception):
+        if modelling.failed:
             return {}
         facts = z3.And(domain(lefts + rights), z3.Not(ev.error()))
         proof = prove(z3.Implies(facts, _same_bag(original, rewritten)), timeout_ms)

@@ -56,10 +56,10 @@ from magicpush_lab.ir.types import FRACTIONAL, INTEGER_BITS, INTEGRAL
 from magicpush_lab.symbolic.aggregate_ops import same_group
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import prove
-from magicpush_lab.verify.verdict import SUPERSET, Verdict, unmodelled
+from magicpush_lab.verify.verdict import SUPERSET, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "SUBPIPELINE"
 WHOLE_GROUPS_ROWS = 2
@@ -85,7 +85,7 @@ def chain(body: P.Plan) -> tuple[P.Plan, ...]:
     out = [body]
     while out[-1].children:
         if len(out[-1].children) != 1:
-            raise Unsupported("a body operator with several inputs")
+            raise NotModelled("a body operator with several inputs")
         out.append(out[-1].children[0])
     return tuple(out)
 
@@ -161,9 +161,9 @@ def inlined_expressions(op: P.GroupedMap) -> tuple[X.Expr, ...]:
 
 def predicate_refusal(op: P.GroupedMap, f: X.Expr, g: X.Expr) -> str:
     """Why no route can take `g` whatever the body does, or "" when one may."""
-    node = X.first_nondeterministic(f, g, *op.keys)
-    if node is not None:
-        return f"{node} is nondeterministic"
+    reason = nondeterministic(f, g, *op.keys)
+    if reason:
+        return reason
     floats = sorted(c.name for c in X.columns(_without_missing_reads(g)) if c.dtype in FRACTIONAL)
     if floats:
         return (f"the predicate reads {', '.join(floats)} other than as pandas does: fn sees NaN as missing,"
@@ -219,32 +219,31 @@ def _replace_nodes(e: X.Expr, found: dict) -> X.Expr:
 
 
 def refused(kind: str, reason: str, rows: int = WHOLE_GROUPS_ROWS, example: dict | None = None) -> Verdict:
-    return Verdict(False, kind, CATEGORY, rows, reason, example or {})
+    """A refusal of either route (`rows`: its base case), for the walk through the body."""
+    return Verdicts(kind, CATEGORY, rows).refuse(reason, example)
 
 
 def row_wise_proved(kind: str) -> Verdict:
     """The verdict of a row-by-row body that the walk took `f` through, every step proved."""
-    return Verdict(True, kind, CATEGORY, ROW_WISE_ROWS, "proved through the body, operator by operator", {},
-                   True)
+    return Verdicts(kind, CATEGORY, ROW_WISE_ROWS).proved("proved through the body, operator by operator",
+                                                          may_hide_errors=True)
 
 
 def whole_groups(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int) -> Verdict:
     """The whole-groups route: G keeps or drops whole groups, and F on the group-constant
     columns read on the keys agrees with it."""
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, WHOLE_GROUPS_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, WHOLE_GROUPS_ROWS)
     known = key_determined(op)
     per_row = sorted(c.name for c in X.columns(f) - set(known))
     if per_row and kind != SUPERSET:
-        return refuse(f"the late filter reads {', '.join(per_row)}, {NOT_CONSTANT}")
+        return verdicts.refuse(f"the late filter reads {', '.join(per_row)}, {NOT_CONSTANT}")
     # the other columns are left free on the output row (any value, NULL included), so a
     # superset proof holds whatever the body computes for them
     values = {c: known[c] for c in X.columns(f) if c in known}
     reason = overflow(tuple(values.values()), timeout_ms)
     if reason:
-        return refuse(reason)
-    try:
+        return verdicts.refuse(reason)
+    with Modelling() as modelling:
         original, rewritten = Evaluator(), Evaluator()
         r1, r2 = SymbolicRow("in0"), SymbolicRow("in1")
         same = same_group(op, r1, r2, original)  # type: ignore[arg-type] - only .keys is read
@@ -253,8 +252,8 @@ def whole_groups(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
             out.cells[(c.name, c.id)] = original.eval(e, r1)
         passes = truth(original.eval(f, out))
         g1, g2 = truth(rewritten.eval(g, r1)), truth(rewritten.eval(g, r2))
-    except (Unsupported, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
     kept = passes == g1 if kind != SUPERSET else z3.Implies(passes, g1)
     facts = z3.And(domain([r1, r2]), z3.Not(original.error()))
     for name, claim in (("G differs within a group", z3.Implies(same, g1 == g2)),
@@ -264,8 +263,8 @@ def whole_groups(op: P.GroupedMap, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
             example = rows_from_model(proof.model, [r1, r2]) if proof.model is not None else {}
             rows = [r for table in example.values() for r in table]
             why = f"; the late filter reads {', '.join(per_row)}, {NOT_CONSTANT}" if per_row else ""
-            return refuse(f"{name}: {proof.reason}{why}", {"input": rows} if rows else {})
-    return Verdict(True, kind, CATEGORY, WHOLE_GROUPS_ROWS, "proved: G keeps or drops whole groups", {}, True)
+            return verdicts.refuse(f"{name}: {proof.reason}{why}", {"input": rows} if rows else {})
+    return verdicts.proved("proved: G keeps or drops whole groups", may_hide_errors=True)
 
 
 def row_wise_refusal(op: P.GroupedMap, timeout_ms: int) -> str:
@@ -297,12 +296,12 @@ def overflow(exprs: Sequence[X.Expr], timeout_ms: int) -> str:
             if not widths:
                 continue
             bits = min(widths)
-            try:
+            with Modelling() as modelling:
                 ev = Evaluator()
                 row = SymbolicRow("num")
                 cell = ev.eval(node, row)
-            except (Unsupported, z3.Z3Exception) as err:
-                return f"cannot model {node}: {err}"
+            if modelling.failed:
+                return f"cannot model {node}: {modelling.error}"
             fits = z3.And(cell.value >= -(2 ** (bits - 1)), cell.value < 2 ** (bits - 1))
             proof = prove(z3.Implies(z3.And(domain([row]), cell.notnull), fits), timeout_ms)
             if not proof.proved:

@@ -20,7 +20,7 @@ from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, Proof, prove
 
 def implies(premise: X.Expr, conclusion: X.Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Proof:
     """Every row `premise` keeps, `conclusion` keeps (NULL counts as false); a time-out is no
-    proof. Raises Unsupported for an expression the encoder cannot model."""
+    proof. Raises NotModelled for an expression the encoder cannot model."""
     ev = Evaluator()
     row = SymbolicRow("r")
     claim = z3.Implies(truth(ev.eval(premise, row)), truth(ev.eval(conclusion, row)))

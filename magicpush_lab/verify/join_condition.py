@@ -23,10 +23,9 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
-from magicpush_lab.verify.verdict import EQUIVALENT, Verdict, unmodelled
+from magicpush_lab.verify.verdict import EQUIVALENT, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "ROW-TO-ROW"
 BASE_CASE_ROWS = 1
@@ -44,32 +43,30 @@ def unmatched_rows_dropped(join: P.Plan, side: int) -> bool:
 
 
 def verify(join: P.Plan, side: int, g: X.Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, EQUIVALENT, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(EQUIVALENT, CATEGORY, BASE_CASE_ROWS)
     if not unmatched_rows_dropped(join, side):
-        return refuse("unmatched rows of this input reach the output")
+        return verdicts.refuse("unmatched rows of this input reach the output")
     condition: X.Expr = join.condition  # type: ignore[union-attr]
     if not X.columns(g) <= set(join.children[side].output):
-        return refuse("the predicate reads columns of the other input")
-    node = X.first_nondeterministic(condition, g)
-    if node is not None:
-        return refuse(f"{node} is nondeterministic")
+        return verdicts.refuse("the predicate reads columns of the other input")
+    reason = nondeterministic(condition, g)
+    if reason:
+        return verdicts.refuse(reason)
     if X.has_python_udf(g):
-        return refuse("a Python UDF in the predicate may raise where the join never called it")
-    try:
+        return verdicts.refuse("a Python UDF in the predicate may raise where the join never called it")
+    with Modelling() as modelling:
         rows = [SymbolicRow("in0"), SymbolicRow("in1")]
         ev = Evaluator()
         pair = apply_op(P.InnerJoin(join.children[0], join.children[1], X.TRUE), rows, ev)
         matches = truth(ev.eval(condition, pair))
         passes = truth(ev.eval(g, rows[side]))
-    except (Unsupported, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
     facts = domain(rows)
     if not prove(z3.Implies(facts, z3.Not(ev.error())), timeout_ms).proved:
-        return refuse("the condition or the predicate can raise")
+        return verdicts.refuse("the condition or the predicate can raise")
     proof = prove(z3.Implies(z3.And(facts, matches), passes), timeout_ms)
     if not proof.proved:
         example = rows_from_model(proof.model, rows) if proof.model is not None else {}
-        return refuse(f"a row failing the predicate can still match: {proof.reason}", example)
-    return Verdict(True, EQUIVALENT, CATEGORY, BASE_CASE_ROWS, "proved")
+        return verdicts.refuse(f"a row failing the predicate can still match: {proof.reason}", example)
+    return verdicts.proved()

@@ -32,10 +32,10 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Cell, Unsupported, default_value, sort_of
+from magicpush_lab.symbolic.values import Cell, NotModelled, default_value, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
-from magicpush_lab.verify.verdict import EQUIVALENT, Verdict, unmodelled
+from magicpush_lab.verify.verdict import EQUIVALENT, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "LEFTOUTERJ"
 BASE_CASE_ROWS = 2  # one row of each input, and the NULL-padded row
@@ -43,25 +43,23 @@ BASE_CASE_ROWS = 2  # one row of each input, and the NULL-padded row
 
 def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     if op.preserved not in ("left", "right"):
         # a full outer join pads both inputs: its conditions are in full_outer_join.py
-        return refuse(f"preserved={op.preserved!r} is not a left or right outer join")
-    node = X.first_nondeterministic(op.condition, f, *(x for x in g if x is not None))
-    if node is not None:
-        return refuse(f"{node} is nondeterministic")
+        return verdicts.refuse(f"preserved={op.preserved!r} is not a left or right outer join")
+    reason = nondeterministic(op.condition, f, *(x for x in g if x is not None))
+    if reason:
+        return verdicts.refuse(reason)
     if X.has_python_udf(f) or X.has_python_udf(op.condition):
         # whether the NULL-padded row exists depends on the whole other input, so its errors
         # cannot be placed on one row: keep raising code out of this category for now
-        return refuse("Python UDFs in the late filter or the join condition are not analysed here")
+        return verdicts.refuse("Python UDFs in the late filter or the join condition are not analysed here")
     left_first = op.preserved == "left"
     gp, go = (g[0], g[1]) if left_first else (g[1], g[0])
     other_side = op.right if left_first else op.left
     if not other_side.output:
-        return refuse("columns of the joined input unknown")
-    try:
+        return verdicts.refuse("columns of the joined input unknown")
+    with Modelling() as modelling:
         p, o = SymbolicRow("keep"), SymbolicRow("other")
         original, rewritten = Evaluator(), Evaluator()
         joined = _joined(op, p, o)
@@ -71,8 +69,8 @@ def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         f_padded = truth(Evaluator().eval(f, padded))
         gp_p = truth(rewritten.eval(gp, p)) if gp is not None else z3.BoolVal(True)
         go_o = truth(rewritten.eval(go, o)) if go is not None else z3.BoolVal(True)
-    except (Unsupported, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
     # (condition, whether its counterexample needs the other input's row): a condition on the
     # NULL-padded row alone is shown with the other input empty, where that row really appears
     if kind == EQUIVALENT:
@@ -87,8 +85,9 @@ def verify(op: P.OuterJoin, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     facts = z3.And(domain([p, o]), z3.Not(original.error()))
     proof = prove(z3.Implies(facts, z3.And(z3.Not(rewritten.error()), *(c for c, _ in conditions))), timeout_ms)
     if not proof.proved:
-        return refuse(proof.reason, _counterexample(op, facts, rewritten, conditions, p, o, timeout_ms))
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+        return verdicts.refuse(
+            proof.reason, _counterexample(op, facts, rewritten, conditions, p, o, timeout_ms))
+    return verdicts.proved()
 
 
 def _counterexample(op: P.OuterJoin, facts: z3.BoolRef, rewritten: Evaluator,
@@ -112,7 +111,7 @@ def _joined(op: P.OuterJoin, p: SymbolicRow, o: SymbolicRow) -> SymbolicRow:
     left_keys = frozenset((c.name, c.id) for c in op.left.output)
     right_keys = frozenset((c.name, c.id) for c in op.right.output)
     if not left_keys or not right_keys:
-        raise Unsupported("join input columns unknown")
+        raise NotModelled("join input columns unknown")
     return SymbolicRow(p.tag + o.tag, route=[(left_keys, left), (right_keys, right)])
 
 

@@ -29,8 +29,8 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.numeric import integer_arithmetic, stays_in_type
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.symbolic.solver import prove
+from magicpush_lab.verify.verdict import Modelling
 
 
 # operators that hand every row of their input on (copies included): arithmetic computed
@@ -125,13 +125,13 @@ def new_overflow(pred: X.Expr, known: Iterable[X.Expr], timeout_ms: int) -> str:
     for node, path in guarded(pred):
         if node not in arithmetic or node in seen:
             continue  # seen: Spark computes this in the original too (the model's gap, not new here)
-        try:
+        with Modelling() as modelling:
             row, ev = SymbolicRow("o"), Evaluator()
             fits = stays_in_type(ev, node, row)  # first: domain() covers the cells evaluating made
             reached = [truth(ev.eval(c, row)) if holds else z3.Not(truth(ev.eval(c, row))) for c, holds in path]
             claim = z3.Implies(z3.And(domain([row]), *reached), fits)
-        except (Unsupported, z3.Z3Exception) as err:
-            return f"cannot model {node}: {err}"
+        if modelling.failed:
+            return f"cannot model {node}: {modelling.error}"
         proof = prove(claim, timeout_ms)
         if not proof.proved:
             return f"{node} may leave its integer type in Spark ({proof.reason or 'not proved'})"

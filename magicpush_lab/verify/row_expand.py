@@ -21,10 +21,10 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported, literal
+from magicpush_lab.symbolic.values import literal
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict, unmodelled
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "ROW-EXPAND"
 BASE_CASE_ROWS = 1
@@ -32,37 +32,36 @@ BASE_CASE_ROWS = 1
 
 def verify(op: P.RowExpand, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     pred = g[0] if len(g) == 1 else None
     if kind == SUPERSET and pred is not None and any(isinstance(c, X.ArrayExists) for c in X.conjuncts(pred)):
         return _element_superset(op, f, pred, timeout_ms)
     if kind != EQUIVALENT or pred is None:
-        return refuse("only an equivalent predicate on the input row is analysed")
+        return verdicts.refuse("only an equivalent predicate on the input row is analysed")
     if X.columns(pred) & set(op.generated):
-        return refuse("the predicate reads a generated column, which the input does not have")
-    node = X.first_nondeterministic(f, pred)
-    if node is not None:
-        return refuse(f"{node} is nondeterministic")
-    try:
+        return verdicts.refuse("the predicate reads a generated column, which the input does not have")
+    reason = nondeterministic(f, pred)
+    if reason:
+        return verdicts.refuse(reason)
+    with Modelling() as modelling:
         row = SymbolicRow("in0")
         out = SymbolicRow("out", route=[(None, row)])  # generated cells are fresh: any value or NULL
         original, rewritten = Evaluator(), Evaluator()
         keeps = truth(original.eval(f, out))
         pushed = truth(rewritten.eval(pred, row))
-    except (Unsupported, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
     facts = domain([row])
     if not prove(z3.Implies(facts, z3.Not(rewritten.error())), timeout_ms).proved:
-        return refuse("the predicate can raise on rows the expansion would have dropped")
+        return verdicts.refuse("the predicate can raise on rows the expansion would have dropped")
     proof = prove(z3.Implies(z3.And(facts, z3.Not(original.error())), keeps == pushed), timeout_ms)
     if not proof.proved:
         example = _exploded(op, tables_from_model(proof.model, [[row]])) if proof.model is not None else {}
-        return refuse(f"the filter's verdict depends on the generated values: {proof.reason}", example)
+        return verdicts.refuse(
+            f"the filter's verdict depends on the generated values: {proof.reason}", example)
     # an RDD flatMap's function (and createDataFrame's check of each element) runs in Python and
     # may raise on a row the pushed filter drops
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved", may_hide_errors=op.generator == "flatMap")
+    return verdicts.proved(may_hide_errors=op.generator == "flatMap")
 
 
 def _element_superset(op: P.RowExpand, f: X.Expr, pred: X.Expr, timeout_ms: int) -> Verdict:
@@ -72,22 +71,20 @@ def _element_superset(op: P.RowExpand, f: X.Expr, pred: X.Expr, timeout_ms: int)
     TRUE (the one fact about `exists` it needs, for this e); it must prove F(r, e) => G(r).
     explode_outer also makes a row with a NULL element for an empty or NULL array, which G
     drops: F must never keep that row."""
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(SUPERSET, CATEGORY, BASE_CASE_ROWS)
     found = [c for c in X.conjuncts(pred) if isinstance(c, X.ArrayExists)]
     if len(found) != 1 or op.array is None or found[0].array != op.array:
-        return refuse("the predicate tests another array than the one exploded")
+        return verdicts.refuse("the predicate tests another array than the one exploded")
     exists = found[0]
     element = op.generated[-1]
     if X.columns(f) & set(op.generated[:-1]):
-        return refuse("the late filter reads the element's position")
+        return verdicts.refuse("the late filter reads the element's position")
     if X.columns(pred) & set(op.generated):
-        return refuse("the predicate reads a generated column, which the input does not have")
-    node = X.first_nondeterministic(f, pred)
-    if node is not None:
-        return refuse(f"{node} is nondeterministic")
-    try:
+        return verdicts.refuse("the predicate reads a generated column, which the input does not have")
+    reason = nondeterministic(f, pred)
+    if reason:
+        return verdicts.refuse(reason)
+    with Modelling() as modelling:
         row = SymbolicRow("in0")
         made = SymbolicRow("out", route=[(None, row)])  # the element: any value or NULL
         original, rewritten = Evaluator(), Evaluator()
@@ -99,22 +96,24 @@ def _element_superset(op: P.RowExpand, f: X.Expr, pred: X.Expr, timeout_ms: int)
         for c in op.generated:
             padded.cells[(c.name, c.id)] = literal(None, c.dtype)
         pad_kept = truth(original.eval(f, padded)) if op.outer else z3.BoolVal(False)
-    except (Unsupported, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
     facts = z3.And(domain([row, made]), z3.Implies(body_on_element, some_element))
     proof = prove(z3.Implies(z3.And(facts, z3.Not(original.error())), z3.Implies(keeps, kept)), timeout_ms)
     if not proof.proved:
         example = _exploded(op, tables_from_model(proof.model, [[row]])) if proof.model is not None else {}
-        return refuse(f"the late filter keeps an element the predicate does not test: {proof.reason}", example)
+        return verdicts.refuse(
+            f"the late filter keeps an element the predicate does not test: {proof.reason}", example)
     if op.outer:
         proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(original.error())), z3.Not(pad_kept)), timeout_ms)
         if not proof.proved:
             example = _exploded(op, tables_from_model(proof.model, [[row]])) if proof.model is not None else {}
-            return refuse("the late filter keeps the NULL element explode_outer makes for an empty array",
-                          example)
+            return verdicts.refuse(
+                "the late filter keeps the NULL element explode_outer makes for an empty array",
+                example)
     # exists stops at the first element that passes, so it may skip one on which F would raise
     hides = satisfiable(z3.And(domain([row, made]), original.error()), timeout_ms)
-    return Verdict(True, SUPERSET, CATEGORY, BASE_CASE_ROWS, "proved", {}, hides is not False)
+    return verdicts.proved(may_hide_errors=hides is not False)
 
 
 def _exploded(op: P.RowExpand, example: dict) -> dict:
@@ -143,16 +142,14 @@ def verify_unpivot(op: P.Expand, f: X.Expr, g: Sequence[X.Expr | None], kind: st
       superset     F(p_i(r)) => G(r) for every i (no made row that F keeps is lost).
     As everywhere, where the original does not raise the rewrite must not raise either.
     """
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     pred = g[0] if len(g) == 1 else None
     if pred is None:
-        return refuse("no predicate for the input")
-    node = X.first_nondeterministic(f, pred, *(e for p in op.projections for e in p))
-    if node is not None:
-        return refuse(f"{node} is nondeterministic")
-    try:
+        return verdicts.refuse("no predicate for the input")
+    reason = nondeterministic(f, pred, *(e for p in op.projections for e in p))
+    if reason:
+        return verdicts.refuse(reason)
+    with Modelling() as modelling:
         row = SymbolicRow("in0")
         original, rewritten = Evaluator(), Evaluator()
         keeps = []
@@ -160,8 +157,8 @@ def verify_unpivot(op: P.Expand, f: X.Expr, g: Sequence[X.Expr | None], kind: st
             made = apply_op(P.Project(op.child, tuple(projection.items())), [row], original)
             keeps.append(truth(original.eval(f, made)))
         pushed = truth(rewritten.eval(pred, row))
-    except (Unsupported, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
     if kind == EQUIVALENT:
         holds = z3.And(*(k == pushed for k in keeps))
     else:
@@ -171,7 +168,8 @@ def verify_unpivot(op: P.Expand, f: X.Expr, g: Sequence[X.Expr | None], kind: st
     proof = prove(z3.Implies(z3.And(facts, z3.Not(err_l)), z3.And(z3.Not(err_r), holds)), timeout_ms)
     if not proof.proved:
         example = tables_from_model(proof.model, [[row]]) if proof.model is not None else {}
-        return refuse(f"some row the unpivot makes is {'kept differently' if kind == EQUIVALENT else 'lost'}:"
-                      f" {proof.reason}", example)
+        return verdicts.refuse(
+            f"some row the unpivot makes is {'kept differently' if kind == EQUIVALENT else 'lost'}:"
+            f" {proof.reason}", example)
     hides = satisfiable(z3.And(facts, err_l, z3.Not(err_r)), timeout_ms)
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved", {}, hides is not False)
+    return verdicts.proved(may_hide_errors=hides is not False)

@@ -53,37 +53,38 @@ from magicpush_lab.symbolic import row_iter_ops as R
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.python_udf import parse_udf
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.symbolic import nan
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Verdict, unmodelled
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "ROW-ITER-PIPELINE"
 BASE_CASE_ROWS = 2
+# what reading the UDF's source raises: a construct the reader does not model, or no Python at all
+_SOURCE_ERRORS = (NotModelled, SyntaxError)
 
 
 def verify(op: P.RowIterPipeline, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
     """Check candidate (G_l, G_r) for late filter `f` above the RowIterPipeline `op`."""
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     if len(g) != 2:
-        return refuse(f"{len(g)} predicates for an operator with 2 inputs")
+        return verdicts.refuse(f"{len(g)} predicates for an operator with 2 inputs")
     g_l, g_r = g
     reason = _refusal(op, f, g_l, g_r)
     if reason:
-        return refuse(reason)
-    try:
+        return verdicts.refuse(reason)
+    with Modelling(*_SOURCE_ERRORS) as reading:
         taint = nan_flow(op)
-    except (Unsupported, SyntaxError) as err:
-        return refuse(unmodelled(err))
+    if reading.failed:
+        return verdicts.refuse(reading.reason)
     if taint.reason:
-        return refuse(taint.reason)
+        return verdicts.refuse(taint.reason)
     if kind == EQUIVALENT and taint.result:
-        return refuse("the UDF's result can be NaN, which the model does not cover: only a superset pushdown")
-    try:
+        return verdicts.refuse(
+            "the UDF's result can be NaN, which the model does not cover: only a superset pushdown")
+    with Modelling() as modelling:
         # (1)-(3) prove the claim for lists of every length; the two-row base case is only
         # run on a refusal, where its model gives the counterexample tables
         inductive = _inductive(op, f, g_l, g_r, kind, taint, timeout_ms)
@@ -91,17 +92,16 @@ def verify(op: P.RowIterPipeline, f: X.Expr, g: Sequence[X.Expr | None], kind: s
             return inductive
         base = _base_case(op, f, g_l, g_r, kind, timeout_ms)
         return base if base is not None else inductive
-    except (Unsupported, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    return verdicts.refuse(modelling.reason)  # reached only where the model could not express the claim
 
 
 def _refusal(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr | None) -> str:
     udf = op.udf
     if udf.source is None or udf.kind != "python":
         return f"the source of UDF {udf.name} is not known"
-    node = X.first_nondeterministic(*(e for _, e in op.outputs), f, *(x for x in (g_l, g_r) if x is not None))
-    if node is not None:
-        return f"{node} is nondeterministic"
+    reason = nondeterministic(*(e for _, e in op.outputs), f, *(x for x in (g_l, g_r) if x is not None))
+    if reason:
+        return reason
     if g_r is not None and any(isinstance(n, X.PyUdf) and n.name == udf.name for n in X.walk(f)):
         # there the UDF is a black box of its arguments, which holds only while the list is the same
         return f"the late filter calls {udf.name} again, which would see the filtered list"
@@ -112,10 +112,10 @@ def _refusal(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr |
         return "the predicate on the collected table must read only its columns, without Python UDFs"
     if g_l is not None and not X.columns(g_l) <= set(op.child.output):
         return "the predicate on the left input reads columns it does not have"
-    try:
+    with Modelling(*_SOURCE_ERRORS) as reading:
         fn = parse_udf(udf.source)
-    except (Unsupported, SyntaxError) as err:
-        return unmodelled(err)
+    if reading.failed:
+        return reading.reason
     bound = {a.arg for a in fn.args.args} | {  # type: ignore[union-attr]
         t.id for n in ast.walk(fn) for t in _targets(n) if isinstance(t, ast.Name)}
     if op.side_name in bound:
@@ -314,8 +314,8 @@ def _base_case(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
         example = {"left row": tables.get("input 1", []),
                    "collected rows": [r for i in range(BASE_CASE_ROWS)
                                       for r in tables.get(f"input {i + 2}", [])]}
-    return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS,
-                   f"fails on a collected list of up to {BASE_CASE_ROWS} rows ({proof.reason})", example)
+    return Verdicts(kind, CATEGORY, BASE_CASE_ROWS).refuse(
+        f"fails on a collected list of up to {BASE_CASE_ROWS} rows ({proof.reason})", example)
 
 
 # ----------------------------------------------------------------------------- every list
@@ -338,9 +338,7 @@ def _on_every_return(op: P.RowIterPipeline, main: SymbolicRow, f: X.Expr, ev: Ev
 
 def _inductive(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr | None, kind: str,
                taint: Taint, timeout_ms: int) -> Verdict:
-    def refuse(reason: str) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason)
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     main = SymbolicRow("in0")
     ev = Evaluator()
     args, types = _arguments(op, main, ev)
@@ -351,7 +349,7 @@ def _inductive(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
     gl = _holds(guard, g_l, main)
     facts = domain([main])
     if not prove(z3.Implies(facts, z3.Not(guard.error())), timeout_ms).proved:
-        return refuse("the predicate on the left input can raise")
+        return verdicts.refuse("the predicate on the left input can raise")
     hides = False
 
     # pre-condition (2): a left row that fails G_l gives an output that fails F, for every list
@@ -363,15 +361,18 @@ def _inductive(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
         by_free = prove(z3.Implies(z3.And(facts_free, z3.Not(free_ev.error()), keeps), gl), timeout_ms).proved
         if not by_free:
             if taint.side:
-                return refuse("F on the UDF's value implies G_l only through a value the collected rows can "
-                              "make NaN, which the model does not cover")
+                return verdicts.refuse(
+                    "F on the UDF's value implies G_l only through a value the collected rows can "
+                    "make NaN, which the model does not cover")
             exposed = tuple(a for a in op.udf.args if X.dtype_of(a) in FRACTIONAL)
             if taint.main and (kind != SUPERSET or not nan.keeps_nan_rows(g_l, exposed)):
-                return refuse("the UDF's value depends on a double argument that may be NaN: only a superset "
-                              "pushdown that keeps NaN rows is sound")
+                return verdicts.refuse(
+                    "the UDF's value depends on a double argument that may be NaN: only a superset "
+                    "pushdown that keeps NaN rows is sound")
             reason = _on_every_return(op, main, f, ev, facts, returns, gl, True, timeout_ms)
             if reason:
-                return refuse(f"a left row that fails the predicate can pass the late filter ({reason})")
+                return verdicts.refuse(
+                    f"a left row that fails the predicate can pass the late filter ({reason})")
         hides = satisfiable(z3.And(facts, z3.Not(gl), z3.Or(*[z3.And(c, r) for c, _, r in returns])),
                             timeout_ms) is not False
 
@@ -379,7 +380,8 @@ def _inductive(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
     if kind == EQUIVALENT:
         reason = _on_every_return(op, main, f, ev, facts, returns, gl, False, timeout_ms)
         if reason:
-            return refuse(f"a left row that passes the predicate can fail the late filter ({reason})")
+            return verdicts.refuse(
+                f"a left row that passes the predicate can fail the late filter ({reason})")
 
     # pre-condition (3): a collected row that fails G_r changes nothing, from any loop state
     if g_r is not None:
@@ -389,15 +391,16 @@ def _inductive(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr
             dropped = z3.Not(truth(side_ev.eval(g_r, side)))
             pre = z3.And(domain([main, side]), probe.live, gl, dropped)
             if probe.after is None:
-                return refuse("a variable the loop carries is unbound after an iteration")
+                return verdicts.refuse("a variable the loop carries is unbound after an iteration")
             unchanged = z3.And(*[R.same(probe.after[n], probe.before[n]) for n in probe.before]) \
                 if probe.before else z3.BoolVal(True)
             claim = z3.Implies(z3.And(pre, z3.Not(probe.raised), z3.Not(side_ev.error())),
                                z3.And(z3.Not(probe.returned), unchanged))
             proof = prove(claim, timeout_ms)
             if not proof.proved:
-                return refuse("a collected row that fails the predicate can change the UDF's result "
-                              f"({proof.reason})")
+                return verdicts.refuse(
+                    "a collected row that fails the predicate can change the UDF's result "
+                    f"({proof.reason})")
             if satisfiable(z3.And(pre, probe.raised), timeout_ms) is not False:
                 hides = True
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved", {}, hides)
+    return verdicts.proved(may_hide_errors=hides)

@@ -25,11 +25,10 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_filter, apply_op, op_expressions
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.symbolic import nan
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
-from magicpush_lab.verify.verdict import SUPERSET, Verdict, unmodelled
+from magicpush_lab.verify.verdict import SUPERSET, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "ROW-TO-ROW"
 FLOATING = {"float", "double"}
@@ -45,11 +44,12 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         return reduced
     if reduced is not None:
         return verify(op, f, reduced[0], kind, timeout_ms, reduced[1])
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     refusal = _refusal(op, f, g, kind, nan_is_null)
     if refusal:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, refusal)
+        return verdicts.refuse(refusal)
     op = _unread_results_modelled(op, f)
-    try:
+    with Modelling() as modelling:
         inputs = [SymbolicRow(f"in{i}") for i in range(len(op.children))]
         original = Evaluator()
         out = apply_op(op, inputs, original)
@@ -61,8 +61,8 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         rhs = out2.exists
         if kind == SUPERSET:
             rhs = z3.And(rhs, truth(rewritten.eval_guarded(f, out2, out2.exists)))
-    except (Unsupported, z3.Z3Exception) as err:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
 
     err_l, err_r = original.error(), rewritten.error()
     # a cast that may fail raises or gives NULL depending on the mode: the model gives it an
@@ -76,9 +76,9 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     proof = prove(claim, timeout_ms)
     if not proof.proved:
         example = rows_from_model(proof.model, inputs) if proof.model is not None else {}
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, proof.reason, example)
+        return verdicts.refuse(proof.reason, example)
     hides = satisfiable(z3.And(facts, z3.Or(err_l, cast_l), z3.Not(z3.Or(err_r, cast_r))), timeout_ms)
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved", {}, hides is not False)
+    return verdicts.proved(may_hide_errors=hides is not False)
 
 
 def _unread_results_modelled(op: P.Plan, f: X.Expr) -> P.Plan:
@@ -126,6 +126,7 @@ def _nan_as_null(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None],
     None for any other candidate."""
     if not isinstance(op, P.Project) or len(g) != 1 or g[0] is None:
         return None
+    verdicts = Verdicts(SUPERSET, CATEGORY, BASE_CASE_ROWS)
     original = X.substitute(f, dict(op.outputs))
     # conjuncts the original evaluates itself stay as they are; the rest has the NaN shape
     own = {c for c in X.conjuncts(original) if not X.has_python_udf(c)}
@@ -136,18 +137,16 @@ def _nan_as_null(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None],
         if split is None:
             continue
         if not nan.pandas_only([original], arg):
-            return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS,
-                           f"{arg} is read other than through pandas UDFs: NaN is not NULL there")
+            return verdicts.refuse(f"{arg} is read other than through pandas UDFs: NaN is not NULL there")
         g0, on_nan = split
-        try:
+        with Modelling() as modelling:
             row, ev = SymbolicRow("n"), Evaluator()
             as_null = truth(ev.eval(X.substitute(g0, {arg: X.Lit(None, X.dtype_of(arg))}), row))
             same = prove(z3.Implies(domain([row]), truth(ev.eval(on_nan, row)) == as_null), timeout_ms)
-        except (Unsupported, z3.Z3Exception) as err:
-            return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS, unmodelled(err))
+        if modelling.failed:
+            return verdicts.refuse(modelling.reason)
         if not same.proved:
-            return Verdict(False, SUPERSET, CATEGORY, BASE_CASE_ROWS,
-                           f"the NaN rows' part is not the predicate on the row with {arg} NULL")
+            return verdicts.refuse(f"the NaN rows' part is not the predicate on the row with {arg} NULL")
         return (X.and_(g0, *kept),), (arg,)
     return None
 
@@ -164,9 +163,9 @@ def _refusal(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
              nan_is_null: tuple[X.Expr, ...] = ()) -> str:
     if len(g) != len(op.children):
         return f"{len(g)} predicates for an operator with {len(op.children)} inputs"
-    node = X.first_nondeterministic(*op_expressions(op), f, *(x for x in g if x is not None))
-    if node is not None:
-        return f"{node} is nondeterministic"
+    reason = nondeterministic(*op_expressions(op), f, *(x for x in g if x is not None))
+    if reason:
+        return reason
     for gi in g:
         if gi is None:
             continue

@@ -35,10 +35,9 @@ from magicpush_lab.symbolic import nan
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import sorts_no_later
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
-from magicpush_lab.verify.verdict import EQUIVALENT, Verdict, unmodelled
+from magicpush_lab.verify.verdict import EQUIVALENT, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "TOPK"
 BASE_CASE_ROWS = 2
@@ -46,46 +45,46 @@ BASE_CASE_ROWS = 2
 
 def verify(op: P.TopK, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     pred = g[0] if len(g) == 1 else None
     if pred is None or (kind == EQUIVALENT and pred != f):
-        return refuse("only the late filter itself can replace it below a limit")
+        return verdicts.refuse("only the late filter itself can replace it below a limit")
     keys = tuple(k for k, _, _ in op.order)
-    node = X.first_nondeterministic(f, pred, *keys)
-    if node is not None:
-        return refuse(f"{node} is nondeterministic")
+    reason = nondeterministic(f, pred, *keys)
+    if reason:
+        return verdicts.refuse(reason)
     gap = nan.order_gap((pred, *keys))
     if gap:
-        return refuse(f"{gap}: the rows a limit keeps are compared over the reals")
-    try:
+        return verdicts.refuse(f"{gap}: the rows a limit keeps are compared over the reals")
+    with Modelling() as modelling:
         ev = Evaluator()
         r1, r2 = SymbolicRow("first"), SymbolicRow("second")
         before = sorts_no_later(op.order, r1, r2, ev)
         keeps1, keeps2 = truth(ev.eval(pred, r1)), truth(ev.eval(pred, r2))
         implied = _implied(f, pred) if pred != f else None
-    except (Unsupported, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
     facts = z3.And(domain([r1, r2]), nan.order_facts(ev, [r1, r2], (pred, *keys)))
     # below the limit G runs on every row, above it F ran only on k of them: G must not raise anywhere
     no_errors = prove(z3.Implies(facts, z3.Not(ev.error())), timeout_ms)
     if not no_errors.proved:
-        return refuse("the predicate can raise on rows the limit would have dropped")
+        return verdicts.refuse("the predicate can raise on rows the limit would have dropped")
     if implied is not None:
         proof = prove(implied[0], timeout_ms)
         if not proof.proved:
             example = tables_from_model(proof.model, [[implied[1]]]) if proof.model is not None else {}
-            return refuse(f"the predicate does not keep every row the late filter keeps: {proof.reason}", example)
+            return verdicts.refuse(
+                f"the predicate does not keep every row the late filter keeps: {proof.reason}", example)
     proof = prove(z3.Implies(z3.And(facts, before, keeps2), keeps1), timeout_ms)
     if not proof.proved:
         # a strict order makes the counterexample's difference independent of how ties break
         strict = prove(z3.Implies(z3.And(facts, before, z3.Not(sorts_no_later(op.order, r2, r1, ev)), keeps2),
                                   keeps1), timeout_ms)
         model = strict.model if strict.model is not None else proof.model
-        return refuse(f"the predicate is not prefix-closed in the sort order: {proof.reason}",
-                      _counterexample(model, op.k, r1, r2) if model is not None else {})
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+        return verdicts.refuse(
+            f"the predicate is not prefix-closed in the sort order: {proof.reason}",
+            _counterexample(model, op.k, r1, r2) if model is not None else {})
+    return verdicts.proved()
 
 
 def _implied(f: X.Expr, pred: X.Expr) -> tuple[z3.BoolRef, SymbolicRow]:

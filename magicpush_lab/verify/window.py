@@ -38,10 +38,9 @@ from magicpush_lab.symbolic import nan
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import same_keys, sorts_no_later
 from magicpush_lab.symbolic.table import SymbolicRow, domain
-from magicpush_lab.symbolic.values import Unsupported
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
-from magicpush_lab.verify.verdict import EQUIVALENT, Verdict, unmodelled
+from magicpush_lab.verify.verdict import EQUIVALENT, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "AGGREGATE"
 BASE_CASE_ROWS = 2
@@ -49,44 +48,44 @@ BASE_CASE_ROWS = 2
 
 def verify(op: P.Window, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
-    def refuse(reason: str, example: dict | None = None) -> Verdict:
-        return Verdict(False, kind, CATEGORY, BASE_CASE_ROWS, reason, example or {})
-
+    verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     pred = g[0] if len(g) == 1 else None
     if pred is None:
-        return refuse("no predicate for the window's input")
+        return verdicts.refuse("no predicate for the window's input")
     read = sorted(X.columns(pred) & set(op.computed), key=str)
     if read:
-        return refuse(f"the predicate reads {describe(op, read[0])}")
+        return verdicts.refuse(f"the predicate reads {describe(op, read[0])}")
     read = sorted(X.columns(f) & set(op.computed), key=str)
     if kind == EQUIVALENT and read:
-        return refuse(f"the late filter reads {describe(op, read[0])}, which a filter below the window would change")
+        return verdicts.refuse(
+            f"the late filter reads {describe(op, read[0])}, which a filter below the window would change")
     keys = (*op.partition, *(k for k, _, _ in op.order))
-    node = X.first_nondeterministic(f, pred, *keys, *(a for c in op.calls for a in c.args))
-    if node is not None:
-        return refuse(f"{node} is nondeterministic")
+    reason = nondeterministic(f, pred, *keys, *(a for c in op.calls for a in c.args))
+    if reason:
+        return verdicts.refuse(reason)
     gap = nan.order_gap((pred, *keys))
     exposed = nan.exposed_arguments((f,), pred)
     if gap:
-        return refuse(f"{gap}: the window's rows are related over the reals")
+        return verdicts.refuse(f"{gap}: the window's rows are related over the reals")
     if exposed:
-        return refuse(f"the late filter passes {exposed[0]} to a Python UDF, where NaN compares unlike in Spark")
-    try:
+        return verdicts.refuse(
+            f"the late filter passes {exposed[0]} to a Python UDF, where NaN compares unlike in Spark")
+    with Modelling() as modelling:
         claims, rows = _closed(op, pred)
         row_claim = _row_claim(f, pred, kind)
-    except (Unsupported, z3.Z3Exception) as err:
-        return refuse(unmodelled(err))
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
     for why, claim in claims:
         proof = prove(claim, timeout_ms)
         if not proof.proved:
             example = tables_from_model(proof.model, [rows]) if proof.model is not None else {}
-            return refuse(f"{why}: {proof.reason}", example)
+            return verdicts.refuse(f"{why}: {proof.reason}", example)
     proof = prove(row_claim[0], timeout_ms)
     if not proof.proved:
         example = tables_from_model(proof.model, [[row_claim[1]]]) if proof.model is not None else {}
         relation = "keep the same rows" if kind == EQUIVALENT else "keep every row the late filter keeps"
-        return refuse(f"the predicate does not {relation}: {proof.reason}", example)
-    return Verdict(True, kind, CATEGORY, BASE_CASE_ROWS, "proved")
+        return verdicts.refuse(f"the predicate does not {relation}: {proof.reason}", example)
+    return verdicts.proved()
 
 
 def _closed(op: P.Window, pred: X.Expr) -> tuple[list[tuple[str, z3.BoolRef]], list[SymbolicRow]]:

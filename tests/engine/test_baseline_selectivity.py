@@ -21,7 +21,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.pushdown import push_down_all
 from magicpush_lab.symbolic.solver import Proof
-from magicpush_lab.symbolic.values import Unsupported
+from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.verify.implication import implies
 from magicpush_lab.verify.verdict import unmodelled
 
@@ -50,7 +50,7 @@ def implication(premise: X.Expr, conclusion: X.Expr, timeout_ms: int = PROOF_MS)
     `reason` says why when not (a counterexample, a time-out, or what the model lacks)."""
     try:
         return implies(premise, conclusion, timeout_ms)
-    except Unsupported as err:  # a baseline predicate may hold a NaN literal: no proof either way
+    except NotModelled as err:  # a baseline predicate may hold a NaN literal: no proof either way
         return Proof(False, None, unmodelled(err))
 
 

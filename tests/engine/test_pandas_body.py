@@ -8,7 +8,7 @@ import pytest
 
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.expr import Col
-from magicpush_lab.translate.pandas_body import Unsupported, body_plan
+from magicpush_lab.translate.pandas_body import BodyNotRead, body_plan
 
 INPUTS = (Col("v", 0, "int"), Col("store", 1, "string"), Col("amount", 2, "double"), Col("size", 3, "int"),
           Col("n", 4, "long"))
@@ -130,7 +130,7 @@ READS = [
 @pytest.mark.parametrize("case", READS, ids=[r.title for r in READS])
 def test_body_is_read(case: Read):
     if case.shape is None:
-        with pytest.raises(Unsupported, match=case.detail):
+        with pytest.raises(BodyNotRead, match=case.detail):
             body_plan(case.source, INPUTS)
         return
     plan = body_plan(case.source, INPUTS)

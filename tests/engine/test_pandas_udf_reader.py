@@ -20,7 +20,7 @@ import pytest
 import z3
 
 from magicpush_lab.symbolic.pandas_udf import interpret_call, unreadable_reason
-from magicpush_lab.symbolic.values import Cell, Unsupported
+from magicpush_lab.symbolic.values import Cell, NotModelled
 
 INTS = [None, -7, -1, 0, 1, 2, 3, 9, 10, 99, 100, 500, 501, 2**31 - 1, -(2**31)]
 SMALL = [None, -7, -1, 0, 1, 2, 3, 9, 10, 99, 100, 500, 501]
@@ -198,5 +198,5 @@ def test_missing_source_is_refused():
 
 
 def test_unreadable_body_raises_unsupported_in_the_interpreter():
-    with pytest.raises(Unsupported):
+    with pytest.raises(NotModelled):
         interpret_call("def f(s):\n    return s.cumsum()", (_cell("int", 1),), "long", ("int",))

@@ -12,7 +12,7 @@ import pytest
 import z3
 
 from magicpush_lab.symbolic.python_udf import interpret_call
-from magicpush_lab.symbolic.values import Cell, Unsupported
+from magicpush_lab.symbolic.values import Cell, NotModelled
 
 INTS = [None, -7, -1, 0, 1, 2, 9, 10, 99, 100, 500, 501, 995, 996, 10**6]
 
@@ -117,7 +117,7 @@ def test_symbolic_strings_match_cpython(title, source, result_type):
     "import random\ndef f(v):\n    return v + random.randint(0, 3)",
 ], ids=["while loop", "a global statement", "try/finally", "a call that differs at each call"])
 def test_outside_the_subset_is_unsupported(source):
-    with pytest.raises(Unsupported):
+    with pytest.raises(NotModelled):
         interpret_call(source, (Cell(z3.Int("x"), z3.Bool("x_nn")),), "long", ("int",))
 
 

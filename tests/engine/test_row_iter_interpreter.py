@@ -15,7 +15,7 @@ import z3
 from pyspark.sql import Row
 
 from magicpush_lab.symbolic.row_iter_ops import concrete_row, result_cell, run_with_table, unrolled_table
-from magicpush_lab.symbolic.values import Unsupported, literal
+from magicpush_lab.symbolic.values import NotModelled, literal
 
 COLUMNS = (("id", "int"), ("year", "int"), ("qty", "int"), ("store", "string"), ("count", "int"))
 
@@ -128,7 +128,7 @@ REFUSED = [
 
 @pytest.mark.parametrize("title,source", REFUSED, ids=[c[0] for c in REFUSED])
 def test_uses_outside_the_model_are_refused(title, source):
-    with pytest.raises(Unsupported):
+    with pytest.raises(NotModelled):
         # one row matches and one does not: a branch no row takes would bind nothing to refuse
         _symbolic(source, [row(1, 2006), row(2, 2005)], (1, 2))
 

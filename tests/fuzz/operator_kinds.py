@@ -280,7 +280,7 @@ def apply_in_pandas(rng: random.Random, plan: P.Plan, names: Names, used: set[in
         k=k.name, x=x.name, n=new.name, every=", ".join(repr(c.name) for c in cols))
     try:
         body = pandas_body.body_plan(source, tuple(cols))
-    except pandas_body.Unsupported:
+    except pandas_body.BodyNotRead:
         return None
     # Spark's columns of the result: the body's names and types, new ids
     output = tuple(X.Col(c.name, names.col(c.dtype).id, c.dtype) for c in body.output)

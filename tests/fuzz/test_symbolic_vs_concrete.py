@@ -46,7 +46,7 @@ import pytest
 import z3
 
 from magicpush_lab.symbolic import pandas_udf, python_udf
-from magicpush_lab.symbolic.values import Cell, Unsupported, sort_of, string_value
+from magicpush_lab.symbolic.values import Cell, NotModelled, sort_of, string_value
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS
 
 SEED = 20260423
@@ -591,7 +591,7 @@ def _matches_cpython(name, source, arg_types, dtype, extra, arrow):
     fn = _function(source)
     cells = _free_cells(arg_types)
     if not arrow and name in REFUSED_WHEN_PICKLED:
-        with pytest.raises(Unsupported):
+        with pytest.raises(NotModelled):
             python_udf.interpret_call(source, cells, dtype, arg_types, arrow)
         return
     cell, error = python_udf.interpret_call(source, cells, dtype, arg_types, arrow)
@@ -851,9 +851,9 @@ def test_string_literals_keep_their_code_points(text):
 
 
 def test_code_points_beyond_z3s_range_are_refused():
-    with pytest.raises(Unsupported):
+    with pytest.raises(NotModelled):
         string_value("\U000E0001")
-    with pytest.raises(Unsupported):
+    with pytest.raises(NotModelled):
         python_udf.interpret_call("def f(s):\n    return s == '\U000E0001'", _free_cells(("string",)),
                                   "boolean", ("string",))
 
@@ -867,7 +867,7 @@ REFUSED = [
 
 @pytest.mark.parametrize("name,source,arg_types,dtype", REFUSED, ids=[r[0] for r in REFUSED])
 def test_constructs_the_model_cannot_match_are_refused(name, source, arg_types, dtype):
-    with pytest.raises(Unsupported):
+    with pytest.raises(NotModelled):
         python_udf.interpret_call(source, _free_cells(arg_types), dtype, arg_types)
 
 
