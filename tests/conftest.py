@@ -20,6 +20,15 @@ import pytest
 
 FAST_TIER = "not spark and not kernel and not slow"
 
+# Every JVM the suite starts (its own session, the Connect servers, the kernels replaying
+# notebooks: they inherit this environment) lives for seconds to minutes on tables of a few
+# rows, and spends most of its start-up compiling Spark's hot paths twice, first quickly (C1),
+# then optimised (C2). C1 alone starts a session and runs its first jobs in about half the
+# time on 2 cores; the tests' tiny jobs never run long enough to miss C2. spark-submit adds
+# SPARK_SUBMIT_OPTS to the driver's command line (JDK_JAVA_OPTIONS would do it too, but makes
+# every JVM print a note into the kernels' outputs).
+os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1")
+
 # modules whose tests start kernels of their own (replayed notebooks, a Jupyter server)
 _KERNEL_MODULES = {"test_cli", "test_example_notebook", "test_joint_rewrite", "test_notebook_dataflow",
                    "test_replay", "test_runtime", "test_server", "test_server_bad_input",
