@@ -40,7 +40,7 @@ def check(pipeline: Pipeline, spark: Any, ip: Any, rows: int, seed: int, data_ro
     """Check one pipeline's hand optimum (module docstring); logs what it found."""
     report = CheckReport(pipeline.name)
     _check(report, pipeline, spark, ip, rows, seed, data_root)
-    for line in report.lines + [f"warning: {w}" for w in report.warnings] + [f"UNSOUND: {p}" for p in report.problems]:
+    for line in report.lines + [f"warning: {w}" for w in report.warnings] + [f"FAIL: {p}" for p in report.problems]:
         log(f"  {line}")
     return report
 
@@ -67,6 +67,7 @@ def _check(report: CheckReport, pipeline: Pipeline, spark: Any, ip: Any, rows: i
     bests = pipeline.bests
     if not bests:
         report.lines.append("nothing may move: no best to check")
+        _trap(report, pipeline, original, run)
         return
     variants = {"all bests": bests}
     if len(bests) > 1:
@@ -78,7 +79,8 @@ def _check(report: CheckReport, pipeline: Pipeline, spark: Any, ip: Any, rows: i
             _equivalence(report, pipeline, original, got)
             for table in predicates:
                 if got.read.get(table, 0) >= original.read.get(table, 0):
-                    report.warnings.append(f"the best of {table} removes no row at its read on this data")
+                    report.warnings.append(f"the best of {table} removes no row at its read on this data "
+                                           "beyond what the original already removes there")
 
 
 def _compare(report: CheckReport, label: str, original: Outcome, got: Outcome, tables: list[str]) -> None:
@@ -104,6 +106,21 @@ def _equivalence(report: CheckReport, pipeline: Pipeline, original: Outcome, got
                                f"({first_difference(original.bag, before_late or [])})")
     else:
         report.lines.append("equivalent: with the bests at the reads the late filter removes nothing")
+
+
+def _trap(report: CheckReport, pipeline: Pipeline, original: Outcome, run: Callable[[dict], Outcome]) -> None:
+    """The obvious pushdown (`trap_best`) must change the sink's rows on the data: the data
+    then holds the row or case that makes it wrong."""
+    if not pipeline.traps:
+        report.warnings.append("no `trap_best` names the obvious pushdown: the data is not shown to catch it")
+        return
+    got = run(pipeline.traps)
+    if got.ok and got.bag == original.bag:
+        report.warnings.append("the obvious pushdown (`trap_best`) gives the same rows on this data: "
+                               "the data does not show the trap")
+    else:
+        report.lines.append(f"the trap shows: the obvious pushdown gives "
+                            f"{got.error or first_difference(original.bag, got.bag)}")
 
 
 def _reads(read: dict[str, int], tables: list[str]) -> str:

@@ -43,6 +43,7 @@ class Source:
     best: str = ""  # PySpark Column code over F / F.col; "" when nothing may move there
     kind: str = ""  # "equivalent" or "superset" (only with a best)
     why: str = ""
+    trap_best: str = ""  # the obvious but wrong predicate here, which the data must show wrong
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,10 @@ class Pipeline:
     def reducible(self) -> bool:
         """Some table's read can hand on fewer rows than the original pipeline needs."""
         return any(s.best for s in self.sources)
+
+    @property
+    def traps(self) -> dict[str, str]:
+        return {s.table: s.trap_best for s in self.sources if s.trap_best}
 
     @property
     def tables(self) -> list[str]:
@@ -119,7 +124,8 @@ def load(name: str, root: Path = CORPUS) -> Pipeline:
 
 def _read(directory: Path) -> Pipeline:
     spec = tomllib.loads((directory / "expected.toml").read_text())
-    sources = tuple(Source(table, str(s.get("best", "")).strip(), str(s.get("kind", "")), str(s.get("why", "")))
+    sources = tuple(Source(table, str(s.get("best", "")).strip(), str(s.get("kind", "")), str(s.get("why", "")),
+                           str(s.get("trap_best", "")).strip())
                     for table, s in spec.get("sources", {}).items())
     known = {"origin", "what", "sink", "measure", "late_input", "sources", "nothing_may_move", "trap"}
     return Pipeline(
@@ -168,15 +174,18 @@ def _spec_problems(spec: dict) -> list[str]:
         best = str(s.get("best", "")).strip()
         if not isinstance(s.get("why"), str) or not s["why"].strip():
             problems.append(f"{at}: `why` is missing")
+        for key in ("best", "trap_best"):
+            code = str(s.get(key, "")).strip()
+            try:
+                if code:
+                    ast.parse(code, mode="eval")
+            except SyntaxError as err:
+                problems.append(f"{at}: `{key}` is not a Python expression ({err.msg})")
         if not best:
             continue
         any_best = True
         if s.get("kind") not in KINDS:
             problems.append(f"{at}: `kind` must be one of {', '.join(KINDS)}")
-        try:
-            ast.parse(best, mode="eval")
-        except SyntaxError as err:
-            problems.append(f"{at}: `best` is not a Python expression ({err.msg})")
     moves_nothing = spec.get("nothing_may_move", False)
     if moves_nothing and any_best:
         problems.append("expected.toml: `nothing_may_move = true` but a table has a `best`")

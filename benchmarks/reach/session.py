@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 # adaptive execution replaces a stage it finds empty with an empty relation, which takes that
@@ -21,3 +23,15 @@ def spark_session() -> Any:
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def quiet_workers() -> None:
+    """Send what Spark's processes write to standard output (a pandas UDF's `print` runs in a
+    Python worker the JVM started) to /dev/null, while this process's own output still goes
+    where it went: call before the session starts, as the JVM inherits the descriptor then."""
+    sys.stdout.flush()
+    kept = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    sys.stdout = os.fdopen(kept, "w", buffering=1)
