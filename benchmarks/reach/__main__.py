@@ -85,10 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.validate:
         return _validate()
-    from benchmarks.reach.session import quiet_workers
     from benchmarks.reach.tables import DEFAULT_ROOT
-
-    quiet_workers()
 
     data_root = args.data_dir or DEFAULT_ROOT
     if args.check:

@@ -10,6 +10,8 @@ A new rule goes in RULES, above any broader rule it should win over.
 'aggregate: filter on its output'
 >>> kind_of("LeftOuterJoin", "no candidate could be proved")
 'outer join: filter on the null-supplying side'
+>>> kind_of("Source", "<lambda>() runs above an outer join the predicate passed, on rows it may NULL-pad")
+'python UDF above an outer join (NULL-padded rows)'
 >>> kind_of("Project", "time budget used up")
 'over budget'
 >>> kind_of("Sample", "something new happened here today")
@@ -62,13 +64,19 @@ RULES: list[tuple[Callable[[str, str], bool], Any]] = [
     (_has("time budget used up"), "over budget"),
     (_has("check failed:"), lambda o, r: f"check error: {r.split('check failed:')[1].split(':')[0].strip()}"),
     (_has("could not analyse"), lambda o, r: f"optimizer error: {_exception(r)}"),
-    (_has("inspected on its own"), "intermediate DataFrame inspected on its own"),
+    (_has("inspected on its own"), "proved, not rewritten: a DataFrame on the way is inspected on its own"),
+    (_has("feeds other code"), "proved, not rewritten: a DataFrame on the way feeds other code"),
+    (_has("cannot be rewritten"), lambda o, r: f"proved, not rewritten: {_first_words(r.split('cannot be rewritten:')[1])}"),
+    (_has("may leave its integer type"), "integer arithmetic may overflow"),
+    (_has("null-pad"), "python UDF above an outer join (NULL-padded rows)"),
+    (_has("body of"), lambda o, r: f"pandas UDF body not analysed ({_first_words(r.split('not analysed:')[-1], 2)})"),
     (_has("nondetermin", "monotonically_increasing_id", "rand("), "nondeterministic column"),
     (_op("GroupedMap", "RowIterPipeline"), lambda o, r: f"pandas UDF ({o}): {_first_words(r)}"),
     (_has("udf"), _udf_call),
     (_op("GroupBy", "Pivot"), "aggregate: filter on its output"),
     (_op("Deduplicate"), "deduplicate: filter on a column outside the key"),
     (_op("CumAggr"), "window: filter on its output or across its partitions"),
+    (_op("RowTransform"), "python UDF column: no candidate proved"),
     (_op("LeftOuterJoin", "RightOuterJoin", "FullOuterJoin"), "outer join: filter on the null-supplying side"),
     (_op("AntiJoin"), "anti join"),
     (_has("operator not analysed"), lambda o, r: f"operator not analysed: {o}"),
@@ -105,7 +113,7 @@ def _located(kind: str, operator: str, reason: str, note: str) -> Blocker:
 
 
 # notes that say why a filter stopped without a refusal of their own
-_NOTE_RULES = ("could not analyse", "inspected on its own", "not applied (it rewrites")
+_NOTE_RULES = ("could not analyse", "inspected on its own", "cannot be rewritten", "not applied (it rewrites")
 
 
 def blockers_of(optimized: Any, budget: float) -> list[Blocker]:
@@ -132,7 +140,7 @@ def blockers_of(optimized: Any, budget: float) -> list[Blocker]:
 def _unique(blockers: list[Blocker]) -> list[Blocker]:
     seen, out = set(), []
     for b in blockers:
-        key = (b.kind, b.step, b.cell, b.line, b.reason)
+        key = (b.kind, b.step, b.cell, b.line)  # one per kind and step: the JSON has the engine's notes
         if key not in seen:
             seen.add(key)
             out.append(b)

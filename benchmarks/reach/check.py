@@ -115,12 +115,13 @@ def _trap(report: CheckReport, pipeline: Pipeline, original: Outcome, run: Calla
         report.warnings.append("no `trap_best` names the obvious pushdown: the data is not shown to catch it")
         return
     got = run(pipeline.traps)
-    if got.ok and got.bag == original.bag:
+    if not got.ok:
+        report.warnings.append(f"the obvious pushdown (`trap_best`) fails to run: {got.error}")
+    elif got.bag == original.bag:
         report.warnings.append("the obvious pushdown (`trap_best`) gives the same rows on this data: "
                                "the data does not show the trap")
     else:
-        report.lines.append(f"the trap shows: the obvious pushdown gives "
-                            f"{got.error or first_difference(original.bag, got.bag)}")
+        report.lines.append(f"the trap shows: the obvious pushdown gives {first_difference(original.bag, got.bag)}")
 
 
 def _reads(read: dict[str, int], tables: list[str]) -> str:

@@ -49,7 +49,9 @@ def shell(spark: Any) -> Any:
 
 
 def reset(ip: Any, spark: Any) -> None:
-    """A fresh namespace and history, with the session as `spark`."""
+    """A fresh namespace and history, with the session as `spark`, and no cached DataFrame
+    left from an earlier run (a run must read its tables itself to be measured)."""
+    spark.catalog.clearCache()
     ip.reset(new_session=True)
     ip.user_ns["spark"] = spark
 

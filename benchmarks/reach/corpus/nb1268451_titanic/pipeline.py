@@ -18,7 +18,7 @@ titanic.show(3)
 
 # %%
 def c_deck_survival(df_in: pd.DataFrame) -> pd.DataFrame:
-    c_passengers = df_in["cabin"].fillna("").str.startswith("C")
+    c_passengers = df_in["cabin"].str.startswith("C").fillna(False)
     print(df_in.loc[c_passengers, "survived"])
     return pd.DataFrame({"sex": [df_in["sex"].iloc[0]],
                          "c_deck_survival": [df_in.loc[c_passengers, "survived"].mean()]})
