@@ -125,3 +125,34 @@ def test_the_checker_finds_the_hand_optimum_sound_and_an_unsound_one_not(spark, 
     wrong = replace(pipeline, sources=tuple(replace(s, best='F.col("release_year") >= 2010') for s in pipeline.sources))
     report = check(wrong, spark, ip, 300, 0, tmp_path, log=lambda line: None)
     assert not report.ok and "all bests" in report.problems[0]
+
+
+def test_rows_handed_on_count_the_filter_at_the_read_and_sum_a_table_read_twice(spark, tmp_path):
+    import pandas as pd
+    from pyspark.sql import functions as F
+
+    from benchmarks.reach.rows import executed_plan, rows_handed_on
+    from benchmarks.reach.tables import write_table
+
+    write_table(pd.DataFrame({"k": range(100), "v": [i % 10 for i in range(100)]}), tmp_path / "t")
+    write_table(pd.DataFrame({"k": range(0, 100, 2)}), tmp_path / "u")
+
+    def handed_on(df):
+        fresh = df.select("*")
+        fresh.collect()
+        return rows_handed_on(executed_plan(fresh), {"t", "u"})
+
+    t, u = spark.read.parquet(str(tmp_path / "t")), spark.read.parquet(str(tmp_path / "u"))
+    # Spark's own filter at the read counts, whether Parquet or a Filter above the scan applies it
+    assert handed_on(t.filter(F.col("v") == 3)) == {"t": 10}
+    assert handed_on(t.filter(F.col("v") * 2 == 6).select("k")) == {"t": 10}
+    # a filter that cannot reach the read (on an aggregate) leaves the scan's own count
+    assert handed_on(t.groupBy("v").count().filter(F.col("count") > 5)) == {"t": 100}
+    # two reads of one table are summed; each table is counted apart
+    twice = t.filter(F.col("v") < 5).join(t.filter(F.col("v") >= 8).select("k"), "k", "left").join(u, "k")
+    assert handed_on(twice) == {"t": 50 + 20, "u": 50}
+    # a cached DataFrame is counted through its cached plan
+    cached = t.filter(F.col("v") == 1).cache()
+    cached.count()
+    assert handed_on(cached.select("k")) == {"t": 10}
+    cached.unpersist()
