@@ -77,8 +77,8 @@ def test_blockers_carry_the_step_cell_and_line_the_note_names():
     optimized = SimpleNamespace(error="", seconds=12.0, skipped=[],
                                 refusals=[{"operator": "GroupBy", "reason": "no candidate could be proved",
                                            "event": 3, "note": note}],
-                                notes=[note, "pipeline ending in out: the optimizer could not analyse it "
-                                             "(KeyError: 'x')"])
+                                notes=[note, ("pipeline ending in out: the optimizer could not analyse it "
+                                              "(KeyError: 'x')")])
     found = blockers_of(optimized, budget=10.0)
     assert [(b.kind, b.step, b.cell, b.line) for b in found] == [
         ("aggregate: filter on its output", '….agg(F.mean("x").alias("m"))', "5", 2),
@@ -122,7 +122,8 @@ def test_the_checker_finds_the_hand_optimum_sound_and_an_unsound_one_not(spark, 
     ip = shell(spark)
     assert check(pipeline, spark, ip, 300, 0, tmp_path, log=lambda line: None).ok
     # the films of 2000-2009 are in the output: a read keeping only 2010 on loses them
-    wrong = replace(pipeline, sources=tuple(replace(s, best='F.col("release_year") >= 2010') for s in pipeline.sources))
+    wrong = replace(pipeline, sources=tuple(replace(s, best='F.col("release_year") >= 2010')
+                                            for s in pipeline.sources))
     report = check(wrong, spark, ip, 300, 0, tmp_path, log=lambda line: None)
     assert not report.ok and "all bests" in report.problems[0]
 

@@ -12,9 +12,7 @@ directory is malformed (--validate); else 0.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import tempfile
 from pathlib import Path
 from typing import Sequence
 

@@ -21,8 +21,18 @@ from typing import Any
 from benchmarks.reach import corpus, engine
 from benchmarks.reach.blockers import Blocker, blockers_of
 from benchmarks.reach.corpus import Pipeline
-from benchmarks.reach.run import (CellFailed, Outcome, data_env, first_difference, outcome, reset, run_cells,
-                                  run_notebook, shell)
+from benchmarks.reach.run import (
+    CellFailed,
+    Outcome,
+    data_env,
+    first_difference,
+    first_line,
+    outcome,
+    reset,
+    run_cells,
+    run_notebook,
+    shell,
+)
 from benchmarks.reach.tables import data_dir
 
 SLACK = 0.01  # the engine's rewrite may read 1% more rows than the hand optimum and count as effective
@@ -117,8 +127,8 @@ def traced_run(pipeline: Pipeline, spark: Any, ip: Any, data: Path, budget: floa
         del trace
         try:
             measured = outcome(ip.user_ns, pipeline.sink, pipeline.measure, set(pipeline.tables))
-        except Exception as err:  # noqa: BLE001 - the sink could not be read: the run's finding
-            measured = Outcome(error=f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}")
+        except Exception as err:
+            measured = Outcome(error=first_line(err))
     return measured, optimized
 
 

@@ -66,7 +66,8 @@ RULES: list[tuple[Callable[[str, str], bool], Any]] = [
     (_has("could not analyse"), lambda o, r: f"optimizer error: {_exception(r)}"),
     (_has("inspected on its own"), "proved, not rewritten: a DataFrame on the way is inspected on its own"),
     (_has("feeds other code"), "proved, not rewritten: a DataFrame on the way feeds other code"),
-    (_has("cannot be rewritten"), lambda o, r: f"proved, not rewritten: {_first_words(r.split('cannot be rewritten:')[1])}"),
+    (_has("cannot be rewritten"),
+     lambda o, r: f"proved, not rewritten: {_first_words(r.split('cannot be rewritten:')[1])}"),
     (_has("may leave its integer type"), "integer arithmetic may overflow"),
     (_has("null-pad"), "python UDF above an outer join (NULL-padded rows)"),
     (_has("body of"), lambda o, r: f"pandas UDF body not analysed ({_first_words(r.split('not analysed:')[-1], 2)})"),
@@ -81,7 +82,8 @@ RULES: list[tuple[Callable[[str, str], bool], Any]] = [
     (_op("AntiJoin"), "anti join"),
     (_has("operator not analysed"), lambda o, r: f"operator not analysed: {o}"),
     (_op("Other"), lambda o, r: f"not translated: {_first_words(r)}"),
-    (_has("not modelled", "cannot be modelled"), lambda o, r: f"not modelled at {o}: {_first_words(r.split(':')[-1])}"),
+    (_has("not modelled", "cannot be modelled"),
+     lambda o, r: f"not modelled at {o}: {_first_words(r.split(':')[-1])}"),
 ]
 
 

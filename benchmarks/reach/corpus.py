@@ -7,8 +7,8 @@
 README.md beside this file is the format's reference; `validate` checks a directory against it
 (`python -m benchmarks.reach --validate`).
 
->>> split_cells("import os\\n# %%\\nx = 1\\n# %% [markdown]\\n# Notes\\n# %%\\ny = 2\\n")
-[Cell(source='import os', markdown=False), Cell(source='x = 1', markdown=False), Cell(source='# Notes', markdown=True), Cell(source='y = 2', markdown=False)]
+>>> [(c.source, c.markdown) for c in split_cells("import os\\n# %%\\nx = 1\\n# %% [markdown]\\n# Notes\\n")]
+[('import os', False), ('x = 1', False), ('# Notes', True)]
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+import tomllib
 
 CORPUS = Path(__file__).parent / "corpus"
 FILES = ("pipeline.py", "data.py", "expected.toml")
@@ -206,14 +207,15 @@ def _pipeline_problems(cells: list[str], spec: dict) -> list[str]:
         except SyntaxError as err:
             problems.append(f"pipeline.py code cell {i + 1}: {err.msg} (line {err.lineno})")
     if "REACH_DATA" not in cells[0] or "SparkSession" not in cells[0]:
-        problems.append('pipeline.py: the first cell must make `spark` and set DATA = os.environ.get("REACH_DATA", ...)')
+        problems.append("pipeline.py: the first cell must make `spark` and set "
+                        'DATA = os.environ.get("REACH_DATA", ...)')
     read = read_tables(cells)
     declared = sorted(spec.get("sources", {}) or {})
     if read != declared:
         problems.append(f"the notebook reads {read or 'no table'} but expected.toml has sources {declared}")
     for key in ("sink", "measure", "late_input"):
         var = spec.get(key)
-        if isinstance(var, str) and var and not any(re.search(rf"^\s*{re.escape(var)}\s*=", c, re.M) for c in cells):
+        if isinstance(var, str) and var and not any(re.search(rf"^\s*{re.escape(var)}\s*=", c, re.MULTILINE) for c in cells):
             problems.append(f"pipeline.py never assigns `{var}` (expected.toml `{key}`)")
     return problems
 

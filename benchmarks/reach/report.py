@@ -21,9 +21,10 @@ def _rows(result: PipelineResult) -> str:
     """Per table: rows handed on, original → engine → hand (hand only at tables with a best)."""
     parts = []
     for table in result.tables:
-        get = lambda variant: result.read.get(variant, {}).get(table)  # noqa: E731
-        hand = get("hand") if table in result.reducible_tables else None
-        cells = [f"{v:,}" if v is not None else "—" for v in (get("original"), get("engine"), hand)]
+        original, rewritten, hand = (result.read.get(v, {}).get(table) for v in ("original", "engine", "hand"))
+        if table not in result.reducible_tables:
+            hand = None
+        cells = [f"{v:,}" if v is not None else "—" for v in (original, rewritten, hand)]
         parts.append(f"{table} {' → '.join(cells)}")
     return "; ".join(parts)
 
@@ -35,7 +36,8 @@ def _blockers(result: PipelineResult) -> str:
 
 
 def pipeline_table(results: list[PipelineResult], budget: float) -> str:
-    lines = ["| pipeline | sound | effective | rows handed on: original → engine → hand | share | optimizer s | blockers |",
+    lines = ["| pipeline | sound | effective | rows handed on: original → engine → hand | share | optimizer s "
+             "| blockers |",
              "|---|---|---|---|---|---|---|"]
     for r in results:
         effective = _yes_no(r.effective) if r.reducible else "n/a (nothing may move)"
@@ -68,8 +70,8 @@ def blocker_table(results: list[PipelineResult]) -> str:
     lines = ["| blocker | pipelines | of them not effective | of them nothing may move | which |",
              "|---|---|---|---|---|"]
     for row in blocker_counts(results):
-        lines.append(f"| {_cell(row['kind'])} | {row['pipelines']} | {row['not_effective']} | {row['nothing_may_move']} | "
-                     f"{', '.join(row['names'])} |")
+        lines.append(f"| {_cell(row['kind'])} | {row['pipelines']} | {row['not_effective']} "
+                     f"| {row['nothing_may_move']} | {', '.join(row['names'])} |")
     return "\n".join(lines)
 
 

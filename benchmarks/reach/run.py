@@ -69,7 +69,13 @@ def run_cells(ip: Any, cells: Sequence[str], ids: Sequence[str] | None = None) -
         err = result.error_before_exec or result.error_in_exec
         if err is not None:
             first = source.strip().splitlines()[0][:80] if source.strip() else ""
-            raise CellFailed(f"cell {i + 1} ({first!r}): {type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}")
+            raise CellFailed(f"cell {i + 1} ({first!r}): {first_line(err)}")
+
+
+def first_line(err: BaseException) -> str:
+    """An exception as one line: its type and the start of its message."""
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0][:300] if text else ''}"
 
 
 @contextmanager
@@ -202,6 +208,6 @@ def run_notebook(ip: Any, spark: Any, cells: Sequence[str], data: Path, sink: st
             got.others = {name: normal_bag(_rows_of(ip.user_ns[name])) for name in others}
         except CellFailed as err:
             return Outcome(error=str(err))
-        except Exception as err:  # noqa: BLE001 - measuring the sink failed: the run's finding
-            return Outcome(error=f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}")
+        except Exception as err:
+            return Outcome(error=first_line(err))
     return got

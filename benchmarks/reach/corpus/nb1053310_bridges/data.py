@@ -2,7 +2,8 @@
 
 bridges: one row per structure; coordinates on a coarse grid (several bridges share one),
 culverts marked by a culvert rating (their superstructure rating is "N"), a structure kind
-code missing for some records, superstructure ratings (0-9, as text) that depend on the kind, year built from 1850, length skewed towards short spans.
+code missing for some records, superstructure ratings (0-9, as text) that depend on the kind,
+year built from 1850, length skewed towards short spans.
 elevations: one row per looked-up coordinate, some looked up twice (duplicates), some below
 sea level, a few with no elevation.
 """

@@ -42,7 +42,8 @@ def tables(rows: int, seed: int) -> dict[str, pd.DataFrame]:
         "runtime": pd.array(rng.integers(60, 200, n), dtype="Int64"),
         "genres": sometimes(genres, 0.002),
         "production_companies": sometimes([f"Studio {i % 80}" for i in range(n)], 0.1),
-        "release_date": [f"{m}/{d}/{y % 100:02d}" for m, d, y in zip(rng.integers(1, 13, n), rng.integers(1, 29, n), year)],
+        "release_date": [f"{m}/{d}/{y % 100:02d}"
+                         for m, d, y in zip(rng.integers(1, 13, n), rng.integers(1, 29, n), year)],
         "vote_count": rng.integers(10, 9000, n).astype("int64"),
         "vote_average": np.round(rng.uniform(3, 9, n), 1),
         "release_year": year.astype("int64"),

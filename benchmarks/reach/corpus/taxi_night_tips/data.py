@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-BOROUGHS = ["Manhattan"] * 69 + ["Brooklyn"] * 61 + ["Queens"] * 69 + ["Bronx"] * 43 + ["Staten Island"] * 20 + ["EWR"]
+BOROUGHS = (["Manhattan"] * 69 + ["Brooklyn"] * 61 + ["Queens"] * 69 + ["Bronx"] * 43 + ["Staten Island"] * 20
+            + ["EWR"])
 
 
 def tables(rows: int, seed: int) -> dict[str, pd.DataFrame]:
