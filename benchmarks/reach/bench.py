@@ -47,6 +47,7 @@ class PipelineResult:
     sound: bool | None = None  # None: not known (the original failed)
     effective: bool | None = None  # None: not reducible, or not measured
     share: float | None = None  # of the possible reduction the engine reached
+    spark_alone: bool = False  # Spark's own filters at the reads already reach the hand optimum
     read: dict[str, dict[str, int]] = field(default_factory=dict)  # variant -> table -> rows handed on
     sink_rows: int | None = None
     optimizer_seconds: float | None = None
@@ -150,6 +151,7 @@ def _effectiveness(result: PipelineResult) -> None:
 
     original, rewritten, hand = total("original"), total("engine"), total("hand")
     result.effective = result.sound is True and rewritten <= hand * (1 + SLACK)
+    result.spark_alone = original <= hand * (1 + SLACK)
     result.share = (original - rewritten) / (original - hand) if original > hand else None
 
 

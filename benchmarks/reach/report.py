@@ -41,7 +41,7 @@ def pipeline_table(results: list[PipelineResult], budget: float) -> str:
              "|---|---|---|---|---|---|---|"]
     for r in results:
         effective = _yes_no(r.effective) if r.reducible else "n/a (nothing may move)"
-        share = f"{r.share:.0%}" if r.share is not None else "—"
+        share = "Spark alone" if r.spark_alone else f"{r.share:.0%}" if r.share is not None else "—"
         seconds = "—" if r.optimizer_seconds is None else f"{r.optimizer_seconds:.2f}" + (
             f" (over {budget:g} s)" if r.over_budget else "")
         sound = _yes_no(r.sound) + (f" ({r.unsound_why})" if r.unsound_why else "")
@@ -81,6 +81,7 @@ def summary(results: list[PipelineResult]) -> dict[str, Any]:
     effective = [r for r in reducible if r.effective]
     sound = [r for r in ran if r.sound]
     return {"pipelines": len(results), "ran": len(ran), "reducible": len(reducible), "effective": len(effective),
+            "spark_alone": sum(1 for r in reducible if r.spark_alone),
             "sound": len(sound), "median_optimizer_seconds": median_seconds(ran),
             "over_budget": sum(1 for r in ran if r.over_budget)}
 
@@ -94,7 +95,8 @@ def summary_line(results: list[PipelineResult]) -> str:
     median = s["median_optimizer_seconds"]
     failed = s["pipelines"] - s["ran"]
     return (f"{s['pipelines']} pipelines" + (f" ({failed} could not run)" if failed else "") +
-            f", {s['reducible']} reducible, {s['effective']} effective ({_share(s['effective'], s['reducible'])}), "
+            f", {s['reducible']} reducible, {s['effective']} effective ({_share(s['effective'], s['reducible'])}; "
+            f"Spark alone reaches the optimum in {s['spark_alone']}), "
             f"{s['sound']} sound ({_share(s['sound'], s['ran'])}), median optimizer time "
             + (f"{median:.2f} s" if median is not None else "—")
             + (f", {s['over_budget']} over budget" if s["over_budget"] else ""))
