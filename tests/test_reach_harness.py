@@ -157,3 +157,19 @@ def test_rows_handed_on_count_the_filter_at_the_read_and_sum_a_table_read_twice(
     cached.count()
     assert handed_on(cached.select("k")) == {"t": 10}
     cached.unpersist()
+
+
+def test_a_pandas_sink_is_compared_as_rows_and_measured_through_the_frame_it_collected(spark, tmp_path):
+    import pandas as pd
+    from pyspark.sql import functions as F
+
+    from benchmarks.reach.run import outcome
+    from benchmarks.reach.tables import write_table
+
+    write_table(pd.DataFrame({"k": range(20), "v": [i % 4 for i in range(20)]}), tmp_path / "t")
+    df = spark.read.parquet(str(tmp_path / "t")).filter(F.col("v") == 2)
+    pdf = df.toPandas()
+    namespace = {"df": df, "late": pdf[pdf["k"] > 10]}
+    got = outcome(namespace, sink="late", measure="df", tables={"t"})
+    assert got.read == {"t": 5} and got.bag == [(14, 2), (18, 2)]
+    assert "no variable `nothing`" in outcome(namespace, "nothing", "df", {"t"}).error
