@@ -86,6 +86,15 @@ def test_blockers_carry_the_step_cell_and_line_the_note_names():
         ("over budget", "", "", None)]
 
 
+def test_a_pipeline_the_harness_cannot_run_is_its_own_row_not_the_end_of_the_run(tmp_path):
+    from benchmarks.reach.bench import bench_guarded
+    from benchmarks.reach.report import summary_line
+
+    result = bench_guarded("no_such_pipeline", None, None, 100, 0, 10.0, tmp_path)
+    assert result.error.startswith("the harness could not run it: ValueError: no_such_pipeline: missing")
+    assert summary_line([result]).startswith("1 pipelines (1 could not run)")
+
+
 def test_bags_ignore_order_and_treat_nan_as_equal():
     nan = float("nan")
     assert normal_bag([(1, nan, "a"), (2, 0.1 + 0.2, None)]) == normal_bag([(2, 0.3, None), (1, nan, "a")])

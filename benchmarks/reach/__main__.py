@@ -5,8 +5,8 @@
     python -m benchmarks.reach --validate
 
 README.md beside this file describes the corpus format and what each figure means.
-Exit status: 1 when a pipeline is unsound (benchmark), a best is unsound (--check) or a
-directory is malformed (--validate); else 0.
+Exit status: 1 when a rewrite is unsound or a pipeline cannot be run (benchmark), a best is
+unsound (--check) or a directory is malformed (--validate); else 0.
 """
 
 from __future__ import annotations
@@ -70,8 +70,13 @@ def _check(names: list[str], args: argparse.Namespace, data_root: Path) -> int:
     failed = []
     for name in names:
         print(f"== {name}", flush=True)
-        report = check(corpus.load(name), spark, ip, args.rows, args.seed, data_root,
-                       log=lambda line: print(line, flush=True))
+        try:
+            report = check(corpus.load(name), spark, ip, args.rows, args.seed, data_root,
+                           log=lambda line: print(line, flush=True))
+        except Exception as err:  # noqa: BLE001 - a broken pipeline is reported, the others still checked
+            print(f"  FAIL: the checker could not run it: {type(err).__name__}: {err}", flush=True)
+            failed.append(name)
+            continue
         if not report.ok:
             failed.append(name)
     print(f"{len(names) - len(failed)} of {len(names)} hand optima sound" +

@@ -61,7 +61,7 @@ class PipelineResult:
 
 def bench(names: list[str], rows: int, seed: int, budget: float, data_root: Path, json_out: str | None) -> int:
     """Run the benchmark on `names`, print the tables, write JSON; exit status 1 when any
-    pipeline's rewrite is unsound."""
+    pipeline's rewrite is unsound or a pipeline could not be run."""
     from benchmarks.reach.report import render, summary
     from benchmarks.reach.session import spark_session
 
@@ -70,13 +70,23 @@ def bench(names: list[str], rows: int, seed: int, budget: float, data_root: Path
     results = []
     for name in names:
         print(f"... {name}", file=sys.stderr, flush=True)
-        results.append(bench_one(corpus.load(name), spark, ip, rows, seed, budget, data_root))
+        results.append(bench_guarded(name, spark, ip, rows, seed, budget, data_root))
     print(render(results, budget))
     if json_out:
         doc = {"rows": rows, "seed": seed, "budget": budget, "summary": summary(results),
                "pipelines": [asdict(r) for r in results]}
         Path(json_out).write_text(json.dumps(doc, indent=1, default=str) + "\n")
-    return 1 if any(r.sound is False for r in results) else 0
+    return 1 if any(r.sound is False or r.error for r in results) else 0
+
+
+def bench_guarded(name: str, spark: Any, ip: Any, rows: int, seed: int, budget: float,
+                  data_root: Path) -> PipelineResult:
+    """`bench_one`, where a pipeline the harness cannot run (a malformed directory, a failing
+    data.py, a tracer that raises) is that pipeline's error, not the end of the run."""
+    try:
+        return bench_one(corpus.load(name), spark, ip, rows, seed, budget, data_root)
+    except Exception as err:  # noqa: BLE001 - one broken pipeline must not hide the others' figures
+        return PipelineResult(name, False, [], [], error=f"the harness could not run it: {first_line(err)}")
 
 
 def bench_one(pipeline: Pipeline, spark: Any, ip: Any, rows: int, seed: int, budget: float,

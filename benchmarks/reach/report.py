@@ -40,7 +40,7 @@ def pipeline_table(results: list[PipelineResult], budget: float) -> str:
              "| blockers |",
              "|---|---|---|---|---|---|---|"]
     for r in results:
-        effective = _yes_no(r.effective) if r.reducible else "n/a (nothing may move)"
+        effective = "—" if r.error else _yes_no(r.effective) if r.reducible else "n/a (nothing may move)"
         share = "Spark alone" if r.spark_alone else f"{r.share:.0%}" if r.share is not None else "—"
         seconds = "—" if r.optimizer_seconds is None else f"{r.optimizer_seconds:.2f}" + (
             f" (over {budget:g} s)" if r.over_budget else "")
