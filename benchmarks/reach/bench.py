@@ -91,6 +91,8 @@ def bench_guarded(name: str, spark: Any, ip: Any, rows: int, seed: int, budget: 
 
 def bench_one(pipeline: Pipeline, spark: Any, ip: Any, rows: int, seed: int, budget: float,
               data_root: Path) -> PipelineResult:
+    """One pipeline: traced run and optimizer, the engine's rewrite, the hand optimum
+    (module docstring)."""
     result = PipelineResult(pipeline.name, pipeline.reducible, pipeline.tables,
                             [s.table for s in pipeline.sources if s.best])
     data = data_dir(pipeline, rows, seed, data_root)
@@ -110,14 +112,21 @@ def bench_one(pipeline: Pipeline, spark: Any, ip: Any, rows: int, seed: int, bud
     elif not result.sound:
         result.unsound_why = first_difference(original.bag, rewritten.bag)
     if pipeline.reducible:
-        hand = run_notebook(ip, spark, pipeline.code_cells, data, pipeline.sink, pipeline.measure,
-                            set(pipeline.tables), pipeline.bests)
-        if not hand.ok or hand.bag != original.bag:
-            result.notes.append(f"the hand optimum does not hold on this data: "
-                                f"{hand.error or first_difference(original.bag, hand.bag)}")
-        result.read["hand"] = hand.read
+        _hand_run(result, pipeline, spark, ip, data, original)
         _effectiveness(result)
     return result
+
+
+def _hand_run(result: PipelineResult, pipeline: Pipeline, spark: Any, ip: Any, data: Path,
+              original: Outcome) -> None:
+    """The notebook with every table's best at its read: the rows it hands on. The checker
+    vouches for its soundness; should it not hold on this data, the result's notes say so."""
+    hand = run_notebook(ip, spark, pipeline.code_cells, data, pipeline.sink, pipeline.measure,
+                        set(pipeline.tables), pipeline.bests)
+    if not hand.ok or hand.bag != original.bag:
+        result.notes.append(f"the hand optimum does not hold on this data: "
+                            f"{hand.error or first_difference(original.bag, hand.bag)}")
+    result.read["hand"] = hand.read
 
 
 def traced_run(pipeline: Pipeline, spark: Any, ip: Any, data: Path, budget: float
