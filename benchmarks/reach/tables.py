@@ -1,0 +1,44 @@
+"""A pipeline's input tables as Parquet, generated once per pipeline, rows and seed.
+
+Layout: <data root>/<pipeline>/r<rows>-s<seed>/<table>/part-0.parquet, the directory the
+notebook reads as `REACH_DATA`. A `stamp` file there holds a hash of data.py: a directory
+whose stamp matches is reused, one whose data.py changed since is written again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from benchmarks.reach.corpus import Pipeline
+
+DEFAULT_ROOT = Path(tempfile.gettempdir()) / "magicpush-reach-data"
+
+
+def data_dir(pipeline: Pipeline, rows: int, seed: int, root: Path = DEFAULT_ROOT) -> Path:
+    """The directory holding the pipeline's tables (written now unless already there)."""
+    target = root / pipeline.name / f"r{rows}-s{seed}"
+    stamp = hashlib.sha256((pipeline.directory / "data.py").read_bytes()).hexdigest()
+    if (target / "stamp").is_file() and (target / "stamp").read_text() == stamp:
+        return target
+    shutil.rmtree(target, ignore_errors=True)
+    made = pipeline.data_module().tables(rows, seed)
+    missing = set(pipeline.tables) - set(made)
+    if missing:
+        raise ValueError(f"{pipeline.name}: data.py makes no table {sorted(missing)}")
+    for table, frame in made.items():
+        write_table(frame, target / table)
+    (target / "stamp").write_text(stamp)
+    return target
+
+
+def write_table(frame: pd.DataFrame, directory: Path) -> None:
+    """One table as one Parquet file in its own directory. Timestamps are written in
+    microseconds, Spark's precision (nanoseconds would not read back as timestamps)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    frame.reset_index(drop=True).to_parquet(directory / "part-0.parquet", index=False,
+                                            coerce_timestamps="us", allow_truncated_timestamps=True)
