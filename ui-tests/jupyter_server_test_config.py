@@ -13,6 +13,10 @@ configure_jupyter_server(c)  # noqa: F821 - `c` is the config object of `jupyter
 # CI containers run as root.
 c.ServerApp.allow_root = True  # noqa: F821
 
+# The kernels the tests start inherit this environment: their short-lived Spark drivers compile
+# with C1 only, which halves a session's start-up on 2 cores (tests/conftest.py says more).
+os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1")
+
 # A second kernel for tests/connect.spec.ts, whose PySpark sessions are Spark Connect ones:
 # SPARK_API_MODE=connect makes a notebook's SparkSession.builder.master("local[2]") start a
 # local Connect server in the kernel (on port 15002) and connect to it. A notebook picks it by
