@@ -24,7 +24,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.serialize import expr_to_json
 from magicpush_lab.pipeline_graph import graph
-from magicpush_lab.pushdown import Pushed, Refusal, filters_to_push, guards, join_conjuncts, push_down_all
+from magicpush_lab.pushdown import Pushed, Refusal, filters_to_push, join_conjuncts, push_down_all
 from magicpush_lab.pushdown.pandas_tail import spark_predicate
 from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
@@ -238,7 +238,7 @@ def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[
     placed = []
     for pushed in walk.pushed:
         try:
-            placed.append(_place(trace, pushed, walk.pushed, budget))
+            placed.append(_place(trace, pushed, walk.pushed))
         except CannotPlace as err:
             notes.append(f"{_proved_text(pushed)}: proved, but the cells cannot be rewritten: {err}")
             continue
@@ -393,7 +393,7 @@ class _Placed:
     not_at_source: str = ""  # why the source itself could not take the filter, when it goes on the way
 
 
-def _place(trace: Trace, pushed: Pushed, peers: Sequence[Pushed], budget: Budget) -> _Placed:
+def _place(trace: Trace, pushed: Pushed, peers: Sequence[Pushed]) -> _Placed:
     """Where `pushed` goes: at its source, else on the pipeline's own read of a DataFrame on
     the way (rewrite/placement.py). Raises CannotPlace with the source's reason first."""
     try:
@@ -407,9 +407,6 @@ def _place(trace: Trace, pushed: Pushed, peers: Sequence[Pushed], budget: Budget
         edits, kind, source_event, at = edits_on_the_way(trace, pushed, peers)
     except CannotPlace as on_the_way:
         raise CannotPlace(f"{reason}; on the way: {on_the_way}") from None
-    why = guards.why_unsafe(pushed.late_filter, at.predicate, at.steps, budget)
-    if why:
-        raise CannotPlace(f"{reason}; on the way: {why}")
     return _Placed(replace(pushed, predicate=at.predicate, steps=at.steps, kind=kind,
                            may_hide_errors=at.may_hide_errors, alternatives=()), tuple(edits), kind, source_event,
                    reason)

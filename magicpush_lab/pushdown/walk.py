@@ -4,6 +4,8 @@ At each operator the search proposes candidates (operators.py, proposals.py) and
 checks them, equivalence first, then superset. A superset step anywhere on the way means the
 late filter must stay. Each source reached gets its own predicate; when several sources get
 one, each is proved on its own as a superset pushdown, so any of them can be applied alone.
+When a walk is done, each push records for every traced DataFrame it passed (a waypoint)
+whether its filter may go there instead of at the source, and why not (guards.py).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.pushdown.alternatives import add_alternatives
 from magicpush_lab.pushdown.body_walk import why_not as body_why_not
-from magicpush_lab.pushdown.guards import drop_new_overflow, drop_shared_side_inputs, without_double_arithmetic
+from magicpush_lab.pushdown.guards import (drop_new_overflow, drop_shared_side_inputs, with_checked_waypoints,
+                                          without_double_arithmetic)
 from magicpush_lab.pushdown.operators import candidates_for, check, only, rule_for
 from magicpush_lab.pushdown.proposals import proposals
 from magicpush_lab.pushdown.records import Pushed, Refusal, Step, WalkResult, Waypoint
@@ -130,6 +133,7 @@ def _push_down(filter_node: P.Filter, budget: Budget) -> WalkResult:
         # A transferred predicate is a superset pushdown of its own, whose proof holds for
         # every other input, filtered or not: it leaves the others' kinds as they are
         result.pushed = [replace(p, kind=SUPERSET) for p in result.pushed]
+    result.pushed = with_checked_waypoints(result.pushed, budget)
     return result
 
 
@@ -147,6 +151,7 @@ def _push_join_conjunct(join: P.Plan, side: int, g: X.Expr, budget: Budget) -> W
     here = getattr(join, "origin", None)
     walk.visit(join.children[side], _Carried(g, (step,), SUPERSET, here, side))
     walk.result.pushed = merge_shared_sources(join.children[side], walk.result.pushed, here, side)
+    walk.result.pushed = with_checked_waypoints(walk.result.pushed, budget)
     return walk.result
 
 

@@ -47,7 +47,8 @@ def edits_on_the_way(trace: Trace, pushed: Pushed, peers: Sequence[Pushed] = ())
     code (a `show()` of it, a plot, another pipeline): the filter that was proved where the walk
     passed that DataFrame, on this pipeline's own read of it (`joined.filter(G).withColumn(...)`),
     so everything else keeps reading every row. The DataFrame nearest the source whose read is
-    this pipeline's own is chosen: the one that saves the most work. Raises CannotPlace."""
+    this pipeline's own is chosen: the one that saves the most work. Raises CannotPlace, also
+    when the walk found the filter unsafe on that DataFrame (`Waypoint.unsafe`)."""
     top = _top_event(pushed)
     region = _Region(trace, top)
     why = "no DataFrame on the way is read by this pipeline alone"
@@ -71,6 +72,8 @@ def edits_on_the_way(trace: Trace, pushed: Pushed, peers: Sequence[Pushed] = ())
         except CannotPlace as err:
             why = str(err)
             continue
+        if w.unsafe != "":  # the walk's own check of this place (pushdown/guards.py); None: not made
+            raise CannotPlace(w.unsafe or "the walk did not check the filter on this DataFrame")
         return edits, _kind(edits), event, w
     raise CannotPlace(why)
 
