@@ -9,8 +9,6 @@ measure.py).
 
 from __future__ import annotations
 
-import ast
-import re
 import sys
 import time
 from contextlib import contextmanager
@@ -24,16 +22,16 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.serialize import expr_to_json
 from magicpush_lab.pipeline_graph import graph
-from magicpush_lab.pushdown import Pushed, Refusal, filters_to_push, join_conjuncts, push_down_all
+from magicpush_lab.pushdown.records import Pushed
+from magicpush_lab.pushdown.walk import filters_to_push, join_conjuncts, push_down_all
 from magicpush_lab.pushdown.pandas_tail import spark_predicate
+from magicpush_lab.rewrite import notes as words
 from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
 from magicpush_lab.rewrite.placement import CannotPlace, cell_index, edits_for, edits_on_the_way, trace_cells
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
-from magicpush_lab.suggestion import (CellChange, OptimizeResult, ProofStep, Suggestion, Together,
-                                      describe_refusal, refusal_json)
+from magicpush_lab.suggestion import CellChange, OptimizeResult, ProofStep, Suggestion, Together
 from magicpush_lab.symbolic.pandas_udf import unreadable_reason
-from magicpush_lab.symbolic.python_udf import black_box_places
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.translate.dataflow import longest_path, sink_paths, translate_event, with_view_inputs
 from magicpush_lab.translate.pandas_tail import NotATail, read_tail, to_pandas_calls
@@ -75,7 +73,7 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
     if only_sinks is not None:
         paths = [p for p in paths if p[-1].id in only_sinks]
     if not paths:
-        return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
+        return OptimizeResult((), time.monotonic() - started, (words.NOTHING_TRACED,))
     cells = list(notebook_cells) if notebook_cells is not None else trace_cells(trace)
     index_of = cell_index(trace, cells, cell_ids if notebook_cells is not None else None)
     found: dict[tuple, Suggestion] = {}
@@ -86,20 +84,18 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
     for path in paths if all_pipelines else paths[:1]:
         name = pipeline_name(trace, path[-1])
         if path[-1].plan is None:
-            notes.append(f"pipeline ending in {name}: the kernel could not read its plan (the tracer's warnings say why)")
+            notes.append(words.in_pipeline(name, words.PLAN_UNREAD))
             continue
         graphs.append(graph(trace, path[-1].id, name))
         try:
             plan = translate(trace, path[-1].id, budget)
             got, why, joint, refused = _optimize_plan(trace, plan, cells, index_of, budget, name)
         except Exception as err:  # noqa: BLE001 - one pipeline the engine fails on is a note, not the notebook's failure
-            text = str(err).strip().splitlines()
-            notes.append(f"pipeline ending in {name}: the optimizer could not analyse it "
-                         f"({type(err).__name__}: {text[0][:200] if text else ''})")
+            notes.append(words.in_pipeline(name, words.failed(err)))
             continue
         for s in got:
             found.setdefault((s.source_event, s.predicate, s.cells), _for_pipeline(s, name, path[-1].id))
-        named = (lambda n: f"pipeline ending in {name}: {n}") if all_pipelines else (lambda n: n)
+        named = (lambda n: words.in_pipeline(name, n)) if all_pipelines else (lambda n: n)
         notes.extend(named(n) for n in why)
         together.extend(joint)
         refusals.extend({**r, "note": named(r["note"])} if r.get("note") else r for r in refused)
@@ -109,9 +105,7 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
         try:
             name, got, why, joint, refused = _optimize_pandas_tail(trace, call, cells, index_of, budget)
         except Exception as err:  # noqa: BLE001 - as for a pipeline: a note, not the notebook's failure
-            text = str(err).strip().splitlines()
-            notes.append(f"pandas code after toPandas() in cell [{call.site.execution_count if call.site else '?'}]:"
-                         f" the optimizer could not analyse it ({type(err).__name__}: {text[0][:200] if text else ''})")
+            notes.append(words.pandas_failed(call, err))
             continue
         for s in got:
             found.setdefault((s.source_event, s.predicate, s.cells), _for_pipeline(s, name, call.event))
@@ -178,11 +172,10 @@ def _optimize_pandas_tail(trace: Trace, call: Inspection, cells: list[str], inde
     try:
         tail = read_tail(trace, call, spark.output)
     except NotATail as err:
-        return "", [], [] if err.quiet else [f"pandas code after toPandas(): {err}"], [], []
-    at = f"pandas filter `{tail.filter_statement.code}` ({tail.filter_statement.where})"
+        return "", [], [] if err.quiet else [words.not_a_tail(err)], [], []
     g = spark_predicate(tail, spark.output, budget)
     if isinstance(g, str):
-        return tail.sink, [], [f"{at}: {g}"], [], []
+        return tail.sink, [], [words.on_pandas_filter(tail, g)], [], []
     # an identity projection over the collected DataFrame, as the toPandas() call: the walk moves
     # a filter from above an operator, so a DataFrame read and collected as it is still gets the
     # filter at its read; the call itself is this pipeline's end, not another reader of its rows
@@ -192,14 +185,14 @@ def _optimize_pandas_tail(trace: Trace, call: Inspection, cells: list[str], inde
     if not got:
         try:
             got = [_before_collecting(trace, call, g, spark, cells, index_of)]
-            why = [f"{n}; the filter goes right before toPandas() instead" for n in why]
+            why = [words.before_collecting_instead(n) for n in why]
         except (RewriteError, ValueError) as err:
-            why.append(f"{g}: proved, but the toPandas() call cannot be rewritten: {err}")
+            why.append(words.collect_not_rewritten(g, err))
     # the late filter the user knows is the pandas one, in its cell (where a banner goes)
     late = dict(late_predicate=tail.filter_statement.code, late_filter_in_pandas=True,
                 late_filter_cell=index_of.get(tail.filter_statement.execution_count))
     got = [replace(s, **late, alternatives=tuple(replace(a, **late) for a in s.alternatives)) for s in got]
-    return tail.sink, got, [f"{at}: {n}" for n in why], joint, refused
+    return tail.sink, got, [words.on_pandas_filter(tail, n) for n in why], joint, refused
 
 
 def _before_collecting(trace: Trace, call: Inspection, g: X.Expr, collected: P.Plan, cells: list[str],
@@ -230,23 +223,21 @@ def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[
     """The suggestions for one pipeline's plan, notes on what was not pushed, the joint
     rewrite when there are several, and the walk's refusals as JSON."""
     if not filters_to_push(plan) and not join_conjuncts(plan):
-        return [], ["the pipeline has no filter to push"], [], []
+        return [], [words.NO_FILTER], [], []
     walk = push_down_all(plan, budget)
-    by_step = _notes_by_step(trace, walk.refusals, plan)
-    notes = list(by_step.values())
-    refusals = [refusal_json(r, name, by_step[_step_key(r)]) for r in walk.refusals]
+    notes, refusals = words.refusal_notes(trace, walk.refusals, plan, name)
     placed = []
     for pushed in walk.pushed:
         try:
             placed.append(_place(trace, pushed, walk.pushed))
         except CannotPlace as err:
-            notes.append(f"{_proved_text(pushed)}: proved, but the cells cannot be rewritten: {err}")
+            notes.append(words.not_rewritten(words.proved_text(pushed), err))
             continue
         if placed[-1].not_at_source:
-            notes.append(f"{pushed.predicate}: proved for "
-                         f"{_source_name(trace, trace.event(pushed.source.origin), cells, index_of)}, but "
-                         f"{placed[-1].not_at_source}; suggested on the pipeline's own read of "
-                         f"{_source_name(trace, placed[-1].source_event, cells, index_of)} instead")
+            notes.append(words.on_the_way(pushed.predicate,
+                                          _source_name(trace, trace.event(pushed.source.origin), cells, index_of),
+                                          placed[-1].not_at_source,
+                                          _source_name(trace, placed[-1].source_event, cells, index_of)))
     suggestions = []
     writable = []
     for p in placed:
@@ -254,131 +245,18 @@ def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[
             to_pyspark(p.pushed.predicate)
             writable.append(p)
         except ValueError as err:  # a function with no PySpark form (rewrite/pyspark_column.py)
-            notes.append(f"{p.pushed.predicate}: proved, but it cannot be written as PySpark code: {err}")
+            notes.append(words.not_pyspark(p.pushed.predicate, err))
     for group in _same_place(writable):
         try:
             suggestions.append(_suggestion(trace, group, cells, index_of, walk.pushed))
         except RewriteError as err:
-            notes.append(f"{_predicate(group)}: proved, but the cells cannot be rewritten: {err}")
+            notes.append(words.not_rewritten(_predicate(group), err))
         except ValueError as err:  # a function with no PySpark form (rewrite/pyspark_column.py)
-            notes.append(f"{_predicate(group)}: proved, but it cannot be written as PySpark code: {err}")
+            notes.append(words.not_pyspark(_predicate(group), err))
     if not walk.pushed and not notes:
-        notes.append("nothing could be pushed")
+        notes.append(words.NOTHING_PUSHED)
     joint = _together(trace, walk.pushed, cells, index_of, name) if len(suggestions) > 1 else None
     return suggestions, notes, [joint] if joint is not None and joint.cells else [], refusals
-
-
-def step_notes(trace: Trace, refusals: Sequence[Refusal], plan: P.Plan | None = None) -> list[str]:
-    """One note per step that stopped a filter, in the order they were met: its user code and
-    cell, and each distinct reason it gave (ten late filters stopped by one UDF are one note),
-    then what the step's Python UDFs do that the model reads as unknown values (`plan`'s)."""
-    return list(_notes_by_step(trace, refusals, plan).values())
-
-
-def _step_key(r: Refusal) -> object:
-    return r.event if r.event is not None else (r.operator, r.reason)
-
-
-def _notes_by_step(trace: Trace, refusals: Sequence[Refusal], plan: P.Plan | None) -> dict[object, str]:
-    """step_notes, keyed by the step (`_step_key`): a refusal's JSON carries its step's note,
-    so that a view shows each reason once."""
-    steps: dict[object, list[Refusal]] = {}
-    for r in refusals:
-        steps.setdefault(_step_key(r), []).append(r)
-    notes = {}
-    for key, found in steps.items():
-        shown = next((r for r in found if r.candidate), found[0])  # the one with a counterexample
-        reasons = tuple(dict.fromkeys(r.reason for r in found))
-        boxes = black_boxes(trace, plan, found[0].event) if plan is not None else []
-        note = describe_refusal(shown, step_text(trace, found[0].event), reasons)
-        notes[key] = note + "".join(f"; {b}" for b in boxes)
-    return notes
-
-
-def black_boxes(trace: Trace, plan: P.Plan, eid: int | None) -> list[str]:
-    """What the Python UDFs of step `eid` call that the model does not read (it reads each as an
-    unknown value of its arguments), each with its function, cell and line, e.g.
-    "`d.isocalendar()` in `is_weekend` (cell [2], line 4): not modelled"."""
-    if eid is None:
-        return []
-    udfs: dict[str, X.PyUdf] = {}
-    for node in P.nodes(plan):
-        if getattr(node, "origin", None) == eid:
-            for e in P.expressions(node):
-                for x in X.walk(e):
-                    if isinstance(x, X.PyUdf) and x.kind == "python" and x.source:
-                        udfs.setdefault(x.name, x)
-    found = []
-    for u in udfs.values():
-        try:
-            calls, unread = black_box_places(u.source or "", tuple(X.dtype_of(a) for a in u.args))
-        except Exception:  # noqa: BLE001 - a note's detail is never worth the pipeline's notes
-            continue
-        if unread is not None:
-            field = _ROUND_TRIP_FIELD.fullmatch(u.name) if "_step0" in (u.source or "") else None
-            what = f"field `{field.group(1)}` of the RDD round trip" if field else f"`{u.name}`"
-            found.append(f"{what} is not read ({unread})")
-        # each black box in the function that holds it: a helper the UDF calls, or the user's
-        # function or lambda of an RDD round trip (whose UDFs, one per field, are synthesized)
-        for text, owner, line, lambda_code in calls:
-            if lambda_code is not None:
-                found.append(f"`{text}` in a lambda{_lambda_line(trace, lambda_code, line)}: not modelled")
-            else:
-                found.append(f"`{text}` in `{owner}`{_udf_line(trace, owner, line)}: not modelled")
-    return list(dict.fromkeys(found))  # the fields of one round trip share its functions
-
-
-def _udf_line(trace: Trace, name: str, line: int) -> str:
-    """" (cell [N], line L)" for line `line` of the function `name` (1: its `def`), from the
-    last traced cell that defines it; "" when no cell does."""
-    for cell in reversed(trace.cells):
-        for i, text in enumerate(cell.source.splitlines()):
-            if text.lstrip().startswith(f"def {name}("):
-                return f" (cell [{cell.execution_count}], line {i + line})"
-    return ""
-
-
-_ROUND_TRIP_FIELD = re.compile(r"rdd\d+_(.+)")  # the UDF translate/rdd.py writes for one field
-
-
-def _lambda_line(trace: Trace, code: str, line: int) -> str:
-    """" (cell [N], line L)" for line `line` of the lambda whose code is `code` (as ast.unparse
-    writes it), from the last traced cell that holds it; "" when none does."""
-    for cell in reversed(trace.cells):
-        try:
-            tree = ast.parse(cell.source)
-        except SyntaxError:  # a cell with magics: not searched
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Lambda) and ast.unparse(node) == code:
-                return f" (cell [{cell.execution_count}], line {node.lineno + line - 1})"
-    return ""
-
-
-MAX_CODE = 80  # characters of a step's code in a note
-
-
-def step_text(trace: Trace, eid: int | None) -> str | None:
-    """How a note names a traced step: its code, cell and line, e.g.
-    "`.withColumn("band", band_udf("amount"))` (cell [4], line 2)"; None when not traced."""
-    event = trace.event(eid) if eid is not None else None
-    if event is None or event.site is None:
-        return None
-    site = event.site
-    where = f"cell [{site.execution_count}], line {site.lineno}"
-    code = trace.code_at(site)
-    if not code:
-        return f"({where})"
-    code = " ".join(code.split())
-    call = code.rfind(f".{event.op.rsplit('.', 1)[-1]}(")
-    name = trace.variable_of(eid)
-    if len(code) > MAX_CODE and name is not None and not event.inputs:
-        code = name  # a source made by long code: the user knows it by its name
-    elif len(code) > MAX_CODE and call > 0:  # a long chain: the step's own call
-        code = "…" + code[call:]
-    if len(code) > MAX_CODE:
-        code = code[:MAX_CODE - 1] + "…"
-    return f"`{code}` ({where})"
 
 
 @dataclass(frozen=True)
@@ -477,22 +355,6 @@ def _late_predicate(group: Sequence[_Placed], cells: list[str]) -> str | None:
         return to_pyspark(X.and_(*dict.fromkeys(conditions)), alias)
     except ValueError:
         return None
-
-
-def _proved_text(pushed: Pushed) -> str:
-    """What was proved for a source, in a note: each read's predicate when the reads differ
-    (the source's own predicate is then their disjunction, TRUE when one read needs every row).
-
-    >>> s = P.Source("t", (X.Col("a", 1),), 2)
-    >>> a = X.Cmp(">", X.Col("a", 1), X.Lit(3, "int"))
-    >>> one = Pushed(s, a, (), EQUIVALENT, P.Filter(s, a), 5, 0)
-    >>> _proved_text(replace(one, predicate=X.TRUE, branches=(one, replace(one, predicate=X.TRUE))))
-    'a > 3 on one read of the source, every row on another'
-    """
-    if pushed.predicate != X.TRUE or not pushed.branches:
-        return str(pushed.predicate)
-    reads = ["every row" if b.predicate == X.TRUE else str(b.predicate) for b in pushed.branches]
-    return f"{reads[0]} on one read of the source, " + ", ".join(f"{r} on another" for r in reads[1:])
 
 
 def _or_none(make) -> list[Suggestion]:
