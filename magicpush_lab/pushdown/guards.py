@@ -69,7 +69,8 @@ def with_checked_waypoints(pushed: list[Pushed], budget: Budget) -> list[Pushed]
     >>> s = P.Source("t", (a,), 0)
     >>> late = P.Filter(P.Project(s, ((a, a),), 1), X.Cmp(">", a, X.Lit(3, "int")))
     >>> square = X.Cmp(">", X.Arith("*", a, a, "int"), X.Lit(50, "int"))
-    >>> ways = (Waypoint(1, 2, 0, late.condition, (), "equivalent"), Waypoint(1, 2, 0, square, (), "superset"))
+    >>> ways = (Waypoint(1, 2, 0, late.condition, (), "equivalent"),
+    ...         Waypoint(1, 2, 0, square, (), "superset"))
     >>> one = Pushed(s, late.condition, (), "equivalent", late, 1, 0, waypoints=ways)
     >>> [w.unsafe.partition(" in Spark")[0] for w in with_checked_waypoints([one], Budget())[0].waypoints]
     ['', '(a * a) may leave its integer type']
