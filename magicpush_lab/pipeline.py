@@ -1,44 +1,37 @@
-"""The engine's front door: trace -> IR -> search/verify -> rewrite -> suggestions.
+"""The engine's front door: trace -> IR -> walk -> the stage after the walk -> suggestions.
 
-This module only orchestrates: translate/ reads the trace, pushdown/ walks each pipeline,
-rewrite/placement.py decides where each proved filter goes in the user's code, rewrite/cells.py
-edits the cells, and suggestion.py is the JSON contract of what comes out. Measurement is not
-done here: it needs the live SparkSession, which lives in the notebook's kernel (assist.py,
-measure.py).
+This module only orchestrates: translate/ reads the trace into each pipeline's IR, pushdown/
+walks its filters toward the sources (proving each step, and checking each place a filter
+may go), and rewrite/assemble.py turns what the walk proved into suggestions in the user's
+cells, with the notes (rewrite/notes.py) on what did not move. suggestion.py is the JSON
+contract of what comes out. Measurement is not done here: it needs the live SparkSession,
+which lives in the notebook's kernel (assist.py, measure.py).
 """
 
 from __future__ import annotations
 
-import ast
-import re
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Collection, Iterator, Sequence
 
 from magicpush_lab.budget import Budget
 from magicpush_lab.capture.plan_store import MAX_DEPTH
 from magicpush_lab.capture.trace import Event, Inspection, Trace
-from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.ir.serialize import expr_to_json
 from magicpush_lab.pipeline_graph import graph
-from magicpush_lab.pushdown import Pushed, Refusal, filters_to_push, guards, join_conjuncts, push_down_all
 from magicpush_lab.pushdown.pandas_tail import spark_predicate
-from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
-from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
-from magicpush_lab.rewrite.placement import CannotPlace, cell_index, edits_for, edits_on_the_way, trace_cells
-from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
-from magicpush_lab.suggestion import (CellChange, OptimizeResult, ProofStep, Suggestion, Together,
-                                      describe_refusal, refusal_json)
+from magicpush_lab.pushdown.walk import filters_to_push, join_conjuncts, push_down_all
+from magicpush_lab.rewrite import notes
+from magicpush_lab.rewrite.assemble import (Assembled, after_to_pandas, assemble, cell_index, joined,
+                                            trace_cells)
+from magicpush_lab.suggestion import OptimizeResult
 from magicpush_lab.symbolic.pandas_udf import unreadable_reason
-from magicpush_lab.symbolic.python_udf import black_box_places
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.translate.dataflow import longest_path, sink_paths, translate_event, with_view_inputs
 from magicpush_lab.translate.pandas_tail import NotATail, read_tail, to_pandas_calls
 from magicpush_lab.translate.plan_json import PlanNodes
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 
 def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
@@ -75,51 +68,35 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
     if only_sinks is not None:
         paths = [p for p in paths if p[-1].id in only_sinks]
     if not paths:
-        return OptimizeResult((), time.monotonic() - started, ("no PySpark DataFrame was traced",))
+        return OptimizeResult((), time.monotonic() - started, (notes.NOTHING_TRACED,))
     cells = list(notebook_cells) if notebook_cells is not None else trace_cells(trace)
     index_of = cell_index(trace, cells, cell_ids if notebook_cells is not None else None)
-    found: dict[tuple, Suggestion] = {}
-    notes: list[str] = []
-    together: list[Together] = []
-    refusals: list[dict] = []
+    parts: list[Assembled] = []
     graphs: list[dict] = []
     for path in paths if all_pipelines else paths[:1]:
-        name = pipeline_name(trace, path[-1])
-        if path[-1].plan is None:
-            notes.append(f"pipeline ending in {name}: the kernel could not read its plan (the tracer's warnings say why)")
+        sink = path[-1]
+        name = pipeline_name(trace, sink)
+        if sink.plan is None:
+            parts.append(Assembled(notes=(notes.in_pipeline(name, notes.PLAN_UNREAD),)))
             continue
-        graphs.append(graph(trace, path[-1].id, name))
+        graphs.append(graph(trace, sink.id, name))
         try:
-            plan = translate(trace, path[-1].id, budget)
-            got, why, joint, refused = _optimize_plan(trace, plan, cells, index_of, budget, name)
+            got = _optimize_plan(trace, translate(trace, sink.id, budget), cells, index_of, budget, name)
         except Exception as err:  # noqa: BLE001 - one pipeline the engine fails on is a note, not the notebook's failure
-            text = str(err).strip().splitlines()
-            notes.append(f"pipeline ending in {name}: the optimizer could not analyse it "
-                         f"({type(err).__name__}: {text[0][:200] if text else ''})")
+            parts.append(Assembled(notes=(notes.in_pipeline(name, notes.failed(err)),)))
             continue
-        for s in got:
-            found.setdefault((s.source_event, s.predicate, s.cells), _for_pipeline(s, name, path[-1].id))
-        named = (lambda n: f"pipeline ending in {name}: {n}") if all_pipelines else (lambda n: n)
-        notes.extend(named(n) for n in why)
-        together.extend(joint)
-        refusals.extend({**r, "note": named(r["note"])} if r.get("note") else r for r in refused)
+        got = got.for_pipeline(name, sink.id)
+        parts.append(got.named(name) if all_pipelines else got)
     for call in to_pandas_calls(trace):
         if only_sinks is not None and call.event not in only_sinks:
             continue
         try:
-            name, got, why, joint, refused = _optimize_pandas_tail(trace, call, cells, index_of, budget)
+            name, got = _optimize_pandas_tail(trace, call, cells, index_of, budget)
         except Exception as err:  # noqa: BLE001 - as for a pipeline: a note, not the notebook's failure
-            text = str(err).strip().splitlines()
-            notes.append(f"pandas code after toPandas() in cell [{call.site.execution_count if call.site else '?'}]:"
-                         f" the optimizer could not analyse it ({type(err).__name__}: {text[0][:200] if text else ''})")
+            parts.append(Assembled(notes=(notes.pandas_failed(call, err),)))
             continue
-        for s in got:
-            found.setdefault((s.source_event, s.predicate, s.cells), _for_pipeline(s, name, call.event))
-        notes.extend(why)
-        together.extend(joint)
-        refusals.extend(refused)
-    return OptimizeResult(tuple(found.values()), time.monotonic() - started, tuple(notes), tuple(together),
-                          tuple(refusals), tuple(graphs))
+        parts.append(got.for_pipeline(name, call.event))
+    return joined(parts, time.monotonic() - started, graphs)
 
 
 @contextmanager
@@ -162,430 +139,32 @@ def pipeline_name(trace: Trace, sink: Event) -> str:
     return f"{sink.op.split('.')[-1]}(){where}"
 
 
-def _for_pipeline(s: Suggestion, name: str, sink: int) -> Suggestion:
-    # alternatives too: ranking on live data may put one of them in the suggestion's place
-    return replace(s, pipeline=name, sink_event=sink,
-                   alternatives=tuple(replace(a, pipeline=name, sink_event=sink) for a in s.alternatives))
+def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[int, int], budget: Budget,
+                   name: str) -> Assembled:
+    """One pipeline's plan walked (pushdown/), then what that comes to in the cells."""
+    if not filters_to_push(plan) and not join_conjuncts(plan):
+        return Assembled(notes=(notes.NO_FILTER,))
+    return assemble(trace, plan, push_down_all(plan, budget), cells, index_of, name)
 
 
-def _optimize_pandas_tail(trace: Trace, call: Inspection, cells: list[str], index_of: dict[int, int], budget: Budget
-                          ) -> tuple[str, list[Suggestion], list[str], list[Together], list[dict]]:
+def _optimize_pandas_tail(trace: Trace, call: Inspection, cells: list[str], index_of: dict[int, int],
+                          budget: Budget) -> tuple[str, Assembled]:
     """The pandas filter after `toPandas()` (translate/pandas_tail.py) as a filter on the Spark
     DataFrame it collected (pushdown/pandas_tail.py), pushed from there like any late filter;
     the pandas filter stays. Returns the pipeline's name (the filtered frame's) and what
-    `_optimize_plan` returns."""
+    `_optimize_plan` returns, as rewrite/assemble.after_to_pandas completes it."""
     spark = translate(trace, call.event, budget)
     try:
         tail = read_tail(trace, call, spark.output)
     except NotATail as err:
-        return "", [], [] if err.quiet else [f"pandas code after toPandas(): {err}"], [], []
-    at = f"pandas filter `{tail.filter_statement.code}` ({tail.filter_statement.where})"
+        return "", Assembled(notes=() if err.quiet else (notes.not_a_tail(err),))
     g = spark_predicate(tail, spark.output, budget)
     if isinstance(g, str):
-        return tail.sink, [], [f"{at}: {g}"], [], []
+        return tail.sink, Assembled(notes=(notes.on_pandas_filter(tail, g),))
     # an identity projection over the collected DataFrame, as the toPandas() call: the walk moves
     # a filter from above an operator, so a DataFrame read and collected as it is still gets the
     # filter at its read; the call itself is this pipeline's end, not another reader of its rows
     collected = P.Filter(P.Project(spark, tuple((c, c) for c in spark.output), call.event), g)
     own = replace(trace, inspections=tuple(i for i in trace.inspections if i != call))
-    got, why, joint, refused = _optimize_plan(own, collected, cells, index_of, budget, tail.sink)
-    if not got:
-        try:
-            got = [_before_collecting(trace, call, g, spark, cells, index_of)]
-            why = [f"{n}; the filter goes right before toPandas() instead" for n in why]
-        except (RewriteError, ValueError) as err:
-            why.append(f"{g}: proved, but the toPandas() call cannot be rewritten: {err}")
-    # the late filter the user knows is the pandas one, in its cell (where a banner goes)
-    late = dict(late_predicate=tail.filter_statement.code, late_filter_in_pandas=True,
-                late_filter_cell=index_of.get(tail.filter_statement.execution_count))
-    got = [replace(s, **late, alternatives=tuple(replace(a, **late) for a in s.alternatives)) for s in got]
-    return tail.sink, got, [f"{at}: {n}" for n in why], joint, refused
-
-
-def _before_collecting(trace: Trace, call: Inspection, g: X.Expr, collected: P.Plan, cells: list[str],
-                       index_of: dict[int, int]) -> Suggestion:
-    """`df.filter(G).toPandas()`: G where the rows leave Spark, when the walk took it no further
-    (an aggregate, a UDF or a limit on the way). Fewer rows cross into Python, and nothing else
-    that reads `df` changes. RewriteError or ValueError when it cannot be written."""
-    names = [c.name for c in collected.output]
-    if len(set(names)) != len(names):
-        raise RewriteError("a column name appears twice in the collected DataFrame")
-    if call.site is None:
-        raise RewriteError("the toPandas() call has no place in the notebook")
-    alias, _ = functions_alias(cells)
-    rewritten = apply(cells, index_of, [AddFilter(call.site, g, target="receiver")], alias)
-    return Suggestion(
-        source=_source_name(trace, trace.event(call.event), cells, index_of),
-        predicate=to_pyspark(g, alias),
-        kind=SUPERSET,
-        proof=(ProofStep("pandas code after toPandas()", "ROW-TO-ROW", 1, SUPERSET),),
-        cells=tuple(CellChange(i, cells[i], src, _count_of(index_of, i)) for i, src in sorted(rewritten.items())),
-        source_event=call.event,
-        predicate_ir=expr_to_json(g),
-    )
-
-
-def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[int, int], budget: Budget,
-                   name: str) -> tuple[list[Suggestion], list[str], list[Together], list[dict]]:
-    """The suggestions for one pipeline's plan, notes on what was not pushed, the joint
-    rewrite when there are several, and the walk's refusals as JSON."""
-    if not filters_to_push(plan) and not join_conjuncts(plan):
-        return [], ["the pipeline has no filter to push"], [], []
-    walk = push_down_all(plan, budget)
-    by_step = _notes_by_step(trace, walk.refusals, plan)
-    notes = list(by_step.values())
-    refusals = [refusal_json(r, name, by_step[_step_key(r)]) for r in walk.refusals]
-    placed = []
-    for pushed in walk.pushed:
-        try:
-            placed.append(_place(trace, pushed, walk.pushed, budget))
-        except CannotPlace as err:
-            notes.append(f"{_proved_text(pushed)}: proved, but the cells cannot be rewritten: {err}")
-            continue
-        if placed[-1].not_at_source:
-            notes.append(f"{pushed.predicate}: proved for "
-                         f"{_source_name(trace, trace.event(pushed.source.origin), cells, index_of)}, but "
-                         f"{placed[-1].not_at_source}; suggested on the pipeline's own read of "
-                         f"{_source_name(trace, placed[-1].source_event, cells, index_of)} instead")
-    suggestions = []
-    writable = []
-    for p in placed:
-        try:
-            to_pyspark(p.pushed.predicate)
-            writable.append(p)
-        except ValueError as err:  # a function with no PySpark form (rewrite/pyspark_column.py)
-            notes.append(f"{p.pushed.predicate}: proved, but it cannot be written as PySpark code: {err}")
-    for group in _same_place(writable):
-        try:
-            suggestions.append(_suggestion(trace, group, cells, index_of, walk.pushed))
-        except RewriteError as err:
-            notes.append(f"{_predicate(group)}: proved, but the cells cannot be rewritten: {err}")
-        except ValueError as err:  # a function with no PySpark form (rewrite/pyspark_column.py)
-            notes.append(f"{_predicate(group)}: proved, but it cannot be written as PySpark code: {err}")
-    if not walk.pushed and not notes:
-        notes.append("nothing could be pushed")
-    joint = _together(trace, walk.pushed, cells, index_of, name) if len(suggestions) > 1 else None
-    return suggestions, notes, [joint] if joint is not None and joint.cells else [], refusals
-
-
-def step_notes(trace: Trace, refusals: Sequence[Refusal], plan: P.Plan | None = None) -> list[str]:
-    """One note per step that stopped a filter, in the order they were met: its user code and
-    cell, and each distinct reason it gave (ten late filters stopped by one UDF are one note),
-    then what the step's Python UDFs do that the model reads as unknown values (`plan`'s)."""
-    return list(_notes_by_step(trace, refusals, plan).values())
-
-
-def _step_key(r: Refusal) -> object:
-    return r.event if r.event is not None else (r.operator, r.reason)
-
-
-def _notes_by_step(trace: Trace, refusals: Sequence[Refusal], plan: P.Plan | None) -> dict[object, str]:
-    """step_notes, keyed by the step (`_step_key`): a refusal's JSON carries its step's note,
-    so that a view shows each reason once."""
-    steps: dict[object, list[Refusal]] = {}
-    for r in refusals:
-        steps.setdefault(_step_key(r), []).append(r)
-    notes = {}
-    for key, found in steps.items():
-        shown = next((r for r in found if r.candidate), found[0])  # the one with a counterexample
-        reasons = tuple(dict.fromkeys(r.reason for r in found))
-        boxes = black_boxes(trace, plan, found[0].event) if plan is not None else []
-        note = describe_refusal(shown, step_text(trace, found[0].event), reasons)
-        notes[key] = note + "".join(f"; {b}" for b in boxes)
-    return notes
-
-
-def black_boxes(trace: Trace, plan: P.Plan, eid: int | None) -> list[str]:
-    """What the Python UDFs of step `eid` call that the model does not read (it reads each as an
-    unknown value of its arguments), each with its function, cell and line, e.g.
-    "`d.isocalendar()` in `is_weekend` (cell [2], line 4): not modelled"."""
-    if eid is None:
-        return []
-    udfs: dict[str, X.PyUdf] = {}
-    for node in P.nodes(plan):
-        if getattr(node, "origin", None) == eid:
-            for e in P.expressions(node):
-                for x in X.walk(e):
-                    if isinstance(x, X.PyUdf) and x.kind == "python" and x.source:
-                        udfs.setdefault(x.name, x)
-    found = []
-    for u in udfs.values():
-        try:
-            calls, unread = black_box_places(u.source or "", tuple(X.dtype_of(a) for a in u.args))
-        except Exception:  # noqa: BLE001 - a note's detail is never worth the pipeline's notes
-            continue
-        if unread is not None:
-            field = _ROUND_TRIP_FIELD.fullmatch(u.name) if "_step0" in (u.source or "") else None
-            what = f"field `{field.group(1)}` of the RDD round trip" if field else f"`{u.name}`"
-            found.append(f"{what} is not read ({unread})")
-        # each black box in the function that holds it: a helper the UDF calls, or the user's
-        # function or lambda of an RDD round trip (whose UDFs, one per field, are synthesized)
-        for text, owner, line, lambda_code in calls:
-            if lambda_code is not None:
-                found.append(f"`{text}` in a lambda{_lambda_line(trace, lambda_code, line)}: not modelled")
-            else:
-                found.append(f"`{text}` in `{owner}`{_udf_line(trace, owner, line)}: not modelled")
-    return list(dict.fromkeys(found))  # the fields of one round trip share its functions
-
-
-def _udf_line(trace: Trace, name: str, line: int) -> str:
-    """" (cell [N], line L)" for line `line` of the function `name` (1: its `def`), from the
-    last traced cell that defines it; "" when no cell does."""
-    for cell in reversed(trace.cells):
-        for i, text in enumerate(cell.source.splitlines()):
-            if text.lstrip().startswith(f"def {name}("):
-                return f" (cell [{cell.execution_count}], line {i + line})"
-    return ""
-
-
-_ROUND_TRIP_FIELD = re.compile(r"rdd\d+_(.+)")  # the UDF translate/rdd.py writes for one field
-
-
-def _lambda_line(trace: Trace, code: str, line: int) -> str:
-    """" (cell [N], line L)" for line `line` of the lambda whose code is `code` (as ast.unparse
-    writes it), from the last traced cell that holds it; "" when none does."""
-    for cell in reversed(trace.cells):
-        try:
-            tree = ast.parse(cell.source)
-        except SyntaxError:  # a cell with magics: not searched
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Lambda) and ast.unparse(node) == code:
-                return f" (cell [{cell.execution_count}], line {node.lineno + line - 1})"
-    return ""
-
-
-MAX_CODE = 80  # characters of a step's code in a note
-
-
-def step_text(trace: Trace, eid: int | None) -> str | None:
-    """How a note names a traced step: its code, cell and line, e.g.
-    "`.withColumn("band", band_udf("amount"))` (cell [4], line 2)"; None when not traced."""
-    event = trace.event(eid) if eid is not None else None
-    if event is None or event.site is None:
-        return None
-    site = event.site
-    where = f"cell [{site.execution_count}], line {site.lineno}"
-    code = trace.code_at(site)
-    if not code:
-        return f"({where})"
-    code = " ".join(code.split())
-    call = code.rfind(f".{event.op.rsplit('.', 1)[-1]}(")
-    name = trace.variable_of(eid)
-    if len(code) > MAX_CODE and name is not None and not event.inputs:
-        code = name  # a source made by long code: the user knows it by its name
-    elif len(code) > MAX_CODE and call > 0:  # a long chain: the step's own call
-        code = "…" + code[call:]
-    if len(code) > MAX_CODE:
-        code = code[:MAX_CODE - 1] + "…"
-    return f"`{code}` ({where})"
-
-
-@dataclass(frozen=True)
-class _Placed:
-    """A proved push and where it goes in the user's code: `pushed` holds the predicate and the
-    proof steps of that place (a DataFrame on the way, when the source itself cannot take it)."""
-
-    pushed: Pushed
-    edits: tuple[Edit, ...]
-    kind: str
-    source_event: Event
-    not_at_source: str = ""  # why the source itself could not take the filter, when it goes on the way
-
-
-def _place(trace: Trace, pushed: Pushed, peers: Sequence[Pushed], budget: Budget) -> _Placed:
-    """Where `pushed` goes: at its source, else on the pipeline's own read of a DataFrame on
-    the way (rewrite/placement.py). Raises CannotPlace with the source's reason first."""
-    try:
-        edits, kind, source_event = edits_for(trace, pushed, peers)
-        return _Placed(pushed, tuple(edits), kind, source_event)
-    except CannotPlace as at_source:
-        if pushed.branches or not pushed.waypoints:
-            raise
-        reason = str(at_source)
-    try:
-        edits, kind, source_event, at = edits_on_the_way(trace, pushed, peers)
-    except CannotPlace as on_the_way:
-        raise CannotPlace(f"{reason}; on the way: {on_the_way}") from None
-    why = guards.why_unsafe(pushed.late_filter, at.predicate, at.steps, budget)
-    if why:
-        raise CannotPlace(f"{reason}; on the way: {why}")
-    return _Placed(replace(pushed, predicate=at.predicate, steps=at.steps, kind=kind,
-                           may_hide_errors=at.may_hide_errors, alternatives=()), tuple(edits), kind, source_event,
-                   reason)
-
-
-def _same_place(placed: Sequence[_Placed]) -> list[list[_Placed]]:
-    """Pushes grouped by the one place their filter goes to (several proved parts of late
-    filters reaching one read), in the walk's order; a push split among branches stays alone."""
-    groups: dict[object, list[_Placed]] = {}
-    for i, p in enumerate(placed):
-        adds = [(e.site, e.target) for e in p.edits if isinstance(e, AddFilter)]
-        groups.setdefault(tuple(adds) if len(adds) == 1 and not p.pushed.branches else i, []).append(p)
-    return list(groups.values())
-
-
-def _predicate(group: Sequence[_Placed]) -> X.Expr:
-    """The group's predicates ANDed in the order their late filters were written."""
-    ordered = sorted(group, key=lambda p: (p.pushed.late_filter.origin is None, p.pushed.late_filter.origin or 0))
-    return X.and_(*dict.fromkeys(p.pushed.predicate for p in ordered))
-
-
-def conjoined(group: Sequence[_Placed]) -> _Placed:
-    """The pushes that go to one place as one filter there: the conjunction of their predicates.
-
-    Sound by composition: each part was proved for every input of the steps from its late
-    filter down to the place, so applied one after another from the latest filter down, each
-    part meets the steps it was proved on (only filters above it were removed, sources below
-    it only filtered further). Each equivalent part's late filter goes; a superset part's stays.
-    """
-    if len(group) == 1:
-        return group[0]
-    first = group[0]
-    add = next(e for e in first.edits if isinstance(e, AddFilter))
-    edits: list[Edit] = [replace(add, predicate=_predicate(group))]
-    for p in group:
-        edits += [e for e in p.edits if isinstance(e, RemoveFilter) and e not in edits]
-    steps: list = []
-    for p in group:
-        steps += [s for s in p.pushed.steps if s not in steps]
-    kind = EQUIVALENT if all(p.kind == EQUIVALENT for p in group) else SUPERSET
-    pushed = replace(first.pushed, predicate=_predicate(group), steps=tuple(steps), kind=kind,
-                     may_hide_errors=any(p.pushed.may_hide_errors for p in group), alternatives=())
-    return _Placed(pushed, tuple(edits), kind, first.source_event)
-
-
-def _suggestion(trace: Trace, group: Sequence[_Placed], cells: list[str], index_of: dict[int, int],
-                peers: Sequence[Pushed] = ()) -> Suggestion:
-    """The suggestion of the pushes that go to one place: their conjunction, with each part
-    (when there are several) or each other proved predicate as the alternatives."""
-    placed = conjoined(group)
-    if len(group) > 1:
-        alternatives = [s for p in group for s in _or_none(lambda p=p: _written(trace, p, cells, index_of))]
-    else:
-        alternatives = _alternatives(trace, placed, cells, index_of, peers)
-    late = _late_predicate(group, cells)
-    return replace(_written(trace, placed, cells, index_of), late_predicate=late,
-                   alternatives=tuple(replace(a, late_predicate=late) for a in alternatives))
-
-
-def _late_predicate(group: Sequence[_Placed], cells: list[str]) -> str | None:
-    """The late filters the group's predicate stands in for, ANDed, as PySpark code; None when
-    one has no PySpark form (a Python UDF called inside the filter)."""
-    ordered = sorted(group, key=lambda p: (p.pushed.late_filter.origin is None, p.pushed.late_filter.origin or 0))
-    alias, _ = functions_alias(cells)
-    try:
-        # shown without the NULL guards the pandas API on Spark wraps a mask in (same rows)
-        conditions = (X.unguarded(c) for p in ordered for c in X.conjuncts(p.pushed.late_filter.condition))
-        return to_pyspark(X.and_(*dict.fromkeys(conditions)), alias)
-    except ValueError:
-        return None
-
-
-def _proved_text(pushed: Pushed) -> str:
-    """What was proved for a source, in a note: each read's predicate when the reads differ
-    (the source's own predicate is then their disjunction, TRUE when one read needs every row).
-
-    >>> s = P.Source("t", (X.Col("a", 1),), 2)
-    >>> a = X.Cmp(">", X.Col("a", 1), X.Lit(3, "int"))
-    >>> one = Pushed(s, a, (), EQUIVALENT, P.Filter(s, a), 5, 0)
-    >>> _proved_text(replace(one, predicate=X.TRUE, branches=(one, replace(one, predicate=X.TRUE))))
-    'a > 3 on one read of the source, every row on another'
-    """
-    if pushed.predicate != X.TRUE or not pushed.branches:
-        return str(pushed.predicate)
-    reads = ["every row" if b.predicate == X.TRUE else str(b.predicate) for b in pushed.branches]
-    return f"{reads[0]} on one read of the source, " + ", ".join(f"{r} on another" for r in reads[1:])
-
-
-def _or_none(make) -> list[Suggestion]:
-    try:
-        return [make()]
-    except (RewriteError, ValueError):
-        return []
-
-
-def _written(trace: Trace, placed: _Placed, cells: list[str], index_of: dict[int, int]) -> Suggestion:
-    pushed = placed.pushed
-    alias, _ = functions_alias(cells)
-    rewritten = apply(cells, index_of, list(placed.edits), alias)
-    changes = tuple(CellChange(i, cells[i], src, _count_of(index_of, i)) for i, src in sorted(rewritten.items()))
-    return Suggestion(
-        source=_source_name(trace, placed.source_event, cells, index_of),
-        predicate=to_pyspark(pushed.predicate, alias),
-        kind=placed.kind,
-        proof=tuple(ProofStep(s.operator, s.category, s.base_case_rows, s.kind) for s in pushed.steps),
-        cells=changes,
-        source_event=placed.source_event.id,
-        predicate_ir=expr_to_json(pushed.predicate),
-        may_hide_errors=pushed.may_hide_errors,
-        late_filter_event=pushed.late_filter.origin,
-        late_filter_cell=_late_filter_cell(trace, pushed, index_of),
-    )
-
-
-def _late_filter_cell(trace: Trace, pushed: Pushed, index_of: dict[int, int]) -> int | None:
-    """The notebook position of the cell whose code holds the late filter, if it is still there."""
-    event = trace.event(pushed.late_filter.origin)
-    if event is None or event.site is None:
-        return None
-    return index_of.get(event.site.execution_count)
-
-
-def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of: dict[int, int],
-              pipeline: str) -> Together | None:
-    """All of one pipeline's pushes as one rewrite, the way the walk proved them: the late filter
-    goes only if every push is an equivalence (a superset elsewhere still needs it)."""
-    try:
-        planned = [edits_for(trace, p, pushes) for p in pushes]
-    except CannotPlace:
-        return None
-    kind = EQUIVALENT if all(k == EQUIVALENT for _, k, _ in planned) else SUPERSET
-    edits: list[Edit] = []
-    for placed, _, _ in planned:
-        for e in placed:
-            if isinstance(e, RemoveFilter) and kind != EQUIVALENT:
-                continue
-            if e not in edits:  # two equivalences remove the same late filter once
-                edits.append(e)
-    alias, _ = functions_alias(cells)
-    try:
-        rewritten = apply(cells, index_of, edits, alias)
-    except (RewriteError, ValueError):  # a predicate without a PySpark form has no joint rewrite either
-        return None
-    return Together(pipeline, kind, tuple(CellChange(i, cells[i], src, _count_of(index_of, i))
-                                          for i, src in sorted(rewritten.items())), len(pushes))
-
-
-def _count_of(index_of: dict[int, int], index: int) -> int | None:
-    """The count of the last traced execution of cell `index`: what its prompt shows."""
-    return max((count for count, i in index_of.items() if i == index), default=None)
-
-
-def _alternatives(trace: Trace, placed: _Placed, cells: list[str], index_of: dict[int, int],
-                  peers: Sequence[Pushed] = ()) -> list[Suggestion]:
-    """The same suggestion with each other proved predicate, for ranking on live data; one
-    whose cells cannot be rewritten is left out."""
-    found = []
-    for g in placed.pushed.alternatives:
-        try:
-            edits, kind, source_event = edits_for(trace, replace(placed.pushed, predicate=g, alternatives=()), peers)
-        except CannotPlace:
-            continue
-        found += _or_none(lambda: _written(trace, _Placed(replace(placed.pushed, predicate=g, alternatives=()),
-                                                          tuple(edits), kind, source_event), cells, index_of))
-    return found
-
-
-def _source_name(trace: Trace, source_event: Event | None, cells: list[str], index_of: dict[int, int]) -> str:
-    """What the user calls the DataFrame a filter goes on: the variable its call is assigned
-    to, else the variable holding it, else its code (a step in the middle of a chain)."""
-    if source_event is None:
-        return "source"
-    site = source_event.site
-    source_cell = cells[index_of[site.execution_count]] if site and site.execution_count in index_of else ""
-    held = trace.variable_of(source_event.id)
-    if source_event.inputs:  # a DataFrame on the way, perhaps a step inside a chain
-        code = trace.code_at(site)
-        return held or (f"`{' '.join(code.split())}`" if code else "source")
-    return (binding_name(source_cell, site) if site else None) or held or "source"
+    walked = _optimize_plan(own, collected, cells, index_of, budget, tail.sink)
+    return tail.sink, after_to_pandas(trace, call, tail, g, spark, walked, cells, index_of)

@@ -1,17 +1,16 @@
 """The JSON contract: what the engine hands to the server, the CLI, `%magicpush` and the UI.
 
 `OptimizeResult.to_json()` (with each `Suggestion.to_json()` and the walk's refusals as
-`refusal_json` writes them) is the contract documented in docs/architecture.md; keep the two
-in step. `src/tokens.ts` mirrors it for the front end (tests/test_contract.py checks).
+rewrite/notes.py's `refusal_json` writes them) is the contract documented in
+docs/architecture.md; keep the two in step. `src/tokens.ts` mirrors it for the front end
+(tests/test_contract.py checks). Plain data that imports nothing of the engine's: the stage
+after the walk fills it in (rewrite/assemble.py), measuring and every face read it.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, Sequence
-
-from magicpush_lab.pushdown.records import Refusal
+from typing import Any
 
 
 #: what a proof category checks, in plain words (the paper's category names follow them)
@@ -219,64 +218,3 @@ class OptimizeResult:
             "notes": list(self.notes),
             "measure_errors": list(self.measure_errors),
         }
-
-
-def refusal_json(r: Refusal, pipeline: str, note: str | None = None) -> dict[str, Any]:
-    """A refusal for the JSON result: counterexample rows with plain JSON values, the trace
-    event of the step that stopped the filter, and the note that describes that step (one of
-    the result's notes: a view shows it once, with the refusal).
-
-    >>> refusal_json(Refusal("GroupBy", "no candidate", "x > 1", {"input 1": [{"x": 1.5, "d": object}]}), "out")
-    {'pipeline': 'out', 'operator': 'GroupBy', 'reason': 'no candidate', 'candidate': 'x > 1', 'counterexample': {'input 1': [{'x': 1.5, 'd': "<class 'object'>"}]}, 'event': None, 'note': None}
-    """
-    def plain(v: Any) -> Any:
-        if isinstance(v, float) and not math.isfinite(v):
-            return str(v)  # JSON has no NaN or infinity
-        return v if v is None or isinstance(v, (bool, int, float, str)) else str(v)
-
-    tables = {str(name): [{str(k): plain(v) for k, v in row.items()} for row in rows]
-              for name, rows in (r.counterexample or {}).items()}
-    return {"pipeline": pipeline, "operator": r.operator, "reason": r.reason, "candidate": r.candidate,
-            "counterexample": tables, "event": r.event, "note": note}
-
-
-def describe_refusal(r: Refusal, step: str | None = None, reasons: Sequence[str] = ()) -> str:
-    """A refusal as one line of the notes: the operator, the user's code of that step when
-    known, and every reason the step gave (`reasons`; else the refusal's own).
-
-    >>> describe_refusal(Refusal("GroupBy", "no candidate could be proved"), "`df.groupBy('k')` (cell [4], line 2)")
-    "GroupBy `df.groupBy('k')` (cell [4], line 2): no filter before this step was proved to give the same result (no candidate could be proved)"
-    """
-    text = f"{r.operator}{' ' + step if step else ''}: {'; '.join(_plain(x) for x in reasons or (r.reason,))}"
-    if r.candidate and r.counterexample:
-        text += f" (`{r.candidate}` at the source would change the result on {_tables(r.counterexample)})"
-    elif r.candidate:
-        text += f" (`{r.candidate}`)"
-    return text
-
-
-#: the walk's reasons that are terms of the proof, in plain words (the term follows them)
-PLAIN_REASONS = {"no candidate could be proved": "no filter before this step was proved to give the same result"}
-
-
-def _plain(reason: str) -> str:
-    return f"{PLAIN_REASONS[reason]} ({reason})" if reason in PLAIN_REASONS else reason
-
-
-def _tables(tables: dict[str, list[dict]]) -> str:
-    """Counterexample tables in one line; runs of equal rows (a limit's k copies) counted once.
-
-    >>> _tables({"input 1": [{"x": 1}] * 3 + [{"x": None}]})
-    "input 1: 3 x {'x': 1}, {'x': None}"
-    """
-    parts = []
-    for name, rows in tables.items():
-        runs: list[list] = []
-        for row in rows:
-            if runs and runs[-1][1] == row:
-                runs[-1][0] += 1
-            else:
-                runs.append([1, row])
-        shown = ", ".join(f"{n} x {row}" if n > 1 else str(row) for n, row in runs)
-        parts.append(f"{name}: {shown or 'empty'}")
-    return "; ".join(parts)

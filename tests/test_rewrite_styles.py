@@ -19,7 +19,7 @@ from typing import Callable
 
 import pytest
 
-import magicpush_lab.pipeline as pipeline
+import magicpush_lab.rewrite.assemble as assemble
 from magicpush_lab.pipeline import optimize_trace
 from tests.cells import traced
 
@@ -232,7 +232,7 @@ def shell(spark, path):
 
 @pytest.fixture()
 def applied(monkeypatch):
-    """Every call the pipeline makes to rewrite.cells.apply, with what it returned."""
+    """Every call the stage after the walk makes to rewrite.cells.apply, with what it returned."""
     calls = []
 
     def recording(cells, index_of, edits, alias):
@@ -240,8 +240,8 @@ def applied(monkeypatch):
         calls.append((list(cells), dict(index_of), list(edits), alias, out))
         return out
 
-    original = pipeline.apply
-    monkeypatch.setattr(pipeline, "apply", recording)
+    original = assemble.apply
+    monkeypatch.setattr(assemble, "apply", recording)
     return calls
 
 
@@ -292,4 +292,4 @@ def test_rewritten_notebook_gives_the_same_rows_and_a_second_rewrite_changes_not
     assert applied or not suggestions
     for cells, index_of, edits, alias, out in list(applied):
         once = [out.get(i, src) for i, src in enumerate(cells)]
-        assert pipeline.apply(once, index_of, edits, alias) == {}, once
+        assert assemble.apply(once, index_of, edits, alias) == {}, once

@@ -8,7 +8,12 @@
 - `guards.py`: checks on what a walk pushed that the per-operator proofs cannot make;
 - `shared_sources.py`: a source read by several branches, one disjunction at the source;
 - `body_walk.py`: applyInPandas, the late filter walked through the pandas body;
+- `pandas_tail.py`: a pandas filter after `toPandas()` as a Spark filter on the collected DataFrame;
 - `records.py`: what a walk produces.
+
+The names below are for callers outside the package. The modules inside import one another
+by module (`from magicpush_lab.pushdown.records import Pushed`), never from here: this file
+imports walk.py, which would otherwise import this file back.
 """
 
 from magicpush_lab.pushdown.operators import check

@@ -1,7 +1,9 @@
 """Checks on what a walk pushed, made once the walk is done: what the per-operator proofs
 cannot see (integer overflow the original never computes, gaps of the model around the walk's
 steps, a collected list that other UDF calls read too). A push that fails one is dropped with
-a refusal; the others were proved alongside it, so they stay only as superset pushdowns.
+a refusal; the others were proved alongside it, so they stay only as superset pushdowns. The
+same checks are recorded for each DataFrame a push passed on its way (its waypoints), where
+its filter may go instead of at the source.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import replace
 from magicpush_lab.budget import Budget
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.pushdown.records import Refusal, Step, WalkResult
+from magicpush_lab.pushdown.records import Pushed, Refusal, Step, WalkResult, Waypoint
 from magicpush_lab.verify import model_gaps, overflow
 
 OVERFLOW_MS = 500
@@ -34,17 +36,57 @@ def drop_new_overflow(late: P.Filter, result: WalkResult, budget: Budget) -> boo
     return dropped
 
 
-def why_unsafe(late: P.Filter, predicate: X.Expr, steps: tuple[Step, ...], budget: Budget) -> str | None:
+def why_unsafe(late: P.Filter, predicate: X.Expr, steps: tuple[Step, ...], budget: Budget) -> str:
     """Why `predicate`, proved through `steps` from the late filter `late`, may still change a
-    result where it is placed (new integer overflow, a gap of the model), or None."""
+    result where it is placed (new integer overflow, a gap of the model), or ""."""
+    return _unsafe_predicate(late, predicate, budget) or _unsafe_steps(late, predicate, steps)
+
+
+def _unsafe_predicate(late: P.Filter, predicate: X.Expr, budget: Budget) -> str:
+    """The part of why_unsafe that reads the predicate alone (the same wherever it is placed)."""
     same = overflow.same_source_columns(late)
     known = [X.substitute(e, same) for e in overflow.pipeline_expressions(late)]
     return (overflow.new_overflow(X.substitute(predicate, same), known, budget.slice_ms(OVERFLOW_MS))
             or model_gaps.lost_double_arithmetic(late, predicate)
-            or model_gaps.new_double_arithmetic(late, predicate)
-            or model_gaps.double_sort_key(late, predicate, steps)
+            or model_gaps.new_double_arithmetic(late, predicate))
+
+
+def _unsafe_steps(late: P.Filter, predicate: X.Expr, steps: tuple[Step, ...]) -> str:
+    """The part of why_unsafe that reads the steps the predicate was proved through."""
+    return (model_gaps.double_sort_key(late, predicate, steps)
             or model_gaps.udf_on_padded_rows(late, steps)
             or model_gaps.udf_above_a_limit(late, steps))
+
+
+def with_checked_waypoints(pushed: list[Pushed], budget: Budget) -> list[Pushed]:
+    """`pushed` with each waypoint's `unsafe` filled in: why_unsafe of the waypoint's predicate
+    and steps from the push's late filter. A push whose source cannot take its filter goes on
+    the way (rewrite/placement.py), which reads this instead of proving anything itself.
+    The predicate's part is computed once per predicate: the waypoints of one walk mostly
+    carry the same one.
+
+    >>> a = X.Col("a", 1, "int")
+    >>> s = P.Source("t", (a,), 0)
+    >>> late = P.Filter(P.Project(s, ((a, a),), 1), X.Cmp(">", a, X.Lit(3, "int")))
+    >>> square = X.Cmp(">", X.Arith("*", a, a, "int"), X.Lit(50, "int"))
+    >>> ways = (Waypoint(1, 2, 0, late.condition, (), "equivalent"),
+    ...         Waypoint(1, 2, 0, square, (), "superset"))
+    >>> one = Pushed(s, late.condition, (), "equivalent", late, 1, 0, waypoints=ways)
+    >>> [w.unsafe.partition(" in Spark")[0] for w in with_checked_waypoints([one], Budget())[0].waypoints]
+    ['', '(a * a) may leave its integer type']
+    """
+    # keyed by the late filter's identity: hashing a whole pipeline's plan for each waypoint
+    # would cost more than the check
+    by_predicate: dict[tuple[int, X.Expr], str] = {}
+
+    def unsafe(late: P.Filter, w: Waypoint) -> str:
+        key = (id(late), w.predicate)
+        if key not in by_predicate:
+            by_predicate[key] = _unsafe_predicate(late, w.predicate, budget)
+        return by_predicate[key] or _unsafe_steps(late, w.predicate, w.steps)
+
+    return [replace(p, waypoints=tuple(replace(w, unsafe=unsafe(p.late_filter, w)) for w in p.waypoints))
+            if p.waypoints else p for p in pushed]
 
 
 def without_double_arithmetic(late: P.Filter) -> P.Filter | None:

@@ -17,7 +17,7 @@ from typing import Callable, Iterator, Sequence
 from magicpush_lab.budget import Budget
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.pushdown import body_walk
+from magicpush_lab.pushdown.body_walk import candidates as body_candidates, verify as body_verify
 from magicpush_lab.search import candidates as C
 from magicpush_lab.search import row_iter as row_iter_search
 from magicpush_lab.search.candidate import Candidate
@@ -72,7 +72,7 @@ RULES: dict[type, Rule] = {
     P.Window: Rule(C.through_row_selection, window.verify),
     P.RowExpand: Rule(C.through_row_selection, row_expand.verify),
     P.Expand: Rule(C.through_unpivot, row_expand.verify_unpivot),
-    P.GroupedMap: Rule(body_walk.candidates, body_walk.verify),
+    P.GroupedMap: Rule(body_candidates, body_verify),
     P.RowIterPipeline: Rule(row_iter_search.candidates, row_iter.verify),
 }
 

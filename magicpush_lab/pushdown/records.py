@@ -25,7 +25,7 @@ class Waypoint:
     a filter on, the traced operator reading that DataFrame (`consumer`, through its input
     `via_input`), the predicate there and the proof steps above it. When the source cannot take
     the filter (a DataFrame on the way feeds other code), the filter can go on the pipeline's
-    own read of such a DataFrame instead."""
+    own read of such a DataFrame instead, when the walk found it safe there (`unsafe`)."""
 
     event: int
     consumer: int | None
@@ -35,6 +35,10 @@ class Waypoint:
     kind: str
     may_hide_errors: bool = False
     names_unique: bool = True  # the predicate's columns are named once in that DataFrame
+    # why `predicate` placed here may still change the result where the per-operator proofs
+    # cannot see it (integer overflow the original never computes, a gap of the model:
+    # guards.why_unsafe), "" when it may go here; None until the walk is done and has checked it
+    unsafe: str | None = None
 
 
 @dataclass(frozen=True)

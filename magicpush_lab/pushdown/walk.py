@@ -4,6 +4,8 @@ At each operator the search proposes candidates (operators.py, proposals.py) and
 checks them, equivalence first, then superset. A superset step anywhere on the way means the
 late filter must stay. Each source reached gets its own predicate; when several sources get
 one, each is proved on its own as a superset pushdown, so any of them can be applied alone.
+When a walk is done, each push records for every traced DataFrame it passed (a waypoint)
+whether its filter may go there instead of at the source, and why not (guards.py).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from dataclasses import dataclass, replace
 from magicpush_lab.budget import Budget
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.pushdown import body_walk, guards
 from magicpush_lab.pushdown.alternatives import add_alternatives
+from magicpush_lab.pushdown.body_walk import why_not as body_why_not
+from magicpush_lab.pushdown.guards import (drop_new_overflow, drop_shared_side_inputs, with_checked_waypoints,
+                                          without_double_arithmetic)
 from magicpush_lab.pushdown.operators import candidates_for, check, only, rule_for
 from magicpush_lab.pushdown.proposals import proposals
 from magicpush_lab.pushdown.records import Pushed, Refusal, Step, WalkResult, Waypoint
@@ -102,7 +106,7 @@ def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult
 
 def _push_down_within(filter_node: P.Filter, budget: Budget) -> WalkResult:
     result = _push_down(filter_node, budget)
-    exact = guards.without_double_arithmetic(filter_node)
+    exact = without_double_arithmetic(filter_node)
     if exact is not None and any(r.reason.startswith(model_gaps.DOUBLE_GAP) for r in result.refusals):
         # The conjuncts that compute nothing in doubles are what the model proves exactly. The
         # late filter implies them, so whatever they push is a superset pushdown of the whole.
@@ -120,15 +124,16 @@ def _push_down(filter_node: P.Filter, budget: Budget) -> WalkResult:
     condition = X.and_(*(X.unguarded(c) for c in X.conjuncts(filter_node.condition)))
     walk.visit(filter_node.child, _Carried(condition, (), EQUIVALENT, filter_node.origin, 0))
     result = walk.result
-    guards.drop_shared_side_inputs(filter_node, result)
+    drop_shared_side_inputs(filter_node, result)
     result.pushed = merge_shared_sources(filter_node.child, result.pushed, filter_node.origin)
-    dropped = guards.drop_new_overflow(filter_node, result, budget)
+    dropped = drop_new_overflow(filter_node, result, budget)
     if dropped or len([p for p in result.pushed if not p.transferred]) > 1 or \
             union_input_missed(filter_node.child, result.pushed):
         # each source's predicate was proved alone; applied alone, the late filter stays.
         # A transferred predicate is a superset pushdown of its own, whose proof holds for
         # every other input, filtered or not: it leaves the others' kinds as they are
         result.pushed = [replace(p, kind=SUPERSET) for p in result.pushed]
+    result.pushed = with_checked_waypoints(result.pushed, budget)
     return result
 
 
@@ -146,6 +151,7 @@ def _push_join_conjunct(join: P.Plan, side: int, g: X.Expr, budget: Budget) -> W
     here = getattr(join, "origin", None)
     walk.visit(join.children[side], _Carried(g, (step,), SUPERSET, here, side))
     walk.result.pushed = merge_shared_sources(join.children[side], walk.result.pushed, here, side)
+    walk.result.pushed = with_checked_waypoints(walk.result.pushed, budget)
     return walk.result
 
 
@@ -228,7 +234,7 @@ class _Walk:
             return
         why = "no candidate could be proved"
         if isinstance(node, P.GroupedMap):  # the body's analysis says which part stopped the filter
-            why = body_walk.why_not(node, at.pred, self.budget, EXPLAIN_MS)
+            why = body_why_not(node, at.pred, self.budget, EXPLAIN_MS)
         elif isinstance(node, P.Project):
             why = nondeterministic_column(node) or why
         candidate, example, unmodelled = self._naive_failure(node, at.pred)

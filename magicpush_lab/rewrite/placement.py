@@ -47,7 +47,8 @@ def edits_on_the_way(trace: Trace, pushed: Pushed, peers: Sequence[Pushed] = ())
     code (a `show()` of it, a plot, another pipeline): the filter that was proved where the walk
     passed that DataFrame, on this pipeline's own read of it (`joined.filter(G).withColumn(...)`),
     so everything else keeps reading every row. The DataFrame nearest the source whose read is
-    this pipeline's own is chosen: the one that saves the most work. Raises CannotPlace."""
+    this pipeline's own is chosen: the one that saves the most work. Raises CannotPlace, also
+    when the walk found the filter unsafe on that DataFrame (`Waypoint.unsafe`)."""
     top = _top_event(pushed)
     region = _Region(trace, top)
     why = "no DataFrame on the way is read by this pipeline alone"
@@ -71,6 +72,8 @@ def edits_on_the_way(trace: Trace, pushed: Pushed, peers: Sequence[Pushed] = ())
         except CannotPlace as err:
             why = str(err)
             continue
+        if w.unsafe != "":  # the walk's own check of this place (pushdown/guards.py); None: not made
+            raise CannotPlace(w.unsafe or "the walk did not check the filter on this DataFrame")
         return edits, _kind(edits), event, w
     raise CannotPlace(why)
 
@@ -423,37 +426,3 @@ def _readers(trace: Trace, name: str, udf_names: set[str]) -> list[int]:
                and id(n) not in inside for n in ast.walk(tree)):
             found.append(cell.execution_count)
     return found
-
-
-def cell_index(trace: Trace, cells: list[str], ids: Sequence[str | None] | None = None) -> dict[int, int]:
-    """Execution count -> notebook index, for executions whose code is still in the notebook.
-
-    A cell edited since it ran has no index: the trace's positions point into the old code.
-    Two cells with the same code are told apart by id only; guessing could put the filter
-    in a cell that runs before the one whose DataFrame the pipeline reads.
-
-    >>> from magicpush_lab.capture.trace import Cell
-    >>> t = Trace(cells=(Cell(1, "a = 1", "x"), Cell(2, "b = 2", None), Cell(3, "a = 1", None)))
-    >>> cell_index(t, ["a = 1", "b = 2", "a = 1"], ["x", "y", "z"])
-    {1: 0, 2: 1}
-    """
-    out = {}
-    by_id = {cell_id: i for i, cell_id in enumerate(ids or ()) if cell_id}
-    for c in trace.cells:
-        if c.cell_id and c.cell_id in by_id:
-            i = by_id[c.cell_id]
-            if cells[i] == c.source:
-                out[c.execution_count] = i
-        elif cells.count(c.source) == 1:
-            out[c.execution_count] = cells.index(c.source)
-    return out
-
-
-def trace_cells(trace: Trace) -> list[str]:
-    """The distinct cell sources in the order the trace first ran them: the notebook as the
-    trace knows it, when the caller has no notebook."""
-    seen: list[str] = []
-    for c in trace.cells:
-        if c.source not in seen:
-            seen.append(c.source)
-    return seen

@@ -86,9 +86,9 @@ def run_engine_with_notes(sources: list, steps: list, final, udfs=()) -> tuple[W
     """run_engine with each of `steps` (the DataFrames between the sources and `final`, the
     first made from the sources, each next from the one before, all calling `udfs`) its own
     event, as the tracer records them; and the notes the user reads for what was refused
-    (pipeline.step_notes: the step, each reason, and what its Python UDFs do that the model
+    (rewrite/notes.step_notes: the step, each reason, and what its Python UDFs do that the model
     does not read)."""
-    from magicpush_lab.pipeline import step_notes
+    from magicpush_lab.rewrite.notes import step_notes
 
     plans = Plans()
     events = [plans.event(i, "createDataFrame", s) for i, s in enumerate(sources)]
