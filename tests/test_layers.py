@@ -125,15 +125,7 @@ def _cycle_through(graph, package: str) -> list[str]:
 
 # a package whose __init__ takes part in an import cycle today, with why; each entry must fail
 # (strict), so it is struck off as soon as the cycle is gone
-KNOWN_CYCLES = {
-    "magicpush_lab.pushdown": "pushdown/__init__.py re-exports walk.py and operators.py, which import "
-                              "their siblings body_walk and guards through the package",
-}
-
-
-@pytest.mark.parametrize("package", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_CYCLES[p])) if p in KNOWN_CYCLES else p
-    for p in PACKAGES])
+@pytest.mark.parametrize("package", PACKAGES)
 def test_no_package_imports_itself_through_its_init(graph_with_package_imports, package):
     cycle = _cycle_through(graph_with_package_imports, package)
     assert not cycle, "imports in a cycle: " + " -> ".join(cycle)
