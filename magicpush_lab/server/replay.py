@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 from magicpush_lab.assist import Runner, optimize_replayed
 from magicpush_lab.budget import Budget
-from magicpush_lab.capture.replay import KERNEL_ARGUMENTS, Document, KernelReplay
+from magicpush_lab.driver.notebook import Document
+from magicpush_lab.driver.replay import KERNEL_ARGUMENTS, KernelReplay
 from magicpush_lab.server.kernel_measure import kernel_measurer
 from magicpush_lab.server.scheduler import in_thread
 from magicpush_lab.suggestion import OptimizeResult
@@ -49,7 +50,7 @@ async def replay_and_optimize_on_server(kernel_manager: Any, root: Path, documen
                                         run: Runner) -> OptimizeResult:
     """Replay `document` (a notebook under `root`) in a new kernel of `kernel_manager`, optimize its
     trace with `run` and measure on that kernel; the kernel is shut down however this ends,
-    cancellation included. Raises capture.replay.ReplayError for a failing cell, the deadline or
+    cancellation included. Raises driver.replay.ReplayError for a failing cell, the deadline or
     a dead kernel, and RuntimeError when no kernel starts."""
     replay = KernelReplay(document, timeout=timeout, deadline=deadline)
     relative = document.path.parent.relative_to(root).as_posix()

@@ -449,7 +449,8 @@ class ReplayHandler(BaseHandler):
     @tornado.web.authenticated
     @authorized(EXECUTE, KERNELS)
     async def post(self) -> None:
-        from magicpush_lab.capture.replay import ReplayError, read_document
+        from magicpush_lab.driver.notebook import read_document
+        from magicpush_lab.driver.replay import ReplayError
         from magicpush_lab.server.replay import replay_and_optimize_on_server
 
         # the notebook is read as the contents API would read it for this user
