@@ -12,7 +12,6 @@ notebook.py.
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 import time
@@ -22,6 +21,8 @@ from typing import Any, Callable, Sequence
 
 from magicpush_lab.capture.trace import Trace
 from magicpush_lab.cellref import cell_ref
+from magicpush_lab.driver.kernels import (STARTUP_TIMEOUT, ChannelClosed, KernelGone, NoReply, execute, is_alive,
+                                          open_client, own_kernel, reply_to, shut_down_own, start_own)
 from magicpush_lab.driver.notebook import (ANSI_CODES, Document, execution_order, first_line, read_document,
                                            recorded_counts)
 
@@ -82,29 +83,6 @@ def _last_frame(traceback: Sequence[str] | str | None) -> str | None:
     return f"File {os.path.basename(where[len('File '):])}, line {line}"
 
 
-#: what a replayed kernel is started with: an in-memory history, so that kernels replaying at
-#: the same time never wait on each other's history database
-KERNEL_ARGUMENTS = ["--HistoryManager.hist_file=:memory:"]
-
-#: seconds a fresh kernel may take to answer its first request
-STARTUP_TIMEOUT = 60.0
-
-#: how often a wait for a reply checks that the kernel is still alive
-_POLL_SECONDS = 1.0
-
-
-class _Expired(Exception):
-    """The wait ran past the cell's timeout (`deadline` False) or the whole replay's deadline."""
-
-    def __init__(self, deadline: bool) -> None:
-        super().__init__("deadline" if deadline else "timeout")
-        self.deadline = deadline
-
-
-class _Died(Exception):
-    """The kernel died while a request waited for its reply."""
-
-
 class KernelReplay:
     """Replay a notebook in a kernel someone else starts and stops, asynchronously: the CLI's
     `Replay` drives it with a kernel of its own, the Jupyter server with a kernel of its kernel
@@ -148,8 +126,7 @@ class KernelReplay:
         for note in self.notes:
             self.progress(f"{self.path.name}: {note}")
         self._kernel = kernel
-        self._client = kernel.client()
-        self._client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
+        self._client = open_client(kernel)
         await self._ready()
         reply = await self._execute("%load_ext magicpush_lab", -1, store_history=False)
         if reply.get("status") != "ok":
@@ -190,9 +167,9 @@ class KernelReplay:
         msg_id = self._client.kernel_info()
         try:
             await self._reply(msg_id, STARTUP_TIMEOUT)
-        except _Expired as err:
+        except NoReply as err:
             raise self._expired(err, -1, STARTUP_TIMEOUT) from None
-        except _Died:
+        except (ChannelClosed, KernelGone):
             raise ReplayError(-1, "DeadKernelError", "the kernel died while starting", path=str(self.path)) from None
 
     async def _run_cells(self) -> None:
@@ -215,17 +192,16 @@ class KernelReplay:
 
     async def _execute(self, code: str, index: int, *, store_history: bool,
                        user_expressions: dict[str, str] | None = None) -> dict[str, Any]:
-        msg_id = self._client.execute(code, silent=not code, store_history=store_history,
-                                      user_expressions=user_expressions or {}, allow_stdin=False)
+        msg_id = execute(self._client, code, store_history=store_history, user_expressions=user_expressions)
         try:
             return await self._reply(msg_id, self.timeout)
-        except _Expired as err:
+        except NoReply as err:
             raise self._expired(err, index, self.timeout) from None
-        except _Died:
+        except (ChannelClosed, KernelGone):
             raise ReplayError(index, "DeadKernelError", "the kernel died", path=str(self.path),
                               cell=self.cell_name(index)) from None
 
-    def _expired(self, err: _Expired, index: int, timeout: float | None) -> ReplayError:
+    def _expired(self, err: NoReply, index: int, timeout: float | None) -> ReplayError:
         if err.deadline:
             return ReplayError(index, "DeadlineExceeded", f"the replay ran longer than its deadline of "
                                f"{self.deadline:g} s", path=str(self.path), cell=self.cell_name(index))
@@ -233,31 +209,14 @@ class KernelReplay:
                            cell=self.cell_name(index))
 
     async def _reply(self, msg_id: str, timeout: float | None) -> dict[str, Any]:
-        """The content of the shell reply to `msg_id`; _Expired past the timeout or deadline,
-        _Died when the kernel is gone."""
+        """The content of the shell reply to `msg_id` within `timeout` and the replay's deadline
+        (driver.kernels.reply_to); the kernel is gone when it is no longer alive."""
         ends = time.monotonic() + timeout if timeout is not None else None
-        while True:
-            now = time.monotonic()
-            if self._ends is not None and now >= self._ends:
-                raise _Expired(deadline=True)
-            if ends is not None and now >= ends:
-                raise _Expired(deadline=False)
-            wait = min(x - now for x in (ends, self._ends, now + _POLL_SECONDS) if x is not None)
-            try:
-                msg = await self._client.get_shell_msg(timeout=max(wait, 0.01))
-            except Exception as err:  # queue.Empty when nothing came; a closed channel
-                if type(err).__name__ != "Empty" or not await self._alive():
-                    raise _Died() from None
-                continue
-            if msg.get("parent_header", {}).get("msg_id") == msg_id:
-                return msg["content"]
+        return await reply_to(self._client, msg_id, ends=ends, deadline=self._ends,
+                           gone=self._dead)
 
-    async def _alive(self) -> bool:
-        try:
-            alive = self._kernel.is_alive()
-            return bool(await alive if inspect.isawaitable(alive) else alive)
-        except Exception:  # a kernel being torn down
-            return False
+    async def _dead(self) -> bool:
+        return not await is_alive(self._kernel)
 
     async def expression(self, expr: str, mime: str) -> Any:
         """The `mime` data of a Python expression evaluated silently in the kernel."""
@@ -349,12 +308,10 @@ class Replay:
         self.close()
 
     async def _run(self) -> None:
-        from jupyter_client.manager import AsyncKernelManager
-
         assert self._client is not None
-        self._km = AsyncKernelManager(kernel_name=self.kernel_name)
+        self._km = own_kernel(self.kernel_name)
         try:
-            await self._km.start_kernel(cwd=str(self.path.resolve().parent), extra_arguments=KERNEL_ARGUMENTS)
+            await start_own(self._km, str(self.path.resolve().parent))
         except Exception as err:
             raise RuntimeError(f"cannot start a {self.kernel_name} kernel: {first_line(str(err))}") from err
         await self._client.run(self._km)
@@ -389,7 +346,7 @@ class Replay:
             self._client.close()
         if self._km is not None:
             try:
-                self._sync(self._km.shutdown_kernel(now=True))
+                self._sync(shut_down_own(self._km))
             except Exception:  # the kernel may already be gone
                 pass
         self._client = None

@@ -322,7 +322,7 @@ def unmeasured(s: Suggestion) -> Suggestion:
 class _KernelWorkHandler(BaseHandler):
     """A route whose work runs in the notebook's kernel: when the client goes away (the sidebar's
     Cancel), the work is cancelled, which interrupts the kernel while it runs it
-    (kernel_measure._ask_kernel) and so cancels its Spark jobs."""
+    (driver.kernels.ask) and so cancels its Spark jobs."""
 
     _work: asyncio.Future[Any] | None = None
 
