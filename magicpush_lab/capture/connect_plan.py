@@ -56,7 +56,7 @@ _DATE_PARTS = {"year": "Year", "month": "Month", "dayofmonth": "DayOfMonth", "da
 _AGGREGATES = {"sum": "Sum", "max": "Max", "min": "Min", "count": "Count", "avg": "Average", "mean": "Average"}
 
 
-class Unsupported(ValueError):
+class NotReadable(ValueError):
     """Something in a Connect relation this reader does not resolve: the relation is a barrier."""
 
 
@@ -226,7 +226,7 @@ class ConnectPlanEncoder:
         inputs = [self._relation(r, client) for r in _inputs(rel, kind)]
         try:
             read = self._resolved(rel, kind, inputs, client)
-        except Unsupported as err:
+        except NotReadable as err:
             read = self._opaque(rel, kind, inputs, client, str(err))
         except Exception as err:  # a shape this reader did not expect: a barrier, never a guess
             read = self._opaque(rel, kind, inputs, client, f"not read ({type(err).__name__}: {err})")
@@ -279,7 +279,7 @@ class ConnectPlanEncoder:
             (child,) = inputs
             cond = _Scope(self, child.output).expr(rel.filter.condition)
             if cond.dtype != "boolean":
-                raise Unsupported("a filter whose condition is not a boolean")
+                raise NotReadable("a filter whose condition is not a boolean")
             return _Read(self._record("Filter", inputs, condition=cond.flat), child.output)
         if kind == "project":
             return self._project(rel, inputs, client)
@@ -293,7 +293,7 @@ class ConnectPlanEncoder:
             (child,) = inputs
             names = list(rel.to_df.column_names)
             if len(names) != len(child.output):
-                raise Unsupported("toDF with another number of names than columns")
+                raise NotReadable("toDF with another number of names than columns")
             return self._projection(rel, inputs, client, [self._alias(Typed(a.flat(), a.dtype, a), n)
                                                           for a, n in zip(child.output, names)])
         if kind == "subquery_alias":
@@ -333,7 +333,7 @@ class ConnectPlanEncoder:
             return self._drop_na(rel, inputs)
         if kind == "fill_na":
             return self._fill_na(rel, inputs, client)
-        raise Unsupported(_RELATION_REASONS.get(kind or "", "not analysed yet"))
+        raise NotReadable(_RELATION_REASONS.get(kind or "", "not analysed yet"))
 
     # -- projections -------------------------------------------------------------
     def _alias(self, value: Typed, name: str) -> Typed:
@@ -352,10 +352,10 @@ class ConnectPlanEncoder:
         schema = self._schema(rel, client)
         output = [i.attr for i in items]
         if any(a is None for a in output) or len(schema) != len(output):
-            raise Unsupported("its columns are not the ones the server names")
+            raise NotReadable("its columns are not the ones the server names")
         for attr, (name, dtype, _) in zip(output, schema):
             if attr.name != name or attr.dtype != dtype:  # type: ignore[union-attr]
-                raise Unsupported(f"column {name}: read here as {attr.dtype}, the server says {dtype}")  # type: ignore
+                raise NotReadable(f"column {name}: read here as {attr.dtype}, the server says {dtype}")  # type: ignore
         rid = self._record("Project", inputs, projectList=[i.flat for i in items])
         return _Read(rid, output)  # type: ignore[arg-type]
 
@@ -380,7 +380,7 @@ class ConnectPlanEncoder:
             names: list[str] | None = None
             if kind == "alias":
                 if e.alias.HasField("metadata"):
-                    raise Unsupported("an alias with metadata")
+                    raise NotReadable("an alias with metadata")
                 names, e = list(e.alias.name), e.alias.expr
             position = len(items)
             # the server's column of this item: a generator before it makes several columns
@@ -390,10 +390,10 @@ class ConnectPlanEncoder:
                 items.append(None)
                 continue
             if names is not None and len(names) != 1:
-                raise Unsupported("an alias of several names")
+                raise NotReadable("an alias of several names")
             if e.WhichOneof("expr_type") == "window":
                 if names is None and column >= len(schema):
-                    raise Unsupported("more columns than the server names")
+                    raise NotReadable("more columns than the server names")
                 items.append(steps.window(self, scope, position, e.window,
                                           names[0] if names else schema[column][0]))
                 continue
@@ -402,7 +402,7 @@ class ConnectPlanEncoder:
                 items.append(self._named(value, names[0]))
                 continue
             if column >= len(schema):
-                raise Unsupported("more columns than the server names")
+                raise NotReadable("more columns than the server names")
             items.append(self._named(value, value.attr.name if value.attr is not None else schema[column][0]))
         return self._stepped(rel, inputs, client, items, steps)
 
@@ -413,12 +413,12 @@ class ConnectPlanEncoder:
         steps = _Steps()
         for alias in rel.with_columns.aliases:
             if len(alias.name) != 1 or alias.HasField("metadata"):
-                raise Unsupported("withColumns with several names or metadata")
+                raise NotReadable("withColumns with several names or metadata")
             name = alias.name[0]
             same = [i for i, a in enumerate(items) if a is not None and a.attr is not None
                     and a.attr.name.lower() == name.lower()]
             if len(same) > 1:
-                raise Unsupported(f"several columns named {name}")
+                raise NotReadable(f"several columns named {name}")
             position = same[0] if same else len(items)
             if _generator_name(alias.expr) is not None:
                 steps.generator(self, scope, position, alias.expr.unresolved_function, [name])
@@ -438,7 +438,7 @@ class ConnectPlanEncoder:
         """A projection, with the operators Spark's analyzer puts under it for the window
         functions or the generator among its items (`None` marks the generator's place)."""
         if steps.windows and steps.generators:
-            raise Unsupported("a window function and a generator in one step: not analysed on Spark Connect yet")
+            raise NotReadable("a window function and a generator in one step: not analysed on Spark Connect yet")
         if steps.windows:
             return self._windowed(rel, inputs, client, items, steps.windows)  # type: ignore[arg-type]
         if steps.generators:
@@ -471,7 +471,7 @@ class ConnectPlanEncoder:
                     continue
                 classes = {node["class"] for node in read.flat}
                 if _EXPR + "AttributeReference" not in classes or _EXPR + "PythonUDF" in classes:
-                    raise Unsupported("a window over a constant expression or a UDF's result: "
+                    raise NotReadable("a window over a constant expression or a UDF's result: "
                                       "not analysed on Spark Connect yet")
                 key = repr(read.flat)
                 if key not in helpers:
@@ -481,7 +481,7 @@ class ConnectPlanEncoder:
                 carried[id(read)] = helpers[key]
         built = [windows[p].build(lambda e: carried.get(id(e), e)) for p in sorted(windows)]
         if len({repr((partition, order)) for _, partition, order in built}) != 1:
-            raise Unsupported("window functions over different partitions or orders in one step: "
+            raise NotReadable("window functions over different partitions or orders in one step: "
                               "not analysed on Spark Connect yet")
         below_items = regular + added
         below = _Read(self._record("Project", inputs, projectList=[i.flat for i in below_items]),
@@ -502,7 +502,7 @@ class ConnectPlanEncoder:
         keeping every input column and adding the generator's, under a Project of the items with
         the generator's columns in its place."""
         if len(generators) != 1:
-            raise Unsupported("several generators in one step (Spark refuses them)")
+            raise NotReadable("several generators in one step (Spark refuses them)")
         ((position, gen),) = generators.items()
         (child,) = inputs
         generate = _Read(self._record("Generate", inputs, generator=gen.generator.flat, unrequiredChildIndex=[],
@@ -525,7 +525,7 @@ class ConnectPlanEncoder:
         for e in rel.drop.columns:
             value = scope.expr(e)
             if value.attr is None:
-                raise Unsupported("drop of an expression that is not a column")
+                raise NotReadable("drop of an expression that is not a column")
             gone.add(value.attr.expr_id)
         return self._projection(rel, inputs, client,
                                 [Typed(a.flat(), a.dtype, a) for a in child.output if a.expr_id not in gone])
@@ -549,11 +549,11 @@ class ConnectPlanEncoder:
         the current row's last peer with one)."""
         fn = w.window_function
         if fn.WhichOneof("expr_type") != "unresolved_function":
-            raise Unsupported("a window over something other than a function: not analysed on Spark Connect yet")
+            raise NotReadable("a window over something other than a function: not analysed on Spark Connect yet")
         f = fn.unresolved_function
         fname = f.function_name.lower()
         if f.is_distinct or f.is_user_defined_function:
-            raise Unsupported(f"window function {f.function_name} (DISTINCT or user-defined): "
+            raise NotReadable(f"window function {f.function_name} (DISTINCT or user-defined): "
                               "not analysed on Spark Connect yet")
         partition = [scope.expr(e) for e in w.partition_spec]
         keys = [scope.expr(so.child) for so in w.order_spec]
@@ -562,16 +562,16 @@ class ConnectPlanEncoder:
         if fname in _RANKING:
             cls, dtype, order_args = _RANKING[fname]
             if w.HasField("frame_spec"):
-                raise Unsupported(f"{fname} with a frame of its own: not analysed on Spark Connect yet")
+                raise NotReadable(f"{fname} with a frame of its own: not analysed on Spark Connect yet")
             if not keys:
-                raise Unsupported(f"{fname} over a window without an order (Spark refuses it)")
+                raise NotReadable(f"{fname} over a window without an order (Spark refuses it)")
             fixed: list[Typed] = []
             if fname == "ntile":
                 fixed = [scope.expr(a) for a in f.arguments]
                 if len(fixed) != 1 or fixed[0].flat[0]["class"] != _EXPR + "Literal" or fixed[0].dtype != "integer":
-                    raise Unsupported("ntile of something other than an integer literal: not analysed")
+                    raise NotReadable("ntile of something other than an integer literal: not analysed")
             elif f.arguments:
-                raise Unsupported(f"{fname} with arguments: not analysed on Spark Connect yet")
+                raise NotReadable(f"{fname} with arguments: not analysed on Spark Connect yet")
 
             # the analyzer gives rank & co. the order's expressions once they are carried below
             def call(sub: Callable[[Typed], Typed]) -> list[dict[str, Any]]:
@@ -580,7 +580,7 @@ class ConnectPlanEncoder:
             frame = _frame(fname != "cume_dist", _bound("UnboundedPreceding"), _bound("CurrentRow"))
         elif fname in ("lag", "lead"):
             if w.HasField("frame_spec") or not keys:
-                raise Unsupported(f"{fname} with a frame of its own or without an order: not analysed on Spark Connect yet")
+                raise NotReadable(f"{fname} with a frame of its own or without an order: not analysed on Spark Connect yet")
             value, offset, default, frame = self._offset_parts(scope, fname, f)
             dtype = value.dtype
             reads.append(value)
@@ -595,7 +595,7 @@ class ConnectPlanEncoder:
             else:  # first/last(value, ignorenulls): the flag a field of First/Last, not an argument
                 args = [scope.expr(a) for a in f.arguments]
                 if len(args) != 2 or args[1].flat[0]["class"] != _EXPR + "Literal" or args[1].dtype != "boolean":
-                    raise Unsupported(f"{fname} in this form: not analysed on Spark Connect yet")
+                    raise NotReadable(f"{fname} in this form: not analysed on Spark Connect yet")
                 value, dtype = args[0], args[0].dtype
                 function = (_AGG + fname.capitalize(), {"ignoreNulls": args[1].flat[0]["value"] == "true"})
             reads.append(value)
@@ -612,7 +612,7 @@ class ConnectPlanEncoder:
             else:
                 frame = _frame(True, _bound("UnboundedPreceding"), _bound("UnboundedFollowing"))
         else:
-            raise Unsupported(f"window function {f.function_name}: not analysed on Spark Connect yet")
+            raise NotReadable(f"window function {f.function_name}: not analysed on Spark Connect yet")
         reads += partition + keys
         attr = self._fresh(name, dtype)
         sort = list(w.order_spec)
@@ -634,12 +634,12 @@ class ConnectPlanEncoder:
         if len(args) == 2:  # no default given: Spark's is a NULL literal, left untyped
             args.append(_literal(None, "void"))
         if len(args) != 3:
-            raise Unsupported(f"{fname} with ignorenulls: not analysed on Spark Connect yet")
+            raise NotReadable(f"{fname} with ignorenulls: not analysed on Spark Connect yet")
         value, offset, default = args
         if offset.flat[0]["class"] != _EXPR + "Literal" or offset.dtype != "integer" or int(offset.flat[0]["value"]) < 1:
-            raise Unsupported(f"{fname} with an offset that is not a positive integer literal")
+            raise NotReadable(f"{fname} with an offset that is not a positive integer literal")
         if default.flat[0]["class"] != _EXPR + "Literal" or default.dtype not in ("void", value.dtype):
-            raise Unsupported(f"{fname} with a default of another type than the column's (Spark casts it)")
+            raise NotReadable(f"{fname} with a default of another type than the column's (Spark casts it)")
         k = int(offset.flat[0]["value"])
         at = _literal(-k if fname == "lag" else k, "integer").flat
         return value, offset, default, _frame(True, at, at)
@@ -651,15 +651,15 @@ class ConnectPlanEncoder:
         if fname == "count" and len(args) == 1 and args[0].WhichOneof("expr_type") == "unresolved_star":
             return _literal(1, "integer"), "long"
         if len(args) != 1:
-            raise Unsupported(f"{fname} of {len(args)} arguments over a window")
+            raise NotReadable(f"{fname} of {len(args)} arguments over a window")
         value = scope.expr(args[0])
         if fname == "count":
             return value, "long"
         if isinstance(value.dtype, str) and value.dtype.startswith("decimal"):
-            raise Unsupported(f"{fname} of a decimal column over a window: not analysed on Spark Connect yet")
+            raise NotReadable(f"{fname} of a decimal column over a window: not analysed on Spark Connect yet")
         if fname in ("sum", "avg", "mean"):
             if value.name not in _NUMERIC_RANK:
-                raise Unsupported(f"{fname} of a {value.name} column over a window: not analysed on Spark Connect yet")
+                raise NotReadable(f"{fname} of a {value.name} column over a window: not analysed on Spark Connect yet")
             return value, "double" if fname != "sum" or value.name not in _INTEGRAL else "long"
         return value, value.dtype
 
@@ -669,7 +669,7 @@ class ConnectPlanEncoder:
         value units is cast to the order key's type)."""
         rows = spec.frame_type == 1
         if spec.frame_type not in (1, 2):
-            raise Unsupported("a window frame of an unknown type")
+            raise NotReadable("a window frame of an unknown type")
 
         def bound(b: Any, lower: bool) -> list[dict[str, Any]]:
             which = b.WhichOneof("boundary")
@@ -681,7 +681,7 @@ class ConnectPlanEncoder:
                 value = scope.expr(b.value)
                 if value.flat[0]["class"] == _EXPR + "Literal" and value.dtype == "integer":
                     return value.flat
-            raise Unsupported("a window frame bound other than a row offset, the current row or the "
+            raise NotReadable("a window frame bound other than a row offset, the current row or the "
                               "partition's end: not analysed on Spark Connect yet")
 
         return _frame(rows, bound(spec.lower, True), bound(spec.upper, False))
@@ -693,7 +693,7 @@ class ConnectPlanEncoder:
         name = f.function_name.lower()
         args = [scope.expr(a) for a in f.arguments]
         if len(args) != 1:
-            raise Unsupported(f"{name} of {len(args)} arguments")
+            raise NotReadable(f"{name} of {len(args)} arguments")
         (arg,) = args
         outer = name.endswith("_outer")
         t = arg.dtype
@@ -702,12 +702,12 @@ class ConnectPlanEncoder:
         elif isinstance(t, dict) and t.get("type") == "map":
             fields = [("key", t["keyType"], False), ("value", t["valueType"], bool(t.get("valueContainsNull", True)))]
         else:
-            raise Unsupported(f"{name} of a {arg.name} value")
+            raise NotReadable(f"{name} of a {arg.name} value")
         if _GENERATORS[name] == "PosExplode":
             fields.insert(0, ("pos", "integer", False))
         if names:
             if len(names) != len(fields):
-                raise Unsupported(f"{name} aliased with {len(names)} names for {len(fields)} columns")
+                raise NotReadable(f"{name} aliased with {len(names)} names for {len(fields)} columns")
             fields = [(n, t, null) for n, (_, t, null) in zip(names, fields)]
         output = [self._fresh(n, t, null or outer) for n, t, null in fields]
         return _GeneratorItem(Typed(_node(_EXPR + _GENERATORS[name], [arg]), "generator"), outer, output)
@@ -724,7 +724,7 @@ class ConnectPlanEncoder:
         (child,) = inputs
         spec = rel.deduplicate
         if spec.within_watermark:
-            raise Unsupported("dropDuplicatesWithinWatermark: not analysed")
+            raise NotReadable("dropDuplicatesWithinWatermark: not analysed")
         if spec.all_columns_as_keys or not spec.column_names:
             keys = list(child.output)
         else:
@@ -732,7 +732,7 @@ class ConnectPlanEncoder:
             for name in spec.column_names:
                 found = [a for a in child.output if a.name.lower() == name.lower()]
                 if len(found) != 1:
-                    raise Unsupported(f"dropDuplicates on {name}: not one column of that name")
+                    raise NotReadable(f"dropDuplicates on {name}: not one column of that name")
                 keys.append(found[0])
         return _Read(self._record("Deduplicate", inputs, keys=[a.flat() for a in keys]), child.output)
 
@@ -740,33 +740,33 @@ class ConnectPlanEncoder:
         spec = rel.join
         left, right = inputs
         if spec.join_type not in _JOIN_TYPES:
-            raise Unsupported(f"{_JOIN_NAMES.get(spec.join_type, 'this')} join: not analysed")
+            raise NotReadable(f"{_JOIN_NAMES.get(spec.join_type, 'this')} join: not analysed")
         if {a.expr_id for a in left.output} & {a.expr_id for a in right.output}:
-            raise Unsupported("a join of a DataFrame with itself: not analysed yet")
+            raise NotReadable("a join of a DataFrame with itself: not analysed yet")
         join_type = _JOIN_TYPES[spec.join_type]
         jtype = {"object": f"org.apache.spark.sql.catalyst.plans.{join_type}$"}
         using = list(spec.using_columns)
         if spec.HasField("join_condition") and using:
-            raise Unsupported("a join with both a condition and using columns")
+            raise NotReadable("a join with both a condition and using columns")
         if not using:
             condition = None
             if spec.HasField("join_condition"):
                 cond = _Scope(self, left.output + right.output).expr(spec.join_condition)
                 if cond.dtype != "boolean":
-                    raise Unsupported("a join condition that is not a boolean")
+                    raise NotReadable("a join condition that is not a boolean")
                 condition = cond.flat
             rid = self._record("Join", inputs, joinType=jtype, condition=condition)
             output = left.output + ([] if join_type in ("LeftSemi", "LeftAnti") else right.output)
             schema = self._schema(rel, client)
             if [n for n, _, _ in schema] != [a.name for a in output]:
-                raise Unsupported("its columns are not the ones the server names")
+                raise NotReadable("its columns are not the ones the server names")
             return _Read(rid, output)
         pairs = []
         for name in using:
             mine = [a for a in left.output if a.name.lower() == name.lower()]
             theirs = [a for a in right.output if a.name.lower() == name.lower()]
             if len(mine) != 1 or len(theirs) != 1 or mine[0].dtype != theirs[0].dtype:
-                raise Unsupported(f"join on {name}: not one column of one type on each side")
+                raise NotReadable(f"join on {name}: not one column of one type on each side")
             pairs.append((mine[0], theirs[0]))
         condition = None
         for a, b in pairs:
@@ -790,35 +790,35 @@ class ConnectPlanEncoder:
     def _set_op(self, rel: Any, inputs: list[_Read], client: Any) -> _Read:
         spec = rel.set_op
         if spec.set_op_type != 2:
-            raise Unsupported({1: "intersect", 3: "subtract/exceptAll"}.get(spec.set_op_type, "set operation")
+            raise NotReadable({1: "intersect", 3: "subtract/exceptAll"}.get(spec.set_op_type, "set operation")
                               + ": not analysed")
         if spec.by_name or spec.allow_missing_columns:
-            raise Unsupported("unionByName: not analysed yet")
+            raise NotReadable("unionByName: not analysed yet")
         if not spec.is_all:
-            raise Unsupported("a union without duplicates: not analysed yet")
+            raise NotReadable("a union without duplicates: not analysed yet")
         left, right = inputs
         if [a.dtype for a in left.output] != [a.dtype for a in right.output]:
-            raise Unsupported("a union of columns of different types (Spark casts them): not analysed yet")
+            raise NotReadable("a union of columns of different types (Spark casts them): not analysed yet")
         schema = self._schema(rel, client)
         if [n for n, _, _ in schema] != [a.name for a in left.output]:
-            raise Unsupported("its columns are not the ones the server names")
+            raise NotReadable("its columns are not the ones the server names")
         return _Read(self._record("Union", inputs, byName=False, allowMissingCol=False), left.output)
 
     def _aggregate(self, rel: Any, inputs: list[_Read], client: Any) -> _Read:
         spec = rel.aggregate
         (child,) = inputs
         if spec.group_type not in (1, 2, 3):
-            raise Unsupported({4: "pivot", 5: "groupingSets"}.get(spec.group_type, "grouping")
+            raise NotReadable({4: "pivot", 5: "groupingSets"}.get(spec.group_type, "grouping")
                               + ": not analysed on Spark Connect yet")
         scope = _Scope(self, child.output)
         keys = [scope.expr(e) for e in spec.grouping_expressions]
         if any(k.attr is None for k in keys):
-            raise Unsupported("grouping by an expression that is not a column: not analysed yet")
+            raise NotReadable("grouping by an expression that is not a column: not analysed yet")
         schema = self._schema(rel, client)
         grouping = [k.flat for k in keys]
         if spec.group_type != 1:
             if not keys:  # Spark plans it as a plain global aggregate, without an Expand
-                raise Unsupported("rollup/cube without columns: not analysed on Spark Connect yet")
+                raise NotReadable("rollup/cube without columns: not analysed on Spark Connect yet")
             below, keys, gid = self._grouping_sets(inputs, keys, spec.group_type == 2)
             inputs, grouping = [below], [k.flat for k in keys] + [gid.flat()]
         items: list[Typed] = list(keys)
@@ -826,21 +826,21 @@ class ConnectPlanEncoder:
         for e in spec.aggregate_expressions:
             position = len(items)
             if position >= len(schema):
-                raise Unsupported("more columns than the server names")
+                raise NotReadable("more columns than the server names")
             if e.WhichOneof("expr_type") == "alias":
                 if len(e.alias.name) != 1:
-                    raise Unsupported("an alias of several names")
+                    raise NotReadable("an alias of several names")
                 items.append(self._alias(aggregates.expr(e.alias.expr), e.alias.name[0]))
             else:
                 items.append(self._alias(aggregates.expr(e), schema[position][0]))
         if spec.group_type != 1 and any(i.flat[1]["class"] != _AGG + "AggregateExpression" for i in items[len(keys):]):
             # outside an aggregate function a key is the expanded column (NULL in the rolled-up
             # rows), which this reader does not substitute
-            raise Unsupported("rollup/cube with an expression around an aggregate: not analysed on Spark Connect yet")
+            raise NotReadable("rollup/cube with an expression around an aggregate: not analysed on Spark Connect yet")
         output = [i.attr for i in items]
         if [n for n, _, _ in schema] != [a.name for a in output] or \
                 [t for _, t, _ in schema] != [a.dtype for a in output]:  # type: ignore[union-attr]
-            raise Unsupported("its columns are not the ones the server names")
+            raise NotReadable("its columns are not the ones the server names")
         rid = self._record("Aggregate", inputs, groupingExpressions=grouping,
                            aggregateExpressions=[i.flat for i in items])
         return _Read(rid, output)  # type: ignore[arg-type]
@@ -886,23 +886,23 @@ class ConnectPlanEncoder:
         (child,) = inputs
         extra = {f.name for f, _ in spec.ListFields()} - {"input", "grouping_expressions", "func"}
         if extra:
-            raise Unsupported(f"a grouped map with {', '.join(sorted(extra))}: not analysed on Spark Connect yet")
+            raise NotReadable(f"a grouped map with {', '.join(sorted(extra))}: not analysed on Spark Connect yet")
         f = spec.func
         if not f.HasField("python_udf") or f.python_udf.eval_type != 201:  # SQL_GROUPED_MAP_PANDAS_UDF
-            raise Unsupported("a grouped map other than applyInPandas: not analysed on Spark Connect yet")
+            raise NotReadable("a grouped map other than applyInPandas: not analysed on Spark Connect yet")
         scope = _Scope(self, child.output)
         keys = [scope.expr(e) for e in spec.grouping_expressions]
         if any(k.attr is None or not k.flat[0]["class"].endswith("AttributeReference") for k in keys):
-            raise Unsupported("applyInPandas grouped by an expression that is not a column: "
+            raise NotReadable("applyInPandas grouped by an expression that is not a column: "
                               "not analysed on Spark Connect yet")
         call = scope.udf(f)
         if not isinstance(call.dtype, dict) or call.dtype.get("type") != "struct":
-            raise Unsupported("applyInPandas whose schema is not a struct")
+            raise NotReadable("applyInPandas whose schema is not a struct")
         output = [self._fresh(fld["name"], fld["type"], bool(fld.get("nullable", True)))
                   for fld in call.dtype["fields"]]
         schema = self._schema(rel, client)
         if [(n, t) for n, t, _ in schema] != [(a.name, a.dtype) for a in output]:
-            raise Unsupported("its columns are not the ones the server names")
+            raise NotReadable("its columns are not the ones the server names")
         project = _Read(self._record("Project", inputs, projectList=[k.flat for k in keys]
                                      + [a.flat() for a in child.output]),
                         [k.attr for k in keys] + child.output)  # type: ignore[misc]
@@ -922,13 +922,13 @@ class ConnectPlanEncoder:
         (child,) = inputs
         values = [_Scope(self, child.output).literal(v) for v in spec.values]
         if any(_fill_kind(v.dtype) is None for v in values):
-            raise Unsupported("fillna with a value that is not a number, a string or a boolean")
+            raise NotReadable("fillna with a value that is not a number, a string or a boolean")
         names = list(spec.cols)
 
         def named(name: str) -> Attr:
             found = [a for a in child.output if a.name.lower() == name.lower()]
             if len(found) != 1 or any(ch in name for ch in ".`"):  # Spark reads a dot as a struct field
-                raise Unsupported(f"fillna on {name}: not one column of that name")
+                raise NotReadable(f"fillna on {name}: not one column of that name")
             return found[0]
 
         if len(values) == 1:
@@ -941,11 +941,11 @@ class ConnectPlanEncoder:
             for name, value in zip(names, values):
                 attr = named(name)
                 if _fill_kind(attr.dtype) != _fill_kind(value.dtype):
-                    raise Unsupported(f"fillna of {name} ({attr.dtype}) with a {value.dtype} value (Spark casts it): "
+                    raise NotReadable(f"fillna of {name} ({attr.dtype}) with a {value.dtype} value (Spark casts it): "
                                       "not analysed on Spark Connect yet")
                 fills[attr.expr_id] = value
         else:
-            raise Unsupported("fillna with another number of values than columns")
+            raise NotReadable("fillna with another number of values than columns")
         items: list[Typed] = []
         for a in child.output:
             value = fills.get(a.expr_id)
@@ -953,13 +953,13 @@ class ConnectPlanEncoder:
                 items.append(Typed(a.flat(), a.dtype, a))
                 continue
             if isinstance(a.dtype, str) and a.dtype.startswith("decimal"):
-                raise Unsupported(f"fillna of the decimal column {a.name}: not analysed on Spark Connect yet")
+                raise NotReadable(f"fillna of the decimal column {a.name}: not analysed on Spark Connect yet")
             raw = value.flat[0]["value"]
             if a.dtype in _INTEGER_RANGE:
                 low, high = _INTEGER_RANGE[a.dtype]
                 number = float(raw)
                 if not number.is_integer() or not low <= number <= high:
-                    raise Unsupported(f"fillna of the {a.dtype} column {a.name} with {raw} (Spark casts it): "
+                    raise NotReadable(f"fillna of the {a.dtype} column {a.name} with {raw} (Spark casts it): "
                                       "not analysed on Spark Connect yet")
             column = Typed(a.flat(), a.dtype, a)
             if a.dtype in ("float", "double"):
@@ -980,7 +980,7 @@ class ConnectPlanEncoder:
             for name in spec.cols:
                 found = [a for a in child.output if a.name.lower() == name.lower()]
                 if len(found) != 1 or any(ch in name for ch in ".`"):  # Spark reads a dot as a struct field
-                    raise Unsupported(f"dropna on {name}: not one column of that name")
+                    raise NotReadable(f"dropna on {name}: not one column of that name")
                 columns.append(found[0])
         else:
             columns = list(child.output)
@@ -1032,7 +1032,7 @@ def _fill_kind(dtype: Any) -> str | None:
         return None
     if dtype.startswith("string") and dtype != "string":
         # Spark fills a collated string column too, with a cast to its collation: not written here
-        raise Unsupported(f"fillna over a {dtype} column: not analysed on Spark Connect yet")
+        raise NotReadable(f"fillna over a {dtype} column: not analysed on Spark Connect yet")
     if dtype in _NUMERIC_RANK or dtype.startswith("decimal"):
         return "number"
     return dtype if dtype in ("string", "boolean") else None
@@ -1048,18 +1048,18 @@ class _Scope:
     def column(self, name: str, plan_id: int | None) -> Typed:
         whole = _unquoted(name)
         if not whole or "`" in whole or whole == name and "." in name:
-            raise Unsupported(f"column {name!r}: qualified or quoted names are not resolved yet")
+            raise NotReadable(f"column {name!r}: qualified or quoted names are not resolved yet")
         name = whole
         if plan_id is not None:
             owner = self.encoder._reads.get(plan_id)
             if owner is None:
-                raise Unsupported(f"column {name} of a DataFrame not read here")
+                raise NotReadable(f"column {name} of a DataFrame not read here")
             ids = {a.expr_id for a in self.columns}
             found = [a for a in owner.output if a.name.lower() == name.lower() and a.expr_id in ids]
         else:
             found = [a for a in self.columns if a.name.lower() == name.lower()]
         if len(found) != 1:
-            raise Unsupported(f"column {name}: {'no' if not found else 'several'} input columns of that name")
+            raise NotReadable(f"column {name}: {'no' if not found else 'several'} input columns of that name")
         a = found[0]
         return Typed(a.flat(), a.dtype, a)
 
@@ -1069,7 +1069,7 @@ class _Scope:
         if kind == "unresolved_attribute":
             ua = e.unresolved_attribute
             if ua.is_metadata_column:
-                raise Unsupported("a metadata column")
+                raise NotReadable("a metadata column")
             return self.column(ua.unparsed_identifier, ua.plan_id if ua.HasField("plan_id") else None)
         if kind == "literal":
             return self.literal(e.literal)
@@ -1081,11 +1081,11 @@ class _Scope:
             return self.udf(e.common_inline_user_defined_function)
         if kind == "alias":
             if len(e.alias.name) != 1:
-                raise Unsupported("an alias of several names inside an expression")
+                raise NotReadable("an alias of several names inside an expression")
             # only a projection's top-level alias names a column (handled by the projection);
             # inside an expression Spark's analyzer drops it (the pandas API on Spark's masks hold one)
             return self.expr(e.alias.expr)
-        raise Unsupported({"expression_string": "an SQL expression string (selectExpr, expr(), filter(str))",
+        raise NotReadable({"expression_string": "an SQL expression string (selectExpr, expr(), filter(str))",
                            "window": "a window function", "lambda_function": "a higher-order function",
                            "unresolved_extract_value": "a struct field or array element",
                            "subquery_expression": "a subquery"}.get(kind or "", f"expression {kind}")
@@ -1102,13 +1102,13 @@ class _Scope:
             return _literal(int(lit.date), "date")
         if kind == "null":
             return _literal(None, "void")
-        raise Unsupported(f"a {kind} literal: not analysed on Spark Connect yet")
+        raise NotReadable(f"a {kind} literal: not analysed on Spark Connect yet")
 
     def cast(self, c: Any) -> Typed:
         from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
 
         if c.eval_mode not in (0,):
-            raise Unsupported("a try_cast or a cast with an explicit mode")
+            raise NotReadable("a try_cast or a cast with an explicit mode")
         value = self.expr(c.expr)
         if c.HasField("type"):
             target = proto_schema_to_pyspark_data_type(c.type).jsonValue()
@@ -1118,16 +1118,16 @@ class _Scope:
             try:
                 target = _parse_datatype_string(c.type_str).jsonValue()
             except Exception as err:
-                raise Unsupported(f"cast to {c.type_str!r}") from err
+                raise NotReadable(f"cast to {c.type_str!r}") from err
         if not isinstance(target, str) or target.startswith("decimal") or target in ("timestamp", "timestamp_ntz"):
-            raise Unsupported(f"a cast to {target}: not analysed on Spark Connect yet")
+            raise NotReadable(f"a cast to {target}: not analysed on Spark Connect yet")
         return Typed(_node(_EXPR + "Cast", [value], dataType=target), target)
 
     def udf(self, f: Any) -> Typed:
         from pyspark.sql.connect.types import proto_schema_to_pyspark_data_type
 
         if not f.HasField("python_udf"):
-            raise Unsupported("a user-defined function that is not a Python UDF")
+            raise NotReadable("a user-defined function that is not a Python UDF")
         args = [self.expr(a) for a in f.arguments]
         dtype = proto_schema_to_pyspark_data_type(f.python_udf.output_type).jsonValue()
         return Typed(_node(_EXPR + "PythonUDF", args, name=f.function_name, dataType=dtype,
@@ -1142,11 +1142,11 @@ class _Scope:
     def function(self, f: Any) -> Typed:
         name = f.function_name.lower()
         if f.is_user_defined_function or f.HasField("is_internal") and f.is_internal:
-            raise Unsupported(f"function {f.function_name}: not analysed on Spark Connect yet")
+            raise NotReadable(f"function {f.function_name}: not analysed on Spark Connect yet")
         if name in _AGGREGATES:
             return self.aggregate(name, f)
         if f.is_distinct:
-            raise Unsupported(f"{name}(DISTINCT ...) outside an aggregation")
+            raise NotReadable(f"{name}(DISTINCT ...) outside an aggregation")
         args = [self.expr(a) for a in f.arguments]
         if name in _COMPARISONS and len(args) == 2:
             a, b = _widened(args)
@@ -1165,7 +1165,7 @@ class _Scope:
         if name in _ARITHMETIC and len(args) == 2:
             a, b = _widened(args)
             if a.name not in _NUMERIC_RANK:
-                raise Unsupported(f"{name} of {a.name} values: not analysed on Spark Connect yet")
+                raise NotReadable(f"{name} of {a.name} values: not analysed on Spark Connect yet")
             return Typed(_node(_EXPR + _ARITHMETIC[name], [a, b], evalMode="ANSI"), a.dtype)
         if name == "/" and len(args) == 2:
             a, b = (_cast_to(x, "double") for x in args)
@@ -1174,7 +1174,7 @@ class _Scope:
             return Typed(_node(_EXPR + "UnaryMinus", args), args[0].dtype)
         if name == "in" and len(args) >= 2:
             if len({a.name for a in args}) != 1 or args[0].name not in _NUMERIC_RANK | {"string": 0, "date": 0}:
-                raise Unsupported("isin over values of another type than the column's")
+                raise NotReadable("isin over values of another type than the column's")
             return Typed(_node(_EXPR + "In", args), "boolean")
         if name == "when" and len(args) >= 2:
             return self.when(args)
@@ -1191,7 +1191,7 @@ class _Scope:
         if name == "isnan" and len(args) == 1 and args[0].name in ("double", "float"):
             return Typed(_node(_EXPR + "IsNaN", args), "boolean")
         if name == "distributed_sequence_id":
-            raise Unsupported("the pandas API on Spark's default index (distributed_sequence_id): each row's index "
+            raise NotReadable("the pandas API on Spark's default index (distributed_sequence_id): each row's index "
                               "counts the rows before it, which a filter moved below it would change (a "
                               "pandas-on-Spark read with index_col= has no such index)")
         if name == "monotonically_increasing_id" and not args:
@@ -1199,7 +1199,7 @@ class _Scope:
             return Typed(_node(_EXPR + "MonotonicallyIncreasingID", [], dataType="long"), "long")
         if name == "abs" and len(args) == 1 and args[0].name in _NUMERIC_RANK:
             return Typed(_node(_EXPR + "Abs", args, failOnError=True), args[0].dtype)
-        raise Unsupported(f"function {f.function_name}"
+        raise NotReadable(f"function {f.function_name}"
                           + (f" over {', '.join(a.name for a in args)}" if args else "")
                           + ": not analysed on Spark Connect yet")
 
@@ -1217,7 +1217,7 @@ class _Scope:
 
     def aggregate(self, name: str, f: Any) -> Typed:
         if not self.aggregates:
-            raise Unsupported(f"aggregate {name} outside an aggregation")
+            raise NotReadable(f"aggregate {name} outside an aggregation")
         inner = _Scope(self.encoder, self.columns)
         args = list(f.arguments)
         if name == "count" and len(args) == 1 and args[0].WhichOneof("expr_type") == "unresolved_star":
@@ -1225,19 +1225,19 @@ class _Scope:
         else:
             values = [inner.expr(a) for a in args]
         if len(values) != 1:
-            raise Unsupported(f"{name} of {len(values)} arguments")
+            raise NotReadable(f"{name} of {len(values)} arguments")
         (value,) = values
         if name == "count":
             dtype: Any = "long"
         elif value.name not in _NUMERIC_RANK and name in ("sum", "avg", "mean"):
-            raise Unsupported(f"{name} of a {value.name} column: not analysed on Spark Connect yet")
+            raise NotReadable(f"{name} of a {value.name} column: not analysed on Spark Connect yet")
         elif name == "sum":
             dtype = "long" if value.name in _INTEGRAL else "double"
         elif name in ("avg", "mean"):
             dtype = "double"  # Average reads any numeric input as it is: the analyzer adds no cast
         else:
             if isinstance(value.dtype, str) and value.dtype.startswith("decimal"):
-                raise Unsupported(f"{name} of a decimal column: not analysed on Spark Connect yet")
+                raise NotReadable(f"{name} of a decimal column: not analysed on Spark Connect yet")
             dtype = value.dtype
         fn = _node(_AGG + _AGGREGATES[name], [value])  # Sum of integers is a long without a cast
         return Typed(_node(_AGG + "AggregateExpression", [fn], mode={"object": _AGG + "Complete$"},
@@ -1276,14 +1276,14 @@ def _is_column(value: Typed) -> bool:
 
 def _booleans(args: list[Typed]) -> None:
     if any(a.name not in ("boolean", "void") for a in args):
-        raise Unsupported("a logical operator over values that are not booleans")
+        raise NotReadable("a logical operator over values that are not booleans")
 
 
 def _cast_to(value: Typed, dtype: str) -> Typed:
     if value.dtype == dtype:
         return value
     if value.name not in _NUMERIC_RANK and value.name != "void":
-        raise Unsupported(f"{value.name} where a number is needed: not analysed on Spark Connect yet")
+        raise NotReadable(f"{value.name} where a number is needed: not analysed on Spark Connect yet")
     if value.name == "void":
         return _typed_null(value, dtype)
     return Typed(_node(_EXPR + "Cast", [value], dataType=dtype), dtype)
@@ -1302,12 +1302,12 @@ def _in_one_type(values: list[Typed], what: str) -> list[Typed]:
     mix (a string and a number, decimals, a float beside an integer) is refused."""
     names = {v.name for v in values if v.name != "void"}
     if not names:
-        raise Unsupported(f"{what} of NULLs only")
+        raise NotReadable(f"{what} of NULLs only")
     if len(names) == 1:
         dtype = next(v.dtype for v in values if v.name != "void")
         return [_typed_null(v, dtype) for v in values]
     if not names <= _NUMERIC_RANK.keys() or ("float" in names and names & {"integer", "long"}):
-        raise Unsupported(f"{what} over {', '.join(sorted(names))} (Spark casts them): not analysed on Spark Connect yet")
+        raise NotReadable(f"{what} over {', '.join(sorted(names))} (Spark casts them): not analysed on Spark Connect yet")
     return [_cast_to(v, max(names, key=_NUMERIC_RANK.__getitem__)) for v in values]
 
 
@@ -1317,7 +1317,7 @@ def _widened(args: list[Typed]) -> tuple[Typed, Typed]:
     any other pair (a string and a number, a date and a string, decimals) is refused."""
     a, b = args
     if a.name == "void" and b.name == "void":
-        raise Unsupported("an operator over two NULLs")
+        raise NotReadable("an operator over two NULLs")
     if a.name == "void":
         return _typed_null(a, b.dtype), b
     if b.name == "void":
@@ -1327,6 +1327,6 @@ def _widened(args: list[Typed]) -> tuple[Typed, Typed]:
     if a.name in _NUMERIC_RANK and b.name in _NUMERIC_RANK:
         wide = a.name if _NUMERIC_RANK[a.name] >= _NUMERIC_RANK[b.name] else b.name
         if {a.name, b.name} & {"float"} and {a.name, b.name} & {"long", "integer"}:
-            raise Unsupported("a float beside an integer (Spark widens both to double or float): not analysed")
+            raise NotReadable("a float beside an integer (Spark widens both to double or float): not analysed")
         return _cast_to(a, wide), _cast_to(b, wide)
-    raise Unsupported(f"an operator over {a.name} and {b.name} (Spark casts them): not analysed on Spark Connect yet")
+    raise NotReadable(f"an operator over {a.name} and {b.name} (Spark casts them): not analysed on Spark Connect yet")
