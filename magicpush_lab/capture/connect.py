@@ -47,7 +47,7 @@ class ConnectBackend:
         return ConnectHandle(df._plan, df._session)
 
     def plan_encoder(self, store: PlanStore) -> Any:
-        from magicpush_lab.capture.connect_plan import ConnectPlanEncoder
+        from magicpush_lab.capture.connect_plan.encoder import ConnectPlanEncoder
 
         return ConnectPlanEncoder(store)
 
