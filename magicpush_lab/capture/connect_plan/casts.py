@@ -1,6 +1,7 @@
 """Types and the implicit casts Spark's analyzer adds, as the Connect reader writes them out.
 
-Types are Spark's JSON names ("integer", "decimal(10,2)"). Only the numeric widenings are
+Types are Spark's JSON names ("integer", "decimal(10,2)"); which numeric type two operands
+widen to is ir/types.py's table, read through the IR's names. Only the numeric widenings are
 written out; any other mix of types that Spark would cast is refused (`NotReadable`), so a
 relation is never read with a cast the server would not add.
 
@@ -13,19 +14,21 @@ from __future__ import annotations
 from typing import Any
 
 from magicpush_lab.capture.connect_plan.shapes import EXPR, NotReadable, Typed, literal, node
-
-# numeric types from narrowest to widest: Spark's implicit cast between two of them goes up
-_NUMERIC_RANK = {"byte": 0, "short": 1, "integer": 2, "long": 3, "float": 4, "double": 5}
-_INTEGRAL = {"byte", "short", "integer", "long"}
+from magicpush_lab.ir.types import INTEGRAL, NUMERIC_RANK, spark_type, wider
 
 
 def numeric(name: str) -> bool:
     """A type among which Spark's implicit casts widen (byte up to double; decimals are not)."""
-    return name in _NUMERIC_RANK
+    return spark_type(name) in NUMERIC_RANK
 
 
 def integral(name: str) -> bool:
-    return name in _INTEGRAL
+    return spark_type(name) in INTEGRAL
+
+
+def _widest(names: set[str]) -> str:
+    """The one of several numeric types the others widen to."""
+    return max(names, key=lambda name: NUMERIC_RANK[spark_type(name)])
 
 
 def booleans(args: list[Typed]) -> None:
@@ -64,7 +67,7 @@ def in_one_type(values: list[Typed], what: str) -> list[Typed]:
         return [typed_null(v, dtype) for v in values]
     if not all(numeric(n) for n in names) or ("float" in names and names & {"integer", "long"}):
         raise NotReadable(f"{what} over {', '.join(sorted(names))} (Spark casts them): not analysed on Spark Connect yet")
-    return [cast_to(v, max(names, key=_NUMERIC_RANK.__getitem__)) for v in values]
+    return [cast_to(v, _widest(names)) for v in values]
 
 
 def widened(args: list[Typed]) -> tuple[Typed, Typed]:
@@ -81,7 +84,7 @@ def widened(args: list[Typed]) -> tuple[Typed, Typed]:
     if a.dtype == b.dtype and (numeric(a.name) or a.name in ("string", "boolean", "date")):
         return a, b
     if numeric(a.name) and numeric(b.name):
-        wide = a.name if _NUMERIC_RANK[a.name] >= _NUMERIC_RANK[b.name] else b.name
+        wide = a.name if wider(spark_type(a.name), spark_type(b.name)) == spark_type(a.name) else b.name
         if {a.name, b.name} & {"float"} and {a.name, b.name} & {"long", "integer"}:
             raise NotReadable("a float beside an integer (Spark widens both to double or float): not analysed")
         return cast_to(a, wide), cast_to(b, wide)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from magicpush_lab.capture.connect_plan.casts import numeric
+from magicpush_lab.capture.connect_plan.casts import integral, numeric
 from magicpush_lab.capture.connect_plan.records import RecordWriter
 from magicpush_lab.capture.connect_plan.scope import Scope
 from magicpush_lab.capture.connect_plan.shapes import EXPR, PLAN, Attr, NotReadable, Read, Typed, literal, node
+from magicpush_lab.ir.types import integer_range, spark_type
 
 _JOIN_TYPES = {1: "Inner", 2: "FullOuter", 3: "LeftOuter", 4: "RightOuter", 5: "LeftAnti", 6: "LeftSemi",
                7: "Cross"}
@@ -212,10 +213,10 @@ def fill_na(writer: RecordWriter, rel: Any, inputs: list[Read], client: Any) -> 
         if isinstance(a.dtype, str) and a.dtype.startswith("decimal"):
             raise NotReadable(f"fillna of the decimal column {a.name}: not analysed on Spark Connect yet")
         raw = value.flat[0]["value"]
-        if a.dtype in _INTEGER_RANGE:
-            low, high = _INTEGER_RANGE[a.dtype]
+        if integral(a.dtype):
+            low, high = integer_range(spark_type(a.dtype))
             number = float(raw)
-            if not number.is_integer() or not low <= number <= high:
+            if not number.is_integer() or not low <= number < high:
                 raise NotReadable(f"fillna of the {a.dtype} column {a.name} with {raw} (Spark casts it): "
                                   "not analysed on Spark Connect yet")
         column = Typed(a.flat(), a.dtype, a)
@@ -245,10 +246,6 @@ def drop_na(writer: RecordWriter, rel: Any, inputs: list[Read], client: Any) -> 
     n = spec.min_non_nulls if spec.HasField("min_non_nulls") else len(columns)
     cond = node(EXPR + "AtLeastNNonNulls", [a.flat() for a in columns], n=int(n))
     return Read(writer.record("Filter", inputs, condition=cond), child.output)
-
-
-_INTEGER_RANGE = {"byte": (-2 ** 7, 2 ** 7 - 1), "short": (-2 ** 15, 2 ** 15 - 1),
-                  "integer": (-2 ** 31, 2 ** 31 - 1), "long": (-2 ** 63, 2 ** 63 - 1)}
 
 
 def fill_kind(dtype: Any) -> str | None:
