@@ -12,9 +12,9 @@ so a cell printing a lot costs the driving process nothing. A wait for a reply i
 time-out, and by the deadline of the whole run it belongs to, and checks every POLL_SECONDS
 whether the kernel is still there: what counts as gone is the caller's to say (`reply_to`).
 
-nbclient is not used: it reads every output of every cell on the iopub channel and keeps them
-in the notebook, knows no deadline for a whole run and no user expressions, and runs cells on a
-kernel of its own making, where the server's replay needs one of its kernel manager.
+nbclient is not used: it collects every output of every cell from the iopub channel into the
+notebook, has no deadline for a whole run, and has nothing for the server's asks (silent user
+expressions to a kernel the user works in, one at a time, interrupted when cancelled).
 """
 
 from __future__ import annotations
