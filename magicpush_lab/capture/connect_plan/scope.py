@@ -12,7 +12,8 @@ from typing import Any
 
 from magicpush_lab.capture.connect_plan.casts import booleans, cast_to, in_one_type, integral, numeric, widened
 from magicpush_lab.capture.connect_plan.records import RecordWriter
-from magicpush_lab.capture.connect_plan.shapes import AGG, EXPR, Attr, NotReadable, Typed, literal, node, sort_order
+from magicpush_lab.capture.connect_plan.shapes import (AGG, EXPR, Attr, NotReadable, Typed, literal, node,
+                                                       sort_order)
 
 _COMPARISONS = {"==": "EqualTo", "<=>": "EqualNullSafe", ">": "GreaterThan", ">=": "GreaterThanOrEqual",
                 "<": "LessThan", "<=": "LessThanOrEqual"}
