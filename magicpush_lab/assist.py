@@ -148,12 +148,13 @@ def replay_and_optimize(path: Path, budget: Budget, *, timeout: float, measure: 
                         progress: Callable[[str], None] | None = None, run: Runner | None = None,
                         deadline: float | None = None) -> Replayed:
     """Replay the notebook or percent script at `path` in a fresh kernel with tracing, optimize
-    its trace and measure on that kernel (the CLI). Raises capture.replay.ReplayError for a
+    its trace and measure on that kernel (the CLI). Raises driver.replay.ReplayError for a
     failing cell (or one past `timeout`, or the replay past `deadline` seconds), ValueError/
     OSError for a file that is not a notebook, RuntimeError when no kernel starts. The file is
     only read. (The server replays in a kernel of its own kernel manager, with
-    capture.replay.KernelReplay, and optimizes with `optimize_replayed`.)"""
-    from magicpush_lab.capture.replay import Replay, read_document
+    driver.replay.KernelReplay, and optimizes with `optimize_replayed`.)"""
+    from magicpush_lab.driver.notebook import read_document
+    from magicpush_lab.driver.replay import Replay
 
     read_document(path)  # not notebook JSON, unreadable: fail before starting a kernel
     say = progress or (lambda _: None)
@@ -167,7 +168,7 @@ def replay_and_optimize(path: Path, budget: Budget, *, timeout: float, measure: 
 def optimize_replayed(replay: Any, budget: Budget, measurer: Measurer | None, *, all_pipelines: bool = False,
                       run: Runner | None = None) -> OptimizeResult:
     """Optimize a replayed notebook's trace and measure on its kernel: `replay` has the `trace`,
-    the `document` and the `notes` on the order its cells ran in (capture.replay's `Replay` and
+    the `document` and the `notes` on the order its cells ran in (driver.replay's `Replay` and
     `KernelReplay` both do), which are part of what the suggestions were computed on."""
     result = optimize_and_measure(replay.trace, replay.document.sources, budget, measurer,
                                   cell_ids=replay.document.ids, all_pipelines=all_pipelines, run=run)

@@ -96,7 +96,8 @@ def optimize_one(path: Path, args: argparse.Namespace) -> Any:
     OptimizeResult, and writes the rewritten notebook with --apply."""
     from magicpush_lab.assist import replay_and_optimize
     from magicpush_lab.budget import Budget
-    from magicpush_lab.capture.replay import ReplayError, write_document
+    from magicpush_lab.driver.notebook import write_document
+    from magicpush_lab.driver.replay import ReplayError
 
     if not path.exists():
         raise _Failure(f"{path}: no such file")

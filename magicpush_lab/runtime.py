@@ -1,5 +1,5 @@
 """Time a suggestion on the live session: the pipeline's last DataFrame as the notebook made
-it, against the same pipeline rebuilt with the filter at the source (capture/rebuild.py).
+it, against the same pipeline rebuilt with the filter at the source (rebuild.py).
 
 Each run writes the DataFrame to Spark's "noop" sink, which executes the whole plan and keeps
 nothing. Runs alternate (original, rewritten, original...) so that a warming cache or a busy
@@ -14,7 +14,7 @@ import statistics
 import time
 from typing import Any, Callable
 
-from magicpush_lab.capture.rebuild import REMOVED, Rebuilt, rebuild
+from magicpush_lab.rebuild import REMOVED, Rebuilt, rebuild
 from magicpush_lab.capture.tracer import Tracer
 
 DEFAULT_RUNS = 3

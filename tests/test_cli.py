@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from magicpush_lab.capture.replay import parse_percent
+from magicpush_lab.driver.notebook import parse_percent
 from magicpush_lab.cli import EXIT_FAILED, cell_changes, main, rewrite_preview
 from magicpush_lab.suggestion import CellChange, OptimizeResult, Suggestion
 
@@ -102,7 +102,7 @@ df.count()
 
 
 def test_reassigned_dataframe_rewrites_the_read_cell_with_data_relative_to_the_notebook(tmp_path, monkeypatch):
-    from magicpush_lab.capture.replay import Replay
+    from magicpush_lab.driver.replay import Replay
 
     home = tmp_path / "project"
     (home / "data").mkdir(parents=True)

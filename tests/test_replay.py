@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from magicpush_lab.capture.replay import (Replay, ReplayError, execution_order, parse_percent, read_document,
-                                          write_document)
+from magicpush_lab.driver.notebook import execution_order, parse_percent, read_document, write_document
+from magicpush_lab.driver.replay import Replay, ReplayError
 from magicpush_lab.ir.expr import Cmp, Col, Lit
 from magicpush_lab.ir.serialize import expr_to_json
 

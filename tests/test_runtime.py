@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from magicpush_lab.capture.rebuild import REMOVED, rebuild
+from magicpush_lab.rebuild import REMOVED, rebuild
 from magicpush_lab.capture.tracer import Tracer
 from magicpush_lab.runtime import compare_outputs, rewritten_sink, time_both
 

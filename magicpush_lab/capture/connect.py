@@ -3,7 +3,7 @@
 A Connect DataFrame is a client-side plan (`df._plan`, a tree of the client's LogicalPlan objects,
 each with a plan id) and the session it is sent to; nothing runs until an action. Recording
 keeps that pair as the plan's handle: no proto is built, no request is sent. When the trace is
-pulled, connect_plan.py builds each plan's Connect relation once, asks the server for the
+pulled, connect_plan/ builds each plan's Connect relation once, asks the server for the
 schemas it needs, and writes the plan into the PlanStore in the form the engine reads.
 
 Everything here is client side and uses only the public protocol: it works against any Connect
@@ -47,7 +47,7 @@ class ConnectBackend:
         return ConnectHandle(df._plan, df._session)
 
     def plan_encoder(self, store: PlanStore) -> Any:
-        from magicpush_lab.capture.connect_plan import ConnectPlanEncoder
+        from magicpush_lab.capture.connect_plan.encoder import ConnectPlanEncoder
 
         return ConnectPlanEncoder(store)
 

@@ -81,7 +81,8 @@ READER_OPS: dict[str, Any] = {n: f"read.{n}" for n in ("parquet", "csv", "json",
 SESSION_OPS: dict[str, Any] = {n: n for n in ("createDataFrame", "table", "range", "sql")}
 
 # Calls that make the GroupedData (or cogrouped ops) a grouped step consumes: not steps
-# themselves, but remembered with their arguments so that the step can be re-run (rebuild.py).
+# themselves, but remembered with their arguments so that the step can be re-run
+# (magicpush_lab/rebuild.py).
 GROUPING_METHODS = ("groupBy", "groupby", "cube", "rollup", "groupingSets")
 GROUPED_GROUPING_METHODS = ("pivot", "cogroup")
 

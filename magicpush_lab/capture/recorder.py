@@ -1,5 +1,5 @@
 """The event log: one event per DataFrame-producing call, one inspection per look at a
-DataFrame, and what a rebuild needs to make a call again (rebuild.py).
+DataFrame, and what a rebuild needs to make a call again (magicpush_lab/rebuild.py).
 
 Recording a call costs what the call adds and no more: its op, its inputs' events, where it is
 in the notebook, its arguments, and a handle on its analyzed plan (one reference; nothing is

@@ -1,6 +1,6 @@
 """Kernel side: the `%load_ext magicpush_lab` extension and what the frontend asks the kernel for.
 
-The frontend (and `capture.replay`) reads the trace with a silent execute request
+The frontend (and `driver.replay`) reads the trace with a silent execute request
 whose `user_expressions` holds `protocol.TRACE_EXPRESSION`, measures predicates with
 `protocol.measure_expression(requests)` and times a suggestion's pipeline with
 `protocol.runtime_expression(request)`; all evaluate to objects whose mime bundle

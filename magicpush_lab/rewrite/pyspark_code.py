@@ -163,7 +163,8 @@ class _Renderer:
 
 
 # Casts Spark's analyzer puts on a literal compared with a wider column; it would put
-# them there again from the bare literal, so the code can leave them out.
+# them there again from the bare literal, so the code can leave them out. (Not ir.types'
+# widening: only the targets a bare Python number is certain to be widened to again.)
 _WIDENING = {"bigint", "long", "double"}
 
 

@@ -29,8 +29,8 @@ from typing import Iterator
 import z3
 
 from magicpush_lab.ir import expr as X
-from magicpush_lab.ir.types import (FRACTIONAL, INTEGER_BITS, INTEGER_RANK, INTEGRAL, MAX_DECIMAL_PRECISION,
-                                    is_decimal, operand_decimal)
+from magicpush_lab.ir.types import (FRACTIONAL, INTEGER_BITS, INTEGRAL, MAX_DECIMAL_PRECISION, is_decimal,
+                                    operand_decimal, widens)
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.numeric import common_decimal, integer_arithmetic, numeric_type, stays_in_type
 from magicpush_lab.symbolic.table import SymbolicRow, domain
@@ -218,7 +218,7 @@ def _linear(e: X.Expr) -> tuple[X.Col | None, Fraction, Fraction] | None:
     if isinstance(e, X.Col):
         ok = e.dtype in INTEGRAL or is_decimal(e.dtype)
         return (e, Fraction(1), Fraction(0)) if ok else None
-    if isinstance(e, X.Cast) and isinstance(e.arg, X.Col) and _widens(e.arg.dtype, e.dtype):
+    if isinstance(e, X.Cast) and isinstance(e.arg, X.Col) and widens(e.arg.dtype, e.dtype):
         return _linear(e.arg)
     if isinstance(e, X.Neg):
         inner = _linear(e.arg)
@@ -235,17 +235,6 @@ def _linear(e: X.Expr) -> tuple[X.Col | None, Fraction, Fraction] | None:
         return col, left[1] * right[2], left[2] * right[2]
     sign = 1 if e.op == "+" else -1
     return col, left[1] + sign * right[1], left[2] + sign * right[2]
-
-
-def _widens(src: str, target: str) -> bool:
-    """A cast that keeps every value: a wider integer type, or a decimal with room on both
-    sides of the point."""
-    if src in INTEGRAL and target in INTEGRAL:
-        return INTEGER_RANK[src] <= INTEGER_RANK[target]
-    if (src in INTEGRAL or is_decimal(src)) and is_decimal(target):
-        (p1, s1), (p2, s2) = operand_decimal(src), operand_decimal(target)
-        return p2 - s2 >= p1 - s1 and s2 >= s1
-    return False
 
 
 def _constant(e: X.Expr) -> Fraction | None:

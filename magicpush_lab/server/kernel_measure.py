@@ -11,12 +11,10 @@ process. What to ask and how to read the answer into suggestions is assist.py's.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
-import time
-from collections import defaultdict
 from typing import Any, Callable, Sequence
 
+from magicpush_lab.driver.kernels import ChannelClosed, KernelGone, NoReply, ask, kernel_process
 from magicpush_lab.protocol import (MEASURE_MIME, RUNTIME_MIME, TRACE_EXPRESSION, TRACE_MIME, measure_expression,
                                     runtime_expression)
 from magicpush_lab.server.validation import RequestError, check_predicate
@@ -52,137 +50,22 @@ def _expression_error(result: dict[str, Any]) -> MeasureError:
     return MeasureError(f"{ename}: {evalue}" if evalue else ename)
 
 
-#: How often a pending measurement checks that its kernel is still the one it asked.
-POLL_SECONDS = 1.0
-
-# One request at a time per kernel. The clients the server makes for a kernel share its
-# session (and so their shell sockets' identity); with row counts still running when
-# "Measure run time" was pressed, the timing request was answered with the row counts'
-# reply. Serialising the requests makes that impossible, whatever the routing does.
-_KERNEL_LOCKS: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-
-
-#: A ZMQ subscription takes effect a moment after it is made: a cancellable request waits this
-#: long before it is sent, so the kernel's "busy" for it is not published to nobody.
-SUBSCRIBE_SECONDS = 0.05
-
-# Interrupts still on their way after their request was cancelled (kept so they are not collected).
-_STOPPING: set[asyncio.Future[Any]] = set()
-
-
 async def _ask_kernel(kernel_id: str, kernel: Any, expression: str, timeout: float,
                       cancellable: bool = False) -> dict[str, Any]:
-    """The reply content of `expression` evaluated silently in the kernel, after any other
-    request of the server to that kernel has been answered.
-
-    Cancelling a `cancellable` ask (its client went away) interrupts the kernel once, and only
-    while, the kernel runs this very request, so the Spark jobs it started are cancelled
-    (measure.run_limited) and a cell of the user's is never interrupted; the kernel's next
-    request from the server waits until then."""
-    lock = _KERNEL_LOCKS[kernel_id]
-    await lock.acquire()
-    client = kernel.client()
-    client.start_channels(shell=True, iopub=cancellable, stdin=False, hb=False, control=False)
-    sent: list[str] = []
-    handed_over = False
+    """The reply content of `expression` evaluated silently in the kernel (driver.kernels.ask:
+    one request of the server at a time per kernel; cancelling a `cancellable` one interrupts
+    the kernel while it runs it), its failures in the words of the routes' errors."""
     try:
-        if cancellable:
-            await asyncio.sleep(SUBSCRIBE_SECONDS)
-        return await _execute_user_expression(client, expression, timeout, kernel, sent.append)
-    except asyncio.CancelledError:
-        if cancellable and sent:
-            stopping = asyncio.ensure_future(_interrupt_while_running(client, kernel, sent[0], timeout, lock))
-            _STOPPING.add(stopping)
-            stopping.add_done_callback(_STOPPING.discard)
-            handed_over = True
-        raise
-    finally:
-        if not handed_over:
-            client.stop_channels()
-            lock.release()
-
-
-async def _interrupt_while_running(client: Any, kernel: Any, msg_id: str, timeout: float,
-                                   lock: asyncio.Lock) -> None:
-    """Interrupt `kernel` when it starts running request `msg_id` (at once if it already does),
-    then wait until it has finished it; give up after `timeout` or when the kernel dies."""
-    deadline = time.monotonic() + timeout
-    state, interrupted = "queued", False
-    try:
-        while time.monotonic() < deadline:
-            state = await _request_state(client, msg_id, state)
-            if state == "done" or await _kernel_process(kernel) is None:
-                return
-            if state == "running" and not interrupted:
-                await _maybe_await(kernel.interrupt_kernel())
-                interrupted = True
-    finally:
-        client.stop_channels()
-        lock.release()
-
-
-async def _request_state(client: Any, msg_id: str, state: str, wait: float = 0.2) -> str:
-    """"queued", "running" or "done": request `msg_id` as the kernel's status messages read so
-    far say. Every message already received is read before answering, so a request that ran and
-    finished meanwhile is "done", never "running"."""
-    while True:
-        try:
-            msg = await client.get_iopub_msg(timeout=wait)
-        except Exception as err:  # queue.Empty: nothing more for now
-            if type(err).__name__ != "Empty":
-                return "done"  # the channel is gone: nothing left to stop
-            return state
-        wait = 0.01
-        if msg.get("parent_header", {}).get("msg_id") == msg_id and msg.get("msg_type") == "status":
-            state = "running" if msg["content"].get("execution_state") == "busy" else "done"
-
-
-async def _kernel_process(kernel: Any) -> Any:
-    """An identity of the kernel's process: None once it is dead; it changes when the
-    kernel is restarted (a restarted kernel never answers the request sent to the old one)."""
-    try:
-        if not await _maybe_await(kernel.is_alive()):
-            return None
-    except Exception:  # a kernel being torn down
-        return None
-    provisioner = getattr(kernel, "provisioner", None)
-    return getattr(provisioner, "pid", None) if provisioner is not None else None
-
-
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
-
-
-async def _execute_user_expression(
-    client: Any, expression: str, timeout: float, kernel: Any = None, sent: Callable[[str], Any] = lambda _: None
-) -> dict[str, Any]:
-    process = await _kernel_process(kernel) if kernel is not None else None
-    msg_id = client.execute(
-        "", silent=True, store_history=False, user_expressions={"m": expression}, allow_stdin=False
-    )
-    sent(msg_id)
-    deadline = time.monotonic() + timeout
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise MeasureError(f"the kernel did not answer the measure request within {timeout:g} s")
-        try:
-            reply = await client.get_shell_msg(timeout=min(remaining, POLL_SECONDS))
-        except Exception as err:  # queue.Empty on timeout, or a closed channel
-            if time.monotonic() >= deadline:
-                raise MeasureError(
-                    f"the kernel did not answer the measure request within {timeout:g} s"
-                ) from err
-            if type(err).__name__ != "Empty":
-                raise MeasureError(f"lost the kernel's shell channel: {err!r}") from err
-            if kernel is not None and await _kernel_process(kernel) != process:
-                raise KernelDied(
-                    "the kernel died (or was restarted) while measuring; its DataFrames are gone: "
-                    "rerun the notebook and optimize again"
-                ) from None
-            continue
-        if reply.get("parent_header", {}).get("msg_id") == msg_id:
-            return reply["content"]
+        return await ask(kernel_id, kernel, {"m": expression}, timeout, cancellable)
+    except NoReply:
+        raise MeasureError(f"the kernel did not answer the measure request within {timeout:g} s") from None
+    except ChannelClosed as err:
+        raise MeasureError(f"lost the kernel's shell channel: {err.error!r}") from err.error
+    except KernelGone:
+        raise KernelDied(
+            "the kernel died (or was restarted) while measuring; its DataFrames are gone: "
+            "rerun the notebook and optimize again"
+        ) from None
 
 
 def _payload(content: dict[str, Any], mime: str) -> Any:
@@ -260,7 +143,7 @@ async def trace_on_kernel(kernel_manager: Any, kernel_id: str, timeout: float = 
     if kernel_id not in kernel_manager:
         raise MeasureError(f"kernel {kernel_id} is no longer running", "unknown_kernel")
     kernel = kernel_manager.get_kernel(kernel_id)
-    if await _kernel_process(kernel) is None:
+    if await kernel_process(kernel) is None:
         raise KernelDied(f"kernel {kernel_id} is not alive: restart it and run the notebook")
     content = await _ask_kernel(kernel_id, kernel, TRACE_EXPRESSION, timeout)
     payload = _payload(content, TRACE_MIME)
@@ -308,7 +191,7 @@ async def runtime_on_kernel(kernel_manager: Any, kernel_id: str, request: dict[s
     if kernel_id not in kernel_manager:
         raise MeasureError(f"kernel {kernel_id} is no longer running")
     kernel = kernel_manager.get_kernel(kernel_id)
-    if await _kernel_process(kernel) is None:
+    if await kernel_process(kernel) is None:
         raise KernelDied(f"kernel {kernel_id} is not alive: restart it and rerun the notebook")
     content = await _ask_kernel(kernel_id, kernel, runtime_expression(request), timeout, cancellable=True)
     payload = _payload(content, RUNTIME_MIME)

@@ -16,7 +16,9 @@ from typing import Any, Callable
 
 from magicpush_lab.assist import Runner, optimize_replayed
 from magicpush_lab.budget import Budget
-from magicpush_lab.capture.replay import KERNEL_ARGUMENTS, Document, KernelReplay
+from magicpush_lab.driver.kernels import shut_down_managed, start_managed
+from magicpush_lab.driver.notebook import Document
+from magicpush_lab.driver.replay import KernelReplay
 from magicpush_lab.server.kernel_measure import kernel_measurer
 from magicpush_lab.server.scheduler import in_thread
 from magicpush_lab.suggestion import OptimizeResult
@@ -49,18 +51,13 @@ async def replay_and_optimize_on_server(kernel_manager: Any, root: Path, documen
                                         run: Runner) -> OptimizeResult:
     """Replay `document` (a notebook under `root`) in a new kernel of `kernel_manager`, optimize its
     trace with `run` and measure on that kernel; the kernel is shut down however this ends,
-    cancellation included. Raises capture.replay.ReplayError for a failing cell, the deadline or
+    cancellation included. Raises driver.replay.ReplayError for a failing cell, the deadline or
     a dead kernel, and RuntimeError when no kernel starts."""
     replay = KernelReplay(document, timeout=timeout, deadline=deadline)
     relative = document.path.parent.relative_to(root).as_posix()
-    starting = asyncio.ensure_future(kernel_manager.start_kernel(
-        kernel_name=KERNEL_NAME, path="" if relative == "." else relative, extra_arguments=KERNEL_ARGUMENTS))
     try:
-        kernel_id = await asyncio.shield(starting)
-    except asyncio.CancelledError:
-        # the client went away while the kernel started: shut it down once it has
-        starting.add_done_callback(lambda done: _shut_down_started(kernel_manager, done))
-        raise
+        # the client going away while the kernel starts shuts it down once it has
+        kernel_id = await start_managed(kernel_manager, KERNEL_NAME, "" if relative == "." else relative)
     except Exception as err:
         raise RuntimeError(f"cannot start a {KERNEL_NAME} kernel: {type(err).__name__}") from err
     try:
@@ -72,20 +69,4 @@ async def replay_and_optimize_on_server(kernel_manager: Any, root: Path, documen
         return await in_thread(optimize)
     finally:
         replay.close()
-        await shut_down(kernel_manager, kernel_id)
-
-
-async def shut_down(kernel_manager: Any, kernel_id: str) -> None:
-    """Shut the kernel down now if it still runs (the user, or the server's own shutdown, may
-    have done it first)."""
-    if kernel_id in kernel_manager:
-        try:
-            await kernel_manager.shutdown_kernel(kernel_id, now=True)
-        except Exception:  # already going: the kernel manager finishes it
-            pass
-
-
-def _shut_down_started(kernel_manager: Any, done: "asyncio.Future[str]") -> None:
-    if done.cancelled() or done.exception() is not None:
-        return
-    asyncio.ensure_future(shut_down(kernel_manager, done.result()))
+        await shut_down_managed(kernel_manager, kernel_id)

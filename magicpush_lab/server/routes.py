@@ -322,7 +322,7 @@ def unmeasured(s: Suggestion) -> Suggestion:
 class _KernelWorkHandler(BaseHandler):
     """A route whose work runs in the notebook's kernel: when the client goes away (the sidebar's
     Cancel), the work is cancelled, which interrupts the kernel while it runs it
-    (kernel_measure._ask_kernel) and so cancels its Spark jobs."""
+    (driver.kernels.ask) and so cancels its Spark jobs."""
 
     _work: asyncio.Future[Any] | None = None
 
@@ -449,7 +449,8 @@ class ReplayHandler(BaseHandler):
     @tornado.web.authenticated
     @authorized(EXECUTE, KERNELS)
     async def post(self) -> None:
-        from magicpush_lab.capture.replay import ReplayError, read_document
+        from magicpush_lab.driver.notebook import read_document
+        from magicpush_lab.driver.replay import ReplayError
         from magicpush_lab.server.replay import replay_and_optimize_on_server
 
         # the notebook is read as the contents API would read it for this user

@@ -605,7 +605,7 @@ def resolve_notebook_path(root: str | os.PathLike[str], relative: str, allow_hid
     """
     from jupyter_core.paths import is_hidden
 
-    from magicpush_lab.capture.replay import SUPPORTED
+    from magicpush_lab.driver.notebook import SUPPORTED
 
     hidden = RequestError(f"no such notebook: {quoted(relative)} (hidden files are not served)", status=404,
                           kind="not_found")

@@ -24,7 +24,7 @@ from fractions import Fraction
 import z3
 
 from magicpush_lab.ir import expr as X
-from magicpush_lab.ir.types import INTEGER_BITS, INTEGER_RANK, decimal_shape
+from magicpush_lab.ir.types import INTEGER_BITS, INTEGER_RANK, decimal_shape, decimal_widens, integer_widens
 from magicpush_lab.symbolic import spark_functions
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.symbolic.values import Cell, NotModelled, default_value, fresh, literal, sort_of
@@ -159,7 +159,7 @@ class Evaluator:
         a = self.eval(e.arg, row)
         target = sort_of(e.dtype)
         src = getattr(e.arg, "dtype", "other")
-        if src == e.dtype or _widening(src, e.dtype):
+        if src == e.dtype or integer_widens(src, e.dtype):
             return a
         if isinstance(e.arg, X.Lit) and e.arg.value is None:
             return Cell(default_value(target), F)
@@ -418,11 +418,11 @@ def _trunc_div(a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
 def _cast_can_fail(src: str, target: str) -> bool:
     """Whether Spark's ANSI mode can raise on this cast: anything but a cast to string, a widening
     cast, or an integer to a floating type (decimal targets can overflow)."""
-    if target in ("string", src) or _widening(src, target) or src == "boolean":
+    if target in ("string", src) or integer_widens(src, target) or src == "boolean":
         return False
     shape_src, shape_target = decimal_shape(src), decimal_shape(target)
     if shape_src and shape_target:  # more digits on both sides of the point: never overflows
-        return not (shape_target[0] - shape_target[1] >= shape_src[0] - shape_src[1] and shape_target[1] >= shape_src[1])
+        return not decimal_widens(src, target)
     if src in INTEGER_RANK and shape_target:
         return shape_target[0] - shape_target[1] < _DIGITS[src]
     return not (src in INTEGER_RANK and target in ("float", "double"))
@@ -433,7 +433,3 @@ _DIGITS = {"byte": 3, "short": 5, "int": 10, "long": 19}  # decimal digits of th
 
 def _safe_name(dtype: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in dtype)
-
-
-def _widening(src: str, target: str) -> bool:
-    return src in INTEGER_RANK and target in INTEGER_RANK and INTEGER_RANK[src] <= INTEGER_RANK[target]

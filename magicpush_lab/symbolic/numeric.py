@@ -8,8 +8,8 @@ from __future__ import annotations
 import z3
 
 from magicpush_lab.ir import expr as X
-from magicpush_lab.ir.types import FRACTIONAL, INTEGER_BITS, INTEGER_RANK, INTEGRAL, MAX_DECIMAL_PRECISION, \
-    is_decimal, operand_decimal
+from magicpush_lab.ir.types import FRACTIONAL, INTEGER_BITS, INTEGRAL, MAX_DECIMAL_PRECISION, is_decimal, \
+    operand_decimal, wider
 from magicpush_lab.symbolic.encode import Evaluator
 from magicpush_lab.symbolic.table import SymbolicRow
 
@@ -36,7 +36,7 @@ def numeric_type(e: X.Expr) -> str | None:
     if left in FRACTIONAL or right in FRACTIONAL:
         return "double"
     if left in INTEGRAL and right in INTEGRAL:
-        return max(left, right, key=INTEGER_RANK.__getitem__)
+        return wider(left, right)
     (p1, s1), (p2, s2) = operand_decimal(left), operand_decimal(right)
     if e.op == "*":
         p, s = p1 + p2 + 1, s1 + s2

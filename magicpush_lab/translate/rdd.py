@@ -37,7 +37,7 @@ from magicpush_lab.capture.rdd import OP, OTHER_STEPS, SAME_ROWS, STEPS_PREFIX
 from magicpush_lab.capture.trace import Event
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.ir.types import FRACTIONAL, INTEGER_RANK, INTEGRAL, integer_range, spark_type
+from magicpush_lab.ir.types import FRACTIONAL, INTEGRAL, integer_range, integer_widens, spark_type
 
 __all__ = ["OP", "is_round_trip", "round_trip_plan", "synthesized_column", "synthesized_keep"]
 
@@ -312,7 +312,7 @@ def _same_value(source: str, target: str) -> bool:
     createDataFrame's check): the same type, or a wider integer type."""
     if source == target:
         return source in INTEGRAL or source in FRACTIONAL or source in ("string", "boolean", "date")
-    return source in INTEGER_RANK and target in INTEGER_RANK and INTEGER_RANK[source] <= INTEGER_RANK[target]
+    return integer_widens(source, target)
 
 
 # ----------------------------------------------------------------------------- the bodies

@@ -409,7 +409,7 @@ def to_plan(n: Node, ctx: Context) -> P.Plan:
 
 
 def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
-    if n.cls == "Opaque":  # a Spark Connect relation the trace could not resolve (capture/connect_plan.py)
+    if n.cls == "Opaque":  # a Spark Connect relation the trace could not resolve (capture/connect_plan/)
         raise TranslateError(str(n.field("reason") or "a relation the trace could not read"))
     if n.cls == "Filter":
         return P.Filter(to_plan(n.kids[0], ctx), to_expr(expression(n.field("condition")), ctx), origin)

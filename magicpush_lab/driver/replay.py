@@ -1,6 +1,7 @@
 """Run a saved notebook in a fresh kernel with tracing on, and keep the kernel for measuring.
 
-Notebooks are `.ipynb` files or percent-format scripts (`# %%` cell markers).
+Notebooks are `.ipynb` files or percent-format scripts (`# %%` cell markers), read by
+notebook.py.
 
     with Replay("pipeline.ipynb", timeout=600) as r:
         r.trace            # the Trace of the whole run
@@ -11,22 +12,20 @@ Notebooks are `.ipynb` files or percent-format scripts (`# %%` cell markers).
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-import nbformat
-
 from magicpush_lab.capture.trace import Trace
 from magicpush_lab.cellref import cell_ref
+from magicpush_lab.driver.kernels import (STARTUP_TIMEOUT, ChannelClosed, KernelGone, NoReply, execute, is_alive,
+                                          open_client, own_kernel, reply_to, shut_down_own, start_own)
+from magicpush_lab.driver.notebook import (ANSI_CODES, Document, execution_order, first_line, read_document,
+                                           recorded_counts)
 
-SUPPORTED = (".ipynb", ".py")
-_MARKER = re.compile(r"^#\s?%%(?!%)")
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _FRAME = re.compile(r"^\s*(Cell In\[\d*\]|File [^,]+|Input In \[\d+\]|<[^>]+>), line \d+")
 
 
@@ -61,200 +60,6 @@ def _hint(ename: str, evalue: str) -> str:
     return ""
 
 
-@dataclass
-class PercentCell:
-    """One cell of a percent script: its marker line (None for text before the first marker)."""
-
-    marker: str | None
-    source: str
-    kind: str  # "code" | "markdown"
-    lead: int = 0  # blank lines between the marker and the source, kept when writing back
-    trail: int = 1  # blank lines after the source
-
-
-@dataclass
-class Document:
-    """A notebook as read from disk, with enough kept to write it back in the same format."""
-
-    path: Path
-    nb: Any  # nbformat NotebookNode (built from the cells for a percent script)
-    percent: list[PercentCell] | None = field(default=None)
-
-    @property
-    def sources(self) -> list[str]:
-        return [c.source for c in self.nb.cells]
-
-    @property
-    def ids(self) -> list[str | None]:
-        return [c.get("id") for c in self.nb.cells]
-
-
-def _is_markdown_marker(line: str) -> bool:
-    return "[markdown]" in line or "[md]" in line
-
-
-def _markdown_text(lines: list[str]) -> str:
-    out = []
-    for line in lines:
-        if line.startswith("# "):
-            out.append(line[2:])
-        elif line.startswith("#"):
-            out.append(line[1:])
-        else:
-            out.append(line)
-    return "\n".join(out)
-
-
-def _trim(lines: list[str]) -> tuple[list[str], int, int]:
-    """Lines without leading and trailing blank lines, and how many of each there were."""
-    lead = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
-    lines = lines[lead:]
-    end = len(lines)
-    while end and not lines[end - 1].strip():
-        end -= 1
-    return lines[:end], lead, len(lines) - end
-
-
-def parse_percent(text: str) -> list[PercentCell]:
-    """Cells of a percent script; text before the first marker is a cell if it is not blank.
-
-    >>> [(c.kind, c.source) for c in parse_percent("import x\\n# %% [markdown]\\n# Title\\n# %%\\ny = 1\\n\\n")]
-    [('code', 'import x'), ('markdown', 'Title'), ('code', 'y = 1')]
-    """
-    cells: list[PercentCell] = []
-    marker: str | None = None
-    body: list[str] = []
-
-    def flush() -> None:
-        lines, lead, trail = _trim(body)
-        if marker is None and not lines:
-            return
-        if marker is not None and _is_markdown_marker(marker):
-            cells.append(PercentCell(marker, _markdown_text(lines), "markdown", lead, trail))
-        else:
-            cells.append(PercentCell(marker, "\n".join(lines), "code", lead, trail))
-
-    for line in text.splitlines():
-        if _MARKER.match(line):
-            flush()
-            marker, body = line, []
-        else:
-            body.append(line)
-    flush()
-    return cells
-
-
-def write_percent(cells: Sequence[PercentCell], sources: Sequence[str]) -> str:
-    """A percent script from cells, with code cells' sources replaced by `sources`."""
-    parts = []
-    for k, (cell, src) in enumerate(zip(cells, sources)):
-        if cell.kind == "markdown":
-            body = "\n".join(("# " + line) if line else "#" for line in src.splitlines())
-        else:
-            body = src
-        head = "" if cell.marker is None else cell.marker + "\n" + "\n" * cell.lead
-        # keep the blank lines the author put between cells (at least one before the next marker)
-        tail = "\n" * (1 + (max(cell.trail, 1) if k < len(cells) - 1 else 0))
-        parts.append(head + body + tail)
-    return "".join(parts)
-
-
-def read_document(path: str | os.PathLike[str]) -> Document:
-    """Read a notebook; ValueError for an unsupported extension, OSError if unreadable."""
-    p = Path(path)
-    if p.suffix not in SUPPORTED:
-        raise ValueError(f"{p}: unsupported file type {p.suffix or '(none)'}; use .ipynb or a percent-format .py")
-    if p.suffix == ".ipynb":
-        try:
-            nb = nbformat.read(str(p), as_version=4)
-            odd = [i for i, c in enumerate(nb.cells) if "cell_type" not in c or not isinstance(c.get("source"), str)]
-            if odd:
-                raise ValueError(f"cells {_listed(odd)} have no cell_type or source")
-        except OSError:
-            raise
-        except Exception as err:  # nbformat raises schema, type and attribute errors on odd JSON
-            raise ValueError(f"{p}: not a readable notebook: {_first_line(str(err))}") from err
-        return Document(p, nb)
-    cells = parse_percent(p.read_text(encoding="utf-8"))
-    nb = nbformat.v4.new_notebook()
-    for c in cells:
-        nb.cells.append(nbformat.v4.new_markdown_cell(c.source) if c.kind == "markdown"
-                        else nbformat.v4.new_code_cell(c.source))
-    return Document(p, nb, cells)
-
-
-def execution_order(cells: Sequence[Any]) -> tuple[list[int], list[str]]:
-    """The indices of the code cells to replay, in the order to replay them, and notes on the choice.
-
-    A saved notebook records, per cell, the count of its last execution. When every
-    non-empty code cell has one and no two share one, those counts are the user's
-    history: the cells are replayed in that order, each once, its current source at
-    its last count. Otherwise (a cell never run, counts cleared, a percent script)
-    the cells run in notebook order.
-
-    >>> from nbformat.v4 import new_code_cell as c, new_markdown_cell as m
-    >>> execution_order([m("# T"), c("a = 1", execution_count=1), c("b = a", execution_count=4),
-    ...                  c("a = 2", execution_count=2)])[0]
-    [1, 3, 2]
-    >>> execution_order([c("a = 1", execution_count=2), c("b = a")])[0]
-    [0, 1]
-    """
-    code = [i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()]
-    counts = [cells[i].get("execution_count") for i in code]
-    if all(n is None for n in counts):
-        return code, []
-    missing = [i for i, n in zip(code, counts) if n is None]
-    if missing:
-        counted = [i for _, i in sorted((n, i) for i, n in zip(code, counts) if n is not None)]
-        if counted == sorted(counted):  # what was recorded agrees with notebook order: nothing lost
-            return code, []
-        return code, [f"cells {_listed(missing)} have no execution count (never run, or cleared): "
-                      "replayed in notebook order, not in the recorded execution order"]
-    if len(set(counts)) < len(counts):
-        return code, ["several cells carry the same execution count (a kernel restart?): "
-                      "replayed in notebook order, not in the recorded execution order"]
-    order = [i for _, i in sorted(zip(counts, code))]
-    notes = []
-    if order != code:
-        notes.append(f"replayed in the recorded execution order (cells {_listed(order)}), not in notebook order")
-    gaps = sorted(set(range(1, max(counts) + 1)) - set(counts))
-    if gaps:
-        notes.append(f"executions {_listed(gaps)} have no cell in the notebook (a cell run more than once, "
-                     "or one since deleted or edited): each cell is replayed once, its current source at "
-                     "its last count")
-    return order, notes
-
-
-def _listed(numbers: Sequence[int], most: int = 12) -> str:
-    shown = ", ".join(str(n) for n in numbers[:most])
-    return shown + (", ..." if len(numbers) > most else "")
-
-
-def write_document(doc: Document, changes: dict[int, str], out: str | os.PathLike[str]) -> None:
-    """Write `doc` with the cells in `changes` (index -> new source) replaced, in its own format.
-
-    For .ipynb, metadata and the outputs of untouched cells are kept; a rewritten
-    cell's outputs are cleared, since they no longer match it, and so is its execution
-    count unless the notebook replays out of notebook order: there the count carries
-    the order the cell ran in (see `execution_order`), which the rewrite relies on.
-    """
-    if doc.percent is not None:
-        sources = [changes.get(i, c.source) for i, c in enumerate(doc.percent)]
-        Path(out).write_text(write_percent(doc.percent, sources), encoding="utf-8")
-        return
-    nb = nbformat.from_dict(doc.nb)
-    order, _ = execution_order(nb.cells)
-    in_notebook_order = order == sorted(order)
-    for i, src in changes.items():
-        cell = nb.cells[i]
-        cell.source = src
-        if cell.cell_type == "code":
-            cell.outputs = []
-            if in_notebook_order:
-                cell.execution_count = None
-    nbformat.write(nb, str(out))
-
-
 def _last_frame(traceback: Sequence[str] | str | None) -> str | None:
     """Where a cell failed: the innermost frame in the notebook's own code, else the innermost
     frame by its file's name alone (a library's directory says nothing about the notebook).
@@ -268,7 +73,7 @@ def _last_frame(traceback: Sequence[str] | str | None) -> str | None:
     if not traceback:
         return None
     text = traceback if isinstance(traceback, str) else "\n".join(traceback)
-    frames = [m.group(0).strip() for m in (_FRAME.match(line) for line in _ANSI.sub("", text).splitlines()) if m]
+    frames = [m.group(0).strip() for m in (_FRAME.match(line) for line in ANSI_CODES.sub("", text).splitlines()) if m]
     if not frames:
         return None
     own = [f for f in frames if not f.startswith("File ")]
@@ -276,29 +81,6 @@ def _last_frame(traceback: Sequence[str] | str | None) -> str | None:
         return own[-1]
     where, _, line = frames[-1].rpartition(", line ")
     return f"File {os.path.basename(where[len('File '):])}, line {line}"
-
-
-#: what a replayed kernel is started with: an in-memory history, so that kernels replaying at
-#: the same time never wait on each other's history database
-KERNEL_ARGUMENTS = ["--HistoryManager.hist_file=:memory:"]
-
-#: seconds a fresh kernel may take to answer its first request
-STARTUP_TIMEOUT = 60.0
-
-#: how often a wait for a reply checks that the kernel is still alive
-_POLL_SECONDS = 1.0
-
-
-class _Expired(Exception):
-    """The wait ran past the cell's timeout (`deadline` False) or the whole replay's deadline."""
-
-    def __init__(self, deadline: bool) -> None:
-        super().__init__("deadline" if deadline else "timeout")
-        self.deadline = deadline
-
-
-class _Died(Exception):
-    """The kernel died while a request waited for its reply."""
 
 
 class KernelReplay:
@@ -344,12 +126,11 @@ class KernelReplay:
         for note in self.notes:
             self.progress(f"{self.path.name}: {note}")
         self._kernel = kernel
-        self._client = kernel.client()
-        self._client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
+        self._client = open_client(kernel)
         await self._ready()
         reply = await self._execute("%load_ext magicpush_lab", -1, store_history=False)
         if reply.get("status") != "ok":
-            raise ReplayError(-1, reply.get("ename", "Error"), _first_line(reply.get("evalue", "cannot load "
+            raise ReplayError(-1, reply.get("ename", "Error"), first_line(reply.get("evalue", "cannot load "
                                                                                       "magicpush_lab")),
                               path=str(self.path))
         await self._run_cells()
@@ -386,9 +167,9 @@ class KernelReplay:
         msg_id = self._client.kernel_info()
         try:
             await self._reply(msg_id, STARTUP_TIMEOUT)
-        except _Expired as err:
+        except NoReply as err:
             raise self._expired(err, -1, STARTUP_TIMEOUT) from None
-        except _Died:
+        except (ChannelClosed, KernelGone):
             raise ReplayError(-1, "DeadKernelError", "the kernel died while starting", path=str(self.path)) from None
 
     async def _run_cells(self) -> None:
@@ -402,7 +183,7 @@ class KernelReplay:
             self.progress(f"{self.path.name}: running {self.cell_name(i)} ({k} of {len(self.order)})")
             reply = await self._execute(cell.source, i, store_history=True)
             if reply.get("status") == "error" and "raises-exception" not in tags:
-                raise ReplayError(i, reply.get("ename", "Error"), _first_line(reply.get("evalue")),
+                raise ReplayError(i, reply.get("ename", "Error"), first_line(reply.get("evalue")),
                                   self._where(_last_frame(reply.get("traceback"))), str(self.path),
                                   self.cell_name(i))
             if reply.get("status") == "aborted":
@@ -411,17 +192,16 @@ class KernelReplay:
 
     async def _execute(self, code: str, index: int, *, store_history: bool,
                        user_expressions: dict[str, str] | None = None) -> dict[str, Any]:
-        msg_id = self._client.execute(code, silent=not code, store_history=store_history,
-                                      user_expressions=user_expressions or {}, allow_stdin=False)
+        msg_id = execute(self._client, code, store_history=store_history, user_expressions=user_expressions)
         try:
             return await self._reply(msg_id, self.timeout)
-        except _Expired as err:
+        except NoReply as err:
             raise self._expired(err, index, self.timeout) from None
-        except _Died:
+        except (ChannelClosed, KernelGone):
             raise ReplayError(index, "DeadKernelError", "the kernel died", path=str(self.path),
                               cell=self.cell_name(index)) from None
 
-    def _expired(self, err: _Expired, index: int, timeout: float | None) -> ReplayError:
+    def _expired(self, err: NoReply, index: int, timeout: float | None) -> ReplayError:
         if err.deadline:
             return ReplayError(index, "DeadlineExceeded", f"the replay ran longer than its deadline of "
                                f"{self.deadline:g} s", path=str(self.path), cell=self.cell_name(index))
@@ -429,38 +209,21 @@ class KernelReplay:
                            cell=self.cell_name(index))
 
     async def _reply(self, msg_id: str, timeout: float | None) -> dict[str, Any]:
-        """The content of the shell reply to `msg_id`; _Expired past the timeout or deadline,
-        _Died when the kernel is gone."""
+        """The content of the shell reply to `msg_id` within `timeout` and the replay's deadline
+        (driver.kernels.reply_to); the kernel is gone when it is no longer alive."""
         ends = time.monotonic() + timeout if timeout is not None else None
-        while True:
-            now = time.monotonic()
-            if self._ends is not None and now >= self._ends:
-                raise _Expired(deadline=True)
-            if ends is not None and now >= ends:
-                raise _Expired(deadline=False)
-            wait = min(x - now for x in (ends, self._ends, now + _POLL_SECONDS) if x is not None)
-            try:
-                msg = await self._client.get_shell_msg(timeout=max(wait, 0.01))
-            except Exception as err:  # queue.Empty when nothing came; a closed channel
-                if type(err).__name__ != "Empty" or not await self._alive():
-                    raise _Died() from None
-                continue
-            if msg.get("parent_header", {}).get("msg_id") == msg_id:
-                return msg["content"]
+        return await reply_to(self._client, msg_id, ends=ends, deadline=self._ends,
+                           gone=self._dead)
 
-    async def _alive(self) -> bool:
-        try:
-            alive = self._kernel.is_alive()
-            return bool(await alive if inspect.isawaitable(alive) else alive)
-        except Exception:  # a kernel being torn down
-            return False
+    async def _dead(self) -> bool:
+        return not await is_alive(self._kernel)
 
     async def expression(self, expr: str, mime: str) -> Any:
         """The `mime` data of a Python expression evaluated silently in the kernel."""
         content = await self._execute("", -1, store_history=False, user_expressions={"r": expr})
         value = content.get("user_expressions", {}).get("r", {})
         if value.get("status") != "ok":
-            raise ReplayError(-1, value.get("ename", "Error"), _first_line(value.get("evalue", "no value")),
+            raise ReplayError(-1, value.get("ename", "Error"), first_line(value.get("evalue", "no value")),
                               path=str(self.path))
         data = value.get("data", {})
         if mime not in data:
@@ -545,14 +308,12 @@ class Replay:
         self.close()
 
     async def _run(self) -> None:
-        from jupyter_client.manager import AsyncKernelManager
-
         assert self._client is not None
-        self._km = AsyncKernelManager(kernel_name=self.kernel_name)
+        self._km = own_kernel(self.kernel_name)
         try:
-            await self._km.start_kernel(cwd=str(self.path.resolve().parent), extra_arguments=KERNEL_ARGUMENTS)
+            await start_own(self._km, str(self.path.resolve().parent))
         except Exception as err:
-            raise RuntimeError(f"cannot start a {self.kernel_name} kernel: {_first_line(str(err))}") from err
+            raise RuntimeError(f"cannot start a {self.kernel_name} kernel: {first_line(str(err))}") from err
         await self._client.run(self._km)
 
     @staticmethod
@@ -585,7 +346,7 @@ class Replay:
             self._client.close()
         if self._km is not None:
             try:
-                self._sync(self._km.shutdown_kernel(now=True))
+                self._sync(shut_down_own(self._km))
             except Exception:  # the kernel may already be gone
                 pass
         self._client = None
@@ -609,22 +370,6 @@ def with_cell_ids(trace: Trace, order: Sequence[int], doc: Document) -> Trace:
     return replace(trace, cells=tuple(labelled(c) for c in trace.cells))
 
 
-def recorded_counts(cells: Sequence[Any], order: Sequence[int]) -> dict[int, int]:
-    """Notebook index -> the execution count its saved prompt shows, for the cells replayed in
-    `order`, when that order is the saved counts' (each has one, ascending); else nothing.
-
-    >>> from nbformat.v4 import new_code_cell as c, new_markdown_cell as m
-    >>> recorded_counts([m("# T"), c("a = 1", execution_count=3), c("b = a", execution_count=5)], [1, 2])
-    {1: 3, 2: 5}
-    >>> recorded_counts([c("a = 1", execution_count=3), c("b = a")], [0, 1])
-    {}
-    """
-    counts = [cells[i].get("execution_count") for i in order]
-    if any(n is None for n in counts) or any(a >= b for a, b in zip(counts, counts[1:])):
-        return {}
-    return dict(zip(order, counts))
-
-
 def renumbered(trace: Trace, counts: dict[int, int]) -> Trace:
     """The trace with each execution count k written as `counts[k]` (others kept): the cells,
     and the sites of its events and inspections."""
@@ -639,8 +384,3 @@ def renumbered(trace: Trace, counts: dict[int, int]) -> Trace:
                                for c in trace.cells),
                    events=tuple(replace(e, site=site(e.site)) for e in trace.events),
                    inspections=tuple(replace(i, site=site(i.site)) for i in trace.inspections))
-
-
-def _first_line(text: str | None) -> str:
-    text = _ANSI.sub("", text or "").strip()
-    return text.splitlines()[0][:500] if text else ""
