@@ -17,8 +17,30 @@ from magicpush_lab.suggestion import CellChange, OptimizeResult, Suggestion
 
 NOTEBOOKS = Path(__file__).parent / "notebooks"
 
+_REPLAYS: dict[tuple, object] = {}
 
-def test_optimize_json_and_apply(tmp_path):
+
+@pytest.fixture
+def one_replay_per_script(monkeypatch):
+    """The CLI's replay of a notebook (assist.replay_and_optimize: a fresh kernel and its JVM),
+    made once per notebook text and replay options in this module. The tests that read one
+    replay of sales_pipeline.py in several ways (JSON with --apply, the text report, --apply
+    alone) still run the CLI end to end; only the kernel's work is shared."""
+    from magicpush_lab import assist
+
+    replay = assist.replay_and_optimize
+
+    def once(path, budget, **options):
+        key = (Path(path).read_text(), budget.seconds,
+               tuple(sorted((k, v) for k, v in options.items() if k != "progress")))
+        if key not in _REPLAYS:
+            _REPLAYS[key] = replay(path, budget, **options)
+        return _REPLAYS[key]
+
+    monkeypatch.setattr(assist, "replay_and_optimize", once)
+
+
+def test_optimize_json_and_apply(tmp_path, one_replay_per_script):
     shutil.copy(NOTEBOOKS / "sales_pipeline.py", tmp_path)
     nb = tmp_path / "sales_pipeline.py"
     (tmp_path / "out").mkdir()  # an existing directory: the notebook keeps its name there
@@ -129,7 +151,7 @@ def test_reassigned_dataframe_rewrites_the_read_cell_with_data_relative_to_the_n
     with Replay(home / "fast.py", timeout=180) as after:
         assert ast.literal_eval(after.evaluate("sorted(tuple(r) for r in df.collect())")) == kept
 
-def test_text_output_shows_the_rewritten_cells_and_how_to_write_them(tmp_path):
+def test_text_output_shows_the_rewritten_cells_and_how_to_write_them(tmp_path, one_replay_per_script):
     shutil.copy(NOTEBOOKS / "sales_pipeline.py", tmp_path)
     nb = tmp_path / "sales_pipeline.py"
     out = io.StringIO()
@@ -142,7 +164,7 @@ def test_text_output_shows_the_rewritten_cells_and_how_to_write_them(tmp_path):
     assert not (tmp_path / "OUT.ipynb").exists()  # showing is not writing
 
 
-def test_applied_output_does_not_repeat_the_diff(tmp_path):
+def test_applied_output_does_not_repeat_the_diff(tmp_path, one_replay_per_script):
     shutil.copy(NOTEBOOKS / "sales_pipeline.py", tmp_path)
     out = io.StringIO()
     written = tmp_path / "rewritten.py"
