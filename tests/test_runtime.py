@@ -334,7 +334,7 @@ async def test_runtime_route_on_a_dead_kernel_is_409(jp_fetch, jp_serverapp):
     assert (code, answer["kind"]) == (409, "kernel_dead"), answer
 
 
-async def test_runtime_route_times_a_proved_suggestion_on_the_notebook_kernel(jp_fetch, pipeline_kernel):
+async def _runtime_route_times_a_proved_suggestion_on_the_notebook_kernel(jp_fetch, pipeline_kernel):
     from tests.test_server import NOTEBOOK_CELLS
 
     kernel_id, trace = pipeline_kernel
@@ -358,7 +358,7 @@ async def test_runtime_route_times_a_proved_suggestion_on_the_notebook_kernel(jp
 
 
 
-async def test_row_counts_and_timing_asked_at_once_each_get_their_own_answer(jp_fetch, pipeline_kernel):
+async def _row_counts_and_timing_asked_at_once_each_get_their_own_answer(jp_fetch, pipeline_kernel):
     """The sidebar counts rows while the user may already press "Measure run time": both
     requests reach the same kernel together, and each must get its own reply."""
     import asyncio
@@ -378,6 +378,13 @@ async def test_row_counts_and_timing_asked_at_once_each_get_their_own_answer(jp_
     measured = json.loads(counted.body)
     assert measured["measure_errors"] == [] and measured["suggestions"][0]["rows_before"] is not None
     assert set(json.loads(timed.body)) == RUNTIME_KEYS
+
+async def test_the_runtime_route_times_a_suggestion_alone_and_beside_a_row_count(jp_fetch, pipeline_kernel):
+    """On one notebook kernel (each start is a JVM's): a proved suggestion timed, a stale one
+    refused, then a row count and a timing asked at once, each answered."""
+    await _runtime_route_times_a_proved_suggestion_on_the_notebook_kernel(jp_fetch, pipeline_kernel)
+    await _row_counts_and_timing_asked_at_once_each_get_their_own_answer(jp_fetch, pipeline_kernel)
+
 
 def test_a_late_filter_off_the_pipeline_is_refused_not_ignored(traced):
     # removing a filter the last DataFrame does not go through would time another rewrite

@@ -277,7 +277,7 @@ def pipeline_kernel(jp_serverapp, tmp_path: Path):
     loop.run_until_complete(km.shutdown_kernel(kernel_id, now=True))
 
 
-async def test_measure_on_kernel_counts_rows_at_the_source(jp_serverapp, pipeline_kernel):
+async def _measure_on_kernel_counts_rows_at_the_source(jp_serverapp, pipeline_kernel):
     kernel_id, trace = pipeline_kernel
     source_event = trace["variables"]["df"]
     predicate = Cmp(">", Col("v", dtype="int"), Lit(995, "int"))
@@ -299,7 +299,7 @@ async def test_measure_on_kernel_counts_rows_at_the_source(jp_serverapp, pipelin
     assert len(outcome.errors) == 1 and outcome.errors[0].startswith("could not measure the filter on gone ")
 
 
-async def test_without_a_trace_the_server_pulls_it_from_the_notebook_kernel(jp_fetch, pipeline_kernel):
+async def _without_a_trace_the_server_pulls_it_from_the_notebook_kernel(jp_fetch, pipeline_kernel):
     """The sidebar's way: the browser names the kernel, the trace goes from it to the server."""
     kernel_id, trace = pipeline_kernel
     request = {"notebook": {"path": "scores.ipynb", "cells": NOTEBOOK_CELLS}, "kernel_id": kernel_id,
@@ -309,6 +309,16 @@ async def test_without_a_trace_the_server_pulls_it_from_the_notebook_kernel(jp_f
     assert_contract(pulled, "scores.ipynb")
     assert [s["predicate"] for s in pulled["suggestions"]] == [s["predicate"] for s in given["suggestions"]]
     assert_udf_pushdown(pulled)
+
+
+async def test_a_notebook_kernel_is_counted_on_pulled_from_and_optimized_with_measurements(
+        jp_fetch, jp_serverapp, pipeline_kernel):
+    """What the sidebar asks of the notebook's kernel, on one kernel (each start is a JVM's):
+    the rows at the source counted, the trace pulled from it, and an optimization measured
+    there, in one request and in the sidebar's two steps."""
+    await _measure_on_kernel_counts_rows_at_the_source(jp_serverapp, pipeline_kernel)
+    await _without_a_trace_the_server_pulls_it_from_the_notebook_kernel(jp_fetch, pipeline_kernel)
+    await _optimize_measures_on_the_notebook_kernel(jp_fetch, pipeline_kernel)
 
 
 @pytest.mark.parametrize("setup, status, kind", [
@@ -347,7 +357,7 @@ async def test_a_trace_over_the_record_limit_is_413(jp_fetch, monkeypatch):
     assert (code, body["kind"]) == (413, "trace_too_large")
 
 
-async def test_optimize_measures_on_the_notebook_kernel(jp_fetch, pipeline_kernel):
+async def _optimize_measures_on_the_notebook_kernel(jp_fetch, pipeline_kernel):
     kernel_id, trace = pipeline_kernel
     request = {
         "trace": trace,

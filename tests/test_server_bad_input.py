@@ -345,7 +345,7 @@ async def _fresh_client(km: Any, kernel_id: str) -> Any:
     return client
 
 
-async def test_measuring_changes_nothing_in_the_users_kernel(jp_fetch, jp_serverapp, measured_kernel):
+async def _measuring_changes_nothing_in_the_users_kernel(jp_fetch, jp_serverapp, measured_kernel):
     kernel_id, _, trace = measured_kernel
     km = jp_serverapp.kernel_manager
     client = await _fresh_client(km, kernel_id)
@@ -373,7 +373,7 @@ async def test_measuring_changes_nothing_in_the_users_kernel(jp_fetch, jp_server
 # -- large data: a count past its time limit is estimated on a sample ----------------------
 
 
-async def test_a_count_past_its_time_limit_is_estimated_and_flagged(jp_fetch, measured_kernel):
+async def _a_count_past_its_time_limit_is_estimated_and_flagged(jp_fetch, measured_kernel):
     kernel_id, _, trace = measured_kernel
     request = {
         "trace": trace,
@@ -392,7 +392,7 @@ async def test_a_count_past_its_time_limit_is_estimated_and_flagged(jp_fetch, me
     assert suggestion["rows_after"] <= suggestion["rows_before"]
 
 
-async def test_the_sample_share_of_an_estimate_is_the_requests_own(jp_fetch, measured_kernel):
+async def _the_sample_share_of_an_estimate_is_the_requests_own(jp_fetch, measured_kernel):
     """The sidebar's sample size setting: with a 50% sample the estimate is close to the exact
     count; the default 1% sample of the same rows is what the neighbour above gets."""
     kernel_id, _, trace = measured_kernel
@@ -408,6 +408,16 @@ async def test_the_sample_share_of_an_estimate_is_the_requests_own(jp_fetch, mea
     [estimate] = [s for s in sampled["suggestions"] if s["source"] == exact["source"]]
     assert estimate["estimated"] is True
     assert 0.8 < estimate["rows_before"] / exact["rows_before"] < 1.2
+
+
+async def test_measuring_on_the_users_kernel_leaves_it_as_it_was_and_estimates_past_the_time_limit(
+        jp_fetch, jp_serverapp, measured_kernel):
+    """On one notebook kernel (each start is a JVM's): measuring leaves the user's state as it
+    was; a count past its time limit gives an estimate, flagged; the sample share is the
+    request's own."""
+    await _measuring_changes_nothing_in_the_users_kernel(jp_fetch, jp_serverapp, measured_kernel)
+    await _a_count_past_its_time_limit_is_estimated_and_flagged(jp_fetch, measured_kernel)
+    await _the_sample_share_of_an_estimate_is_the_requests_own(jp_fetch, measured_kernel)
 
 
 # -- replay: paths stay inside the root, failures name the cell, the file is never written ---
