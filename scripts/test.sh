@@ -4,16 +4,22 @@
 # Needs Python 3.10+, Node 20 and Java 17; Chromium comes from Debian's packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+stage_started=$(date +%s)
+stage_done() { echo "== $1 took $(( $(date +%s) - stage_started )) s"; stage_started=$(date +%s); }
 
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
+stage_done "installing"
 
 echo "== Python tests"
-python3 -m pytest --durations=30
+# the slow tier (README, "Testing") is left to `python -m pytest --connect-matrix=full`
+python3 -m pytest -m "not slow" --durations=30
+stage_done "the Python tests"
 
 echo "== Frontend unit tests"
 # the editable install runs jlpm install only when it builds the extension: make sure jest is there
 jlpm install
 jlpm test
+stage_done "the frontend unit tests"
 
 echo "== Browser tests"
 if [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium >/dev/null 2>&1; then
@@ -24,3 +30,4 @@ fi
 cd ui-tests
 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 jlpm install
 jlpm playwright test
+stage_done "the browser tests"

@@ -45,6 +45,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.kernel)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--connect-matrix", choices=("reading", "full"), default="reading",
+                     help="the Spark Connect copies of engine cases: end where the pipeline reads into the IR "
+                          "of its classic run (reading, the default), or always run to the end (full); "
+                          "tests/engine/connect_parity.py")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if "not spark" in (config.option.markexpr or ""):
         _forbid_jvm()
@@ -120,7 +127,37 @@ def _watch_budgets():
     pipeline._optimize_trace = inner
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # under pytest-xdist (scripts/test.sh runs the suite on two workers) the figures of the
+    # summary below are each worker's: they go to the controller, which writes the summary
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        from tests.engine import connect_parity
+
+        output["budget_runs"] = [list(run) for run in _BUDGET_RUNS]
+        output["connect_readings"] = dict(connect_parity.READINGS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    from tests.engine import connect_parity
+
+    output = getattr(node, "workeroutput", {})
+    _BUDGET_RUNS.extend(tuple(run) for run in output.get("budget_runs", ()))
+    for outcome, count in output.get("connect_readings", {}).items():
+        connect_parity.READINGS[outcome] += count
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    from tests.engine import connect_parity
+
+    readings = connect_parity.READINGS
+    if readings["same"] or readings["differ"]:
+        terminalreporter.write_line(
+            f"Spark Connect copies of engine cases: {readings['same']} read as on classic and ended there, "
+            f"{readings['differ']} read otherwise and ran to the end"
+            + ("" if config.getoption("--connect-matrix") == "full" else
+               " (--connect-matrix=full runs every copy to its end)"))
     # a budget under a tenth of a second is a test of running out, spent before the first check
     runs = [run for run in _BUDGET_RUNS if run[1] >= 0.1]
     if not runs:

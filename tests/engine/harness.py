@@ -12,6 +12,8 @@ from magicpush_lab.capture.trace import Event, Trace, Udf
 from magicpush_lab.pushdown import WalkResult, late_filter, push_down
 from magicpush_lab.pipeline import translate
 
+from . import connect_parity
+
 
 def backend_of(df):
     """The tracer's backend for `df`'s kind of session: the engine tests run on both."""
@@ -71,7 +73,7 @@ def translate_pipeline(sources: list, final, udfs=()):
     plans = Plans()
     events = [plans.event(i, "createDataFrame", s) for i, s in enumerate(sources)]
     events.append(plans.event(len(sources), "filter", final, range(len(sources)), udfs))
-    return translate(Trace(events=tuple(events), plans=plans.store), len(sources))
+    return connect_parity.read(translate(Trace(events=tuple(events), plans=plans.store), len(sources)))
 
 
 def run_engine(sources: list, final, udfs=()) -> WalkResult:
@@ -98,7 +100,7 @@ def run_engine_with_notes(sources: list, steps: list, final, udfs=()) -> tuple[W
         inputs = (len(events) - 1,)
     events.append(plans.event(len(events), "filter", final, inputs, udfs))
     trace = Trace(events=tuple(events), plans=plans.store)
-    plan = translate(trace, len(events) - 1)
+    plan = connect_parity.read(translate(trace, len(events) - 1))
     late = late_filter(plan)
     assert late is not None, "the test pipeline must end in a filter"
     walk = push_down(late)
@@ -163,7 +165,7 @@ def translate_collected(sources: list, collected: list, final, udfs=()):
     events += [plans.event(len(sources) + i, "select", c) for i, c in enumerate(collected)]
     last = len(events)
     events.append(plans.event(last, "filter", final, range(len(sources)), udfs))
-    return translate(Trace(events=tuple(events), plans=plans.store), last)
+    return connect_parity.read(translate(Trace(events=tuple(events), plans=plans.store), last))
 
 
 def run_engine_collected(sources: list, collected: list, final, udfs=()) -> WalkResult:
