@@ -301,7 +301,9 @@ def twin_chains(steps: int) -> dict[str, Any]:
 def test_tying_a_long_chain_to_its_events_writes_out_a_bounded_number_of_nodes(monkeypatch):
     """The probe's 9 MB plan took 21 s and 4.1 GB under a 1 s budget: each step of a chain was
     written out whole to compare it with an event's plan. Here 2,000 steps would write out about
-    16 million nodes (4.4 GB); the comparisons of one trace now write out at most SHAPE_NODES."""
+    16 million nodes (4.4 GB); the comparisons of one trace now write out at most SHAPE_NODES.
+    The budget is generous on purpose: the bound on nodes, not the clock, must be what stops it
+    (under a 1 s budget a loaded machine may spend the second before the first comparison)."""
     from magicpush_lab.budget import Budget
     from magicpush_lab.capture.plan_store import PlanStore
     from magicpush_lab.capture.trace import Trace
@@ -318,7 +320,7 @@ def test_tying_a_long_chain_to_its_events_writes_out_a_bounded_number_of_nodes(m
 
     monkeypatch.setattr(PlanStore, "flat", counted)
     trace = Trace.from_json(json.loads(json.dumps(twin_chains(2000))))
-    result = optimize_trace(trace, budget=Budget(1.0))
+    result = optimize_trace(trace, budget=Budget(120.0))
     assert result.suggestions == ()
     assert 0 < written[0] <= SHAPE_NODES, written[0]
 
