@@ -77,6 +77,10 @@ def _filter_at_the_parquet_read(old: list[str], new: list[str]) -> None:
     assert any('.parquet(path).filter(F.col("v") > 5)' in c for c in new), new
 
 
+def _filter_below_the_grouping(old: list[str], new: list[str]) -> None:
+    assert any('sales.filter(F.col("v") > 5).' in c for c in new), new
+
+
 CASES: dict[str, Case] = {
     "chain over lines with backslashes": Case([
         IMPORT_F + "\n" + UDF + "\nsales = " + CREATE,
@@ -201,6 +205,24 @@ CASES: dict[str, Case] = {
         + '\ndef enrich(df):\n    return df.withColumn("t", twice("v"))',
         'out = enrich(sales).filter(F.col("v") > 5)\nrest = enrich(other)',
     ], pushes=False, outputs=("out", "rest", "sales"), note="runs more than once"),
+    # the source is also counted, so each filter goes on the pipeline's own read of it: the
+    # receiver of a grouping's call is the grouping, and the filter must go on the DataFrame below
+    "the source's own read is a groupBy().agg(): the filter goes below the groupBy": Case([
+        IMPORT_F + "\nsales = " + CREATE + "\nn = sales.count()",
+        'per_v = sales.groupBy("v").agg(F.sum("amount").alias("total"))\nout = per_v.filter(F.col("v") > 5)',
+    ], outputs=("out", "sales"), check=_filter_below_the_grouping),
+    "the source's own read is a groupBy().pivot().agg(): the filter goes below the groupBy": Case([
+        IMPORT_F + "\nsales = " + CREATE + "\nn = sales.count()",
+        'wide = sales.groupBy("v").pivot("id", [1, 2, 3]).agg(F.first("amount"))\nout = wide.filter(F.col("v") > 5)',
+    ], outputs=("out", "sales"), check=_filter_below_the_grouping),
+    "the source's own read is na.fill(): the filter goes on the DataFrame, not on .na": Case([
+        IMPORT_F + "\nsales = " + CREATE + "\nn = sales.count()",
+        'filled = sales.na.fill(0)\nout = filled.filter(F.col("v") > 5)',
+    ], outputs=("out", "sales"), check=_filter_below_the_grouping),
+    "must not: a filter on a group's total after the source's own groupBy().agg()": Case([
+        IMPORT_F + "\nsales = " + CREATE + "\nn = sales.count()",
+        'per_v = sales.groupBy("v").agg(F.sum("amount").alias("total"))\nout = per_v.filter(F.col("total") > 20)',
+    ], pushes=False, outputs=("out", "sales")),
     "filter after a limit in the middle of a long chain": Case([
         IMPORT_F + "\n" + UDF + "\nsales = " + CREATE,
         'out = (sales.withColumn("t", twice("v"))\n       .orderBy("id")\n       .limit(12)\n'

@@ -153,6 +153,33 @@ def _receiver(node: ast.AST) -> ast.expr | None:
     return None
 
 
+#: calls that make a grouping of a DataFrame (GroupedData, PandasCogroupedOps), not a DataFrame
+GROUPING_CALLS = frozenset({"groupBy", "groupby", "rollup", "cube", "groupingSets", "pivot", "cogroup"})
+#: attributes of a DataFrame that hold methods making DataFrames (`df.na.fill(0)`)
+DATAFRAME_ACCESSORS = frozenset({"na", "stat"})
+
+
+def _dataframe_receiver(node: ast.AST) -> ast.expr | None:
+    """The DataFrame a method call at `node` is made on: its receiver, or, when the call is on a
+    grouping or an accessor of a DataFrame (`df.groupBy(k).agg(...)`, `df.na.fill(0)`), the
+    DataFrame below it. A filter goes only on a DataFrame: `df.groupBy(k).filter(c)` fails.
+
+    >>> call = ast.parse('df.where(c).groupBy("k").pivot("p").agg(F.sum("v"))', mode="eval").body
+    >>> ast.unparse(_dataframe_receiver(call))
+    'df.where(c)'
+    >>> ast.unparse(_dataframe_receiver(ast.parse("df.na.fill(0)", mode="eval").body))
+    'df'
+    """
+    recv = _receiver(node)
+    while True:
+        if isinstance(recv, ast.Call) and isinstance(recv.func, ast.Attribute) and recv.func.attr in GROUPING_CALLS:
+            recv = recv.func.value
+        elif isinstance(recv, ast.Attribute) and recv.attr in DATAFRAME_ACCESSORS:
+            recv = recv.value
+        else:
+            return recv
+
+
 def _parses_plain(source: str) -> bool:
     try:
         ast.parse(source)
@@ -189,7 +216,7 @@ def _add_filter(cell: _Cell, edit: AddFilter, code: str, shift: int) -> list[_Re
             return [_Replace(cell.end(node), cell.end(node), insert)]
     elif edit.target == "receiver":
         if exact:
-            recv = _receiver(exact[0])
+            recv = _dataframe_receiver(exact[0])
             if recv is None:
                 raise RewriteError(f"{cell.label}: the expression at line {edit.site.lineno} is not a method call")
             if _is_filter_with(recv, code):
@@ -197,7 +224,7 @@ def _add_filter(cell: _Cell, edit: AddFilter, code: str, shift: int) -> list[_Re
             where = cell.dot_after(recv)
             pos = where[0] if where else cell.end(recv)
             return [_Replace(pos, pos, insert)]
-        if any((r := _receiver(n)) is not None and _is_filter_with(r, code) for n in starting):
+        if any((r := _dataframe_receiver(n)) is not None and _is_filter_with(r, code) for n in starting):
             return []
     else:
         raise RewriteError(f"unknown AddFilter target {edit.target!r}")
