@@ -3,7 +3,8 @@
 `OptimizeResult.to_json()` (with each `Suggestion.to_json()` and the walk's refusals as
 rewrite/notes.py's `refusal_json` writes them) is the contract documented in
 docs/architecture.md; keep the two in step. server/contract.schema.json describes it, and
-`src/contract.ts`, generated from the schema, gives the front end its types (tests/test_contract.py checks). Plain data that imports nothing of the engine's: the stage
+`src/contract.ts`, generated from the schema, gives the front end its types
+(tests/test_contract.py checks). Plain data that imports nothing of the engine's: the stage
 after the walk fills it in (rewrite/assemble.py), measuring and every face read it.
 """
 
