@@ -41,6 +41,7 @@ df_post_questions_answers = (df_post_questions
 df_post_questions_answers_f = df_post_questions_answers.select(
     F.concat(F.year(F.col("creation_date")), F.lit("-"), F.month(F.col("creation_date"))).alias("year_month"),
     F.year(F.col("creation_date")).alias("year"), F.month(F.col("creation_date")).alias("month"), "*")
+df_post_questions_answers_f.show(5)
 
 # %%
 sum_quest_accepted_answer = F.sum(F.when(~F.col("accepted_answer_id").isNull(), F.lit(1)).otherwise(F.lit(0)))
