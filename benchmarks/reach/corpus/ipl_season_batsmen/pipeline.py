@@ -13,7 +13,18 @@ import os
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.functions import avg, col, current_date, dayofmonth, lower, month, regexp_replace, sum, when, year
+from pyspark.sql.functions import (
+    avg,
+    col,
+    current_date,
+    dayofmonth,
+    lower,
+    month,
+    regexp_replace,
+    sum,
+    when,
+    year,
+)
 from pyspark.sql.window import Window
 
 spark = SparkSession.builder.getOrCreate()
@@ -42,7 +53,7 @@ ball_by_ball_df = ball_by_ball_df.withColumn("running_total_runs", sum("runs_sco
 # a ball with more than six runs, extras included, or a wicket for the bowler
 ball_by_ball_df = ball_by_ball_df.withColumn(
     "high_impact",
-    when((col("runs_scored") + col("extra_runs") > 6) | (col("bowler_wicket") == True), True).otherwise(False))  # noqa: E712
+    when((col("runs_scored") + col("extra_runs") > 6) | (col("bowler_wicket") == True), True).otherwise(False))
 ball_by_ball_df.show(5)
 
 # %%

@@ -41,6 +41,20 @@ def _status(page: str) -> int:
                            "Submit Upgrade", "Save Settings", "Cancel", "Cancellation Confirmation"} else 200
 
 
+class _Session:
+    """One session's events, numbered in order as they are added."""
+
+    def __init__(self, records: list[dict], profile: dict, session_id: int) -> None:
+        self.records, self.profile, self.session_id, self.item = records, profile, session_id, 0
+
+    def add(self, page: str, ts: int, level: str, artist=None, song=None, length=None) -> None:
+        self.records.append({**self.profile, "auth": "Cancelled" if page == "Cancellation Confirmation" else "Logged In",
+                             "level": level, "page": page, "method": "GET" if page in GET_PAGES else "PUT",
+                             "status": _status(page), "sessionId": self.session_id, "itemInSession": self.item,
+                             "ts": ts, "artist": artist, "song": song, "length": length})
+        self.item += 1
+
+
 def tables(rows: int, seed: int) -> dict[str, pd.DataFrame]:
     rng = np.random.default_rng(seed)
     n = max(rows, 300)
@@ -68,40 +82,31 @@ def tables(rows: int, seed: int) -> dict[str, pd.DataFrame]:
             last = left <= 0
             session_id = int(session_pool[next_session])
             next_session += 1
-            item = 0
-
-            def add(page: str, ts: int, **song) -> None:
-                nonlocal item
-                records.append({**profile, "auth": "Cancelled" if page == "Cancellation Confirmation" else "Logged In",
-                                "level": level, "page": page, "method": "GET" if page in GET_PAGES else "PUT",
-                                "status": _status(page), "sessionId": session_id, "itemInSession": item, "ts": ts,
-                                "artist": song.get("artist"), "song": song.get("song"), "length": song.get("length")})
-                item += 1
-
+            session = _Session(records, profile, session_id)
             for _ in range(length_of_session):
                 if rng.random() < 0.8:  # a song, perhaps with clicks while it plays
                     length = round(float(rng.lognormal(5.45, 0.3)), 5)
-                    add("NextSong", t, artist=rng.choice(ARTISTS), song=rng.choice(SONGS), length=length)
+                    session.add("NextSong", t, level, artist=rng.choice(ARTISTS), song=rng.choice(SONGS), length=length)
                     whole = int(np.floor(length)) * 1000
                     gap = int(rng.uniform(0.1, 0.9) * whole) if rng.random() < skip_p else whole
                     clicks = [p for p, w in DURING.items() if rng.random() < w / 100]
                     for k, page in enumerate(clicks):
-                        add(page, t + (k + 1) * gap // (len(clicks) + 1))
+                        session.add(page, t + (k + 1) * gap // (len(clicks) + 1), level)
                     t += gap
                 else:
                     names, weights = zip(*BETWEEN.items())
                     page = str(rng.choice(names, p=np.array(weights) / sum(weights)))
                     if page == "Roll Advert" and level == "paid":
                         page = "Home"
-                    add(page, t)
+                    session.add(page, t, level)
                     if page in ("Upgrade", "Downgrade") and rng.random() < 0.5:
                         t += int(rng.integers(5, 40)) * 1000
-                        add(f"Submit {page}", t)
+                        session.add(f"Submit {page}", t, level)
                         level = "paid" if page == "Upgrade" else "free"
                     t += int(rng.integers(3, 90)) * 1000
             if last and leaves:
-                add("Cancel", t)
-                add("Cancellation Confirmation", t + int(rng.integers(2, 30)) * 1000)
+                session.add("Cancel", t, level)
+                session.add("Cancellation Confirmation", t + int(rng.integers(2, 30)) * 1000, level)
             t += int(rng.integers(1, 72)) * 3_600_000  # until the next session
     # logged-out visitors: home, login and help pages, with no user to them
     for _ in range(max(n // 60, 4)):
