@@ -101,6 +101,35 @@ def test_bags_ignore_order_and_treat_nan_as_equal():
     assert normal_bag([(1,), (1,)]) != normal_bag([(1,)])
 
 
+def test_the_table_flag_lists_every_pipeline_with_the_counts_and_the_pipelines_not_ported(capsys):
+    from benchmarks.reach.__main__ import main
+
+    assert main(["--table"]) == 0  # 0: the corpus reaches its floors
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| pipeline |")]
+    named = {line.split(" | ")[0][2:] for line in rows}
+    assert set(corpus.names()) <= named and "NB_160505" in named
+    assert f"{len(corpus.names())} pipelines: " in out and "### Pipelines not ported" in out
+
+
+def test_the_table_shortens_origins_and_optima_and_counts_against_the_floors(tmp_path):
+    from benchmarks.reach import catalog
+
+    assert catalog.short_origin("public notebooks a-b/c.d x.py and y.py, run in turn") == "public: a-b/c.d"
+    assert catalog.short_origin("written in the shape of public notebooks on taxis (fares); not one") == \
+        "in the shape of public notebooks on taxis"
+    assert catalog.steps_and_late_filter("a, b; c; the late one") == ("a, b; c", "the late one")
+    assert catalog.clauses("one, two (2, 2), three", width=16) == "one, two (2, 2), …"
+    _write(tmp_path / "two", FIRST + '# %%\nt = spark.read.parquet(f"{DATA}/t")\nu = spark.read.parquet(f"{DATA}/u")\n'
+           'out = t\n', 'origin = "MagicPush paper pipeline NB_1 (x)"\nwhat = "y; z"\nsink = "out"\n'
+           '[sources.t]\nbest = "F.col(\'a\') > 1"\nkind = "superset"\nwhy = "w"\n[sources.u]\nwhy = "w"\n')
+    pipeline = corpus.load("two", tmp_path)
+    assert catalog.short_optimum(pipeline) == "superset at t; nothing at u"
+    counts = catalog.counts([pipeline])
+    assert (counts.magicpush, counts.public_all, counts.nothing_may_move) == (1, 0, 0)
+    assert len(counts.shortfalls()) == 3  # too few paper and public pipelines, none where nothing moves
+
+
 # -- Spark tier: one small pipeline end to end -------------------------------------------------
 
 SMALL = "nb140759_celeba"

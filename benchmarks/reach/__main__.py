@@ -3,10 +3,12 @@
     python -m benchmarks.reach [--rows N] [--seed S] [--only NAME ...] [--budget S] [--json OUT]
     python -m benchmarks.reach --check NAME [NAME ...] [--rows N]   (or --check all)
     python -m benchmarks.reach --validate
+    python -m benchmarks.reach --table      (the corpus table and counts README.md shows; no Spark)
 
 README.md beside this file describes the corpus format and what each figure means.
 Exit status: 1 when a rewrite is unsound or a pipeline cannot be run (benchmark), a best is
-unsound (--check) or a directory is malformed (--validate); else 0.
+unsound (--check), a directory is malformed (--validate) or the corpus is below one of its
+floors (--table); else 0.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--check", nargs="+", metavar="NAME", help="check the hand optimum of these pipelines "
                    "('all': every one) instead of benchmarking")
     p.add_argument("--validate", action="store_true", help="check every corpus directory's files and keys (no Spark)")
+    p.add_argument("--table", action="store_true", help="print the corpus table, its counts and the pipelines not "
+                   "ported, as Markdown (no Spark)")
     return p
 
 
@@ -48,6 +52,14 @@ def _validate() -> int:
         print(f"{name}: {'ok' if not problems else '; '.join(problems)}")
     print(f"{len(corpus.names()) - bad} of {len(corpus.names())} pipelines well formed")
     return 1 if bad else 0
+
+
+def _table() -> int:
+    from benchmarks.reach import catalog
+
+    print(catalog.render())
+    pipelines = [corpus.load(name) for name in corpus.names()]
+    return 1 if catalog.counts(pipelines).shortfalls() else 0
 
 
 def _chosen(names: Sequence[str] | None) -> list[str]:
@@ -88,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.validate:
         return _validate()
+    if args.table:
+        return _table()
     from benchmarks.reach.tables import DEFAULT_ROOT
 
     data_root = args.data_dir or DEFAULT_ROOT
