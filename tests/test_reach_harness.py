@@ -1,5 +1,6 @@
 """The reach benchmark's harness (benchmarks/reach): the corpus format's validator, the
-blocker classifier and the bag comparison without Spark (seconds); on Spark, one small
+corpus table (--table), the blocker classifier and the bag comparison without Spark
+(seconds); on Spark, one small
 pipeline end to end through the benchmark and the checker on a sound and an unsound best
 (about a minute on two cores, with the session's start)."""
 
