@@ -349,10 +349,49 @@ def _added(before: list[str], after: list[str]) -> list[str]:
     return out
 
 
+#: Seconds between looks at the Spark Connect server while a call to it has not come back.
+CONNECT_WATCH_SECONDS = 2.0
+#: The longest a Spark Connect call outside the counts (reading a plan) may take.
+CONNECT_CALL_SECONDS = 60.0
+
+
+def watched_call(df: Any, fn: Callable[[], Any], seconds: float = CONNECT_CALL_SECONDS) -> Any:
+    """fn(), a call to `df`'s Spark Connect server, given up with a ConnectionError as soon as the
+    server stops answering and with a MeasureTimeout after `seconds`: the client retries a server
+    that went away for minutes, and the kernel would wait with it. The call goes on in its own
+    thread until the client gives up; nothing waits for it. A classic session's call runs here.
+
+    >>> watched_call(object(), lambda: 42)
+    42
+    """
+    if not is_connect(df):
+        return fn()
+    out: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            out["value"] = fn()
+        except BaseException as err:  # handed to the caller below
+            out["error"] = err
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="magicpush-connect-call", daemon=True).start()
+    deadline = time.monotonic() + seconds
+    while not done.wait(min(CONNECT_WATCH_SECONDS, max(deadline - time.monotonic(), 0.0))):
+        if time.monotonic() >= deadline:
+            raise MeasureTimeout(f"the Spark Connect server did not answer within {seconds:g} s")
+        ensure_reachable(df)
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
 def _scans(df: Any) -> list[tuple[str, list[str], list[str]]]:
     """(format, pushed filters, partition filters) of each file scan in the physical plan."""
     if is_connect(df):
-        return connect_scans(df._explain_string(extended=False))
+        return connect_scans(watched_call(df, lambda: df._explain_string(extended=False)))
     out = []
     stack = [df._jdf.queryExecution().sparkPlan()]
     while stack:

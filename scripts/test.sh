@@ -11,8 +11,10 @@ python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 stage_done "installing"
 
 echo "== Python tests"
-# the slow tier (README, "Testing") is left to `python -m pytest --connect-matrix=full`
-python3 -m pytest -m "not slow" --durations=30
+# two workers, each with its own JVMs for the whole run; a module stays on one worker, so
+# its fixtures (a kernel, a Connect server, data) are made once. The slow tier (README,
+# "Testing") is left to `python -m pytest -n 2 --dist loadfile --connect-matrix=full`
+python3 -m pytest -n 2 --dist loadfile -m "not slow" --durations=30
 stage_done "the Python tests"
 
 echo "== Frontend unit tests"

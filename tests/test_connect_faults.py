@@ -14,6 +14,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.serialize import expr_to_json
 from magicpush_lab.kernel.bundles import measure_in_kernel
 from magicpush_lab.kernel.extension import load, unload
+from magicpush_lab.measure import watched_call
 from tests.cells import run_cells
 from tests.connect_support import connect_mode, connect_server, connect_session, connect_spark, start_server  # noqa: F401
 
@@ -62,8 +63,19 @@ def test_a_function_the_server_lacks_is_named_and_nothing_is_counted(connect_spa
             unload(ip)
 
 
+def _wait_for_the_count(counting: threading.Thread, seconds: float = 300.0) -> None:
+    """Until the count's jobs run (run_limited's thread, named for its job group, is there) and a
+    second more: a loaded machine may spend many seconds reading the plan before counting."""
+    deadline = time.monotonic() + seconds
+    while not any(t.name.startswith("magicpush-measure-") for t in threading.enumerate()):
+        assert counting.is_alive() and time.monotonic() < deadline, "the count never started"
+        time.sleep(0.2)
+    time.sleep(1.0)
+
+
 def test_a_server_gone_in_the_middle_of_a_count_is_a_clear_message():
     server = start_server()
+    session = None
     try:
         with connect_mode():
             session = connect_session(server.url)
@@ -74,15 +86,21 @@ def test_a_server_gone_in_the_middle_of_a_count_is_a_clear_message():
                 counting = threading.Thread(
                     target=lambda: out.extend(measure_in_kernel(tracer, [_request(0, predicate, time_limit=10)])))
                 counting.start()
-                time.sleep(4)  # the count is running on the server
-                assert counting.is_alive(), out
+                _wait_for_the_count(counting)
                 server.process.kill()
                 counting.join(600)
                 assert not counting.is_alive(), "the count must give up on a server that is gone"
                 [result] = out
                 assert "rows_before" not in result
                 assert "Spark Connect server cannot be reached" in result["error"], result
+                # a call outside the counts (reading the plan's scans) gives up too, not after
+                # the client's minutes of retries
+                df = tracer.frames()[0]
+                with pytest.raises(ConnectionError, match="cannot be reached"):
+                    watched_call(df, lambda: df._explain_string(extended=False))
             finally:
                 unload(ip)
     finally:
         server.stop()
+        if session is not None:  # closed: the client would retry the dead server at exit
+            session.client.close()
