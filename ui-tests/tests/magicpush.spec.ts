@@ -492,7 +492,7 @@ function bannerOf(page: IJupyterLabPageFixture, cell: number) {
     .locator('.jp-MagicPush-banner');
 }
 
-test('inline banner: shown under the late filter after its cell runs; diff, why, apply, undo', async ({
+test('inline banner: shown under the late filter after its cell runs; diff, why, apply, undo, and an undo refused after an edit', async ({
   page
 }) => {
   await runInlineNotebook(page, 'inline.ipynb');
@@ -545,6 +545,18 @@ test('inline banner: shown under the late filter after its cell runs; diff, why,
   await expect.poll(() => cellSource(page, 0)).toEqual(INLINE_CELLS[0]);
   await expect.poll(() => cellSource(page, 1)).toEqual(INLINE_CELLS[1]);
   await expect(banner.getByRole('button', { name: /^Apply/ })).toBeVisible();
+
+  // applied again, then a rewritten cell edited: Undo refuses and changes nothing
+  await banner.getByRole('button', { name: /^Apply/ }).click();
+  await expect(banner).toContainText('Applied');
+  const edited = (await cellSource(page, 0)) + '\n# my edit';
+  await page.evaluate(source => {
+    const panel = (window as any).jupyterapp.shell.currentWidget;
+    panel.content.model.cells.get(0).sharedModel.setSource(source);
+  }, edited);
+  await banner.getByRole('button', { name: /^Undo suggestion/ }).click();
+  await expect(banner.getByRole('alert')).toContainText('changed since');
+  expect(await cellSource(page, 0)).toEqual(edited);
 });
 
 test('cells are named as their prompts show them, and the names link to the cells', async ({
@@ -656,26 +668,6 @@ test('a notebook keeps its own result: another tab shows none, and coming back s
   await expect(card.locator('.jp-MagicPush-rows')).toContainText('rows: 50 →', {
     timeout: 2 * 60 * 1000
   });
-});
-
-test('undo suggestion refuses, changing nothing, when a rewritten cell was edited since', async ({
-  page
-}) => {
-  await runInlineNotebook(page, 'undo-edited.ipynb');
-  const banner = bannerOf(page, 1);
-  await expect(banner).toContainText('This filter can move to a', {
-    timeout: 3 * 60 * 1000
-  });
-  await banner.getByRole('button', { name: /^Apply/ }).click();
-  await expect(banner).toContainText('Applied');
-  const edited = (await cellSource(page, 0)) + '\n# my edit';
-  await page.evaluate(source => {
-    const panel = (window as any).jupyterapp.shell.currentWidget;
-    panel.content.model.cells.get(0).sharedModel.setSource(source);
-  }, edited);
-  await banner.getByRole('button', { name: /^Undo suggestion/ }).click();
-  await expect(banner.getByRole('alert')).toContainText('changed since');
-  expect(await cellSource(page, 0)).toEqual(edited);
 });
 
 test('after a page reload the banners come back from the last result, while the cells hold its code', async ({
@@ -907,18 +899,40 @@ test.describe('windowed notebook rendering', () => {
   });
 
   test('the banner of a cell far below the view is there when the cell scrolls in, and stays', async ({
-    page
+    page,
+    tmpPath
   }) => {
-    await page.notebook.createNew('long.ipynb');
-    await page.notebook.setCell(0, 'code', INLINE_CELLS[0]);
-    // tall cells, so that the last one starts several screens below the first
+    // tall cells, so that the last one starts several screens below the first; the notebook
+    // is written as a file, since typing 240 lines into cells took over a minute
     const filler = Array.from({ length: 30 }, (_, i) =>
       Array.from({ length: 8 }, (_, j) => `n${i}_${j} = ${j}`).join('\n')
     );
-    for (const code of filler) {
-      await page.notebook.addCell('code', code);
-    }
-    await page.notebook.addCell('code', INLINE_CELLS[1]);
+    const cells = [INLINE_CELLS[0], ...filler, INLINE_CELLS[1]].map(source => ({
+      cell_type: 'code',
+      execution_count: null,
+      metadata: {},
+      outputs: [],
+      source
+    }));
+    const notebook = {
+      cells,
+      metadata: {
+        kernelspec: {
+          display_name: 'Python 3 (ipykernel)',
+          language: 'python',
+          name: 'python3'
+        }
+      },
+      nbformat: 4,
+      nbformat_minor: 5
+    };
+    await page.contents.uploadContent(
+      JSON.stringify(notebook),
+      'text',
+      `${tmpPath}/long.ipynb`
+    );
+    await page.notebook.openByPath(`${tmpPath}/long.ipynb`);
+    await page.notebook.activate('long.ipynb');
     const last = filler.length + 1;
     await openTracingSidebar(page);
     await page.notebook.run();
