@@ -38,20 +38,7 @@ Abs Round BRound Floor Ceil Sqrt Log Log10 Log2 Exp Pow Signum Greatest Least Pm
 Size GetArrayItem ElementAt GetStructField GetMapValue ArrayContains If NaNvl IsNaN AtLeastNNonNulls
 KnownNotNull KnownFloatingPointNormalized Md5 Sha1 Sha2 Crc32 Murmur3Hash XxHash64 Hex Unhex
 CreateNamedStruct CreateArray CreateMap
-StringSplit SplitPart Left Right StringTranslate Overlay SoundEx StringSpace FormatString Elt Bin Conv
-BitLength OctetLength StringToMap RegExpExtractAll RegExpCount RegExpSubStr RegExpInStr Encode Decode
-ArrayDistinct ArrayJoin ArrayMax ArrayMin ArrayPosition ArrayRemove ArrayUnion ArrayIntersect ArrayExcept
-ArraysOverlap ArrayRepeat ArraysZip Slice Flatten SortArray Sequence ArrayCompact ArrayAppend ArrayInsert
-MapKeys MapValues MapEntries MapFromArrays MapFromEntries MapConcat GetJsonObject JsonToStructs StructsToJson
-DateFromUnixDate UnixDate MakeTimestamp NextDay TimestampAdd TimestampDiff SecondsToTimestamp
-MillisToTimestamp MicrosToTimestamp UnixSeconds UnixMillis UnixMicros FromUTCTimestamp ToUTCTimestamp
-ConvertTimezone TimeAdd DateAddInterval
-Cos Sin Tan Cot Acos Asin Atan Atan2 Sinh Cosh Tanh Cbrt Hypot Logarithm Log1p Expm1 Rint ToDegrees
-ToRadians Factorial ShiftLeft ShiftRight BitwiseAnd BitwiseOr BitwiseXor BitwiseNot BitwiseCount WidthBucket
 """.split())
-# Left out on purpose: Spark's nondeterministic expressions (Rand, Randn, Uuid, Shuffle,
-# MonotonicallyIncreasingID, SparkPartitionID, InputFileName...) and the higher-order functions
-# (transform, filter, aggregate, array_sort with a comparator), whose lambdas may call them.
 
 
 # (UDF source, argument types, return type) -> why the body is not element-wise, or None

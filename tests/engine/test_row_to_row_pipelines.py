@@ -29,8 +29,6 @@ CONNECT_GAPS = {
         'replace() is not read on Spark Connect yet',
     'a transform that matters to the filter: pushed through the transform, not unchanged':
         'replace() is not read on Spark Connect yet',
-    "split and array functions in the projection are deterministic: a filter on another column moves":
-        'array_join() is not read on Spark Connect yet',
 }
 
 
@@ -283,14 +281,6 @@ CASES = [
          lambda: F.col("w") >= 996, EQUIVALENT, ("v >= 996",)),
     Case("rand() in the projection blocks even a filter on a plain column",
          lambda s: s[0].withColumn("r", F.rand(3)),
-         lambda: F.col("v") > 10, None, None),
-    Case("split and array functions in the projection are deterministic: a filter on another column moves",
-         lambda s: s[0].withColumn("parts", F.split(F.coalesce(F.col("store"), F.lit("")), "b"))
-                       .withColumn("n", F.size(F.array_distinct(F.col("parts"))))
-                       .withColumn("joined", F.array_join(F.col("parts"), "-")),
-         lambda: F.col("v") > 10, EQUIVALENT, ("v > 10",)),
-    Case("shuffle() of the split parts is nondeterministic: it blocks a filter on another column",
-         lambda s: s[0].withColumn("parts", F.shuffle(F.split(F.coalesce(F.col("store"), F.lit("")), "b"))),
          lambda: F.col("v") > 10, None, None),
     Case("sort and repartition do not stop a filter on a UDF output",
          lambda s: s[0].withColumn("score", udf("bonus")(F.col("v"))).orderBy("store").repartition(3),
