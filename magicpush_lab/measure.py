@@ -159,23 +159,16 @@ def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | Non
     ensure_reachable(df)
     group = f"magicpush-measure-{uuid.uuid4().hex}"
     jobs = _OperationTag(df, group) if is_connect(df) else _JobGroup(df, group)
-    out: dict[str, Any] = {}
-    stop, done = threading.Event(), threading.Event()
+    stop = threading.Event()
 
-    def target() -> None:
+    def tagged() -> tuple[int, int] | None:
+        jobs.enter()
         try:
-            jobs.enter()
-            try:
-                if not stop.is_set():
-                    out["value"] = work()
-            finally:
-                jobs.leave()
-        except BaseException as err:  # reported to the caller below
-            out["error"] = err
+            return None if stop.is_set() else work()
         finally:
-            done.set()
+            jobs.leave()
 
-    thread = threading.Thread(target=target, name=group, daemon=True)
+    thread, done, out = _threaded(tagged, group)
     try:
         # start() waits for the thread to run: an interrupt there, on a busy machine, would leave
         # the thread to submit its jobs with nobody left to cancel them
@@ -191,6 +184,27 @@ def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | Non
     if not finished:
         _stop(done, jobs, stop, group)
         return None
+    return _outcome(out)
+
+
+def _threaded(fn: Callable[[], Any], name: str) -> tuple[threading.Thread, threading.Event, dict[str, Any]]:
+    """A daemon thread (not started) that runs fn(), the Event set when it has ended, and the
+    dict it leaves fn's "value" or "error" in (read by `_outcome`)."""
+    out: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            out["value"] = fn()
+        except BaseException as err:  # handed to the caller by _outcome
+            out["error"] = err
+        finally:
+            done.set()
+
+    return threading.Thread(target=target, name=name, daemon=True), done, out
+
+
+def _outcome(out: dict[str, Any]) -> Any:
     if "error" in out:
         raise out["error"]
     return out["value"]
@@ -366,26 +380,14 @@ def watched_call(df: Any, fn: Callable[[], Any], seconds: float = CONNECT_CALL_S
     """
     if not is_connect(df):
         return fn()
-    out: dict[str, Any] = {}
-    done = threading.Event()
-
-    def target() -> None:
-        try:
-            out["value"] = fn()
-        except BaseException as err:  # handed to the caller below
-            out["error"] = err
-        finally:
-            done.set()
-
-    threading.Thread(target=target, name="magicpush-connect-call", daemon=True).start()
+    thread, done, out = _threaded(fn, "magicpush-connect-call")
+    thread.start()
     deadline = time.monotonic() + seconds
     while not done.wait(min(CONNECT_WATCH_SECONDS, max(deadline - time.monotonic(), 0.0))):
         if time.monotonic() >= deadline:
             raise MeasureTimeout(f"the Spark Connect server did not answer within {seconds:g} s")
         ensure_reachable(df)
-    if "error" in out:
-        raise out["error"]
-    return out["value"]
+    return _outcome(out)
 
 
 def _scans(df: Any) -> list[tuple[str, list[str], list[str]]]:
