@@ -16,11 +16,40 @@ True
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
 #: seconds of search and proof when the user names no budget (CLI, %magicpush, the routes, settings)
 DEFAULT_SECONDS = 10.0
+
+
+def _step_scale() -> float:
+    """How much longer than its cap each step may take: `MAGICPUSH_STEP_TIME_SCALE` (default 1).
+
+    Each step's cap (a Z3 check, reading a formula back as SQL, one operator's candidate search)
+    is wall-clock time, so on a loaded machine a step that fits its cap when idle may not, and
+    the search settles for a weaker filter. A machine known to be shared (a busy cluster driver,
+    a test run beside its own JVMs) raises every cap by this factor; the user's whole budget
+    (`Budget.seconds`) is never raised.
+    """
+    raw = os.environ.get("MAGICPUSH_STEP_TIME_SCALE", "1")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"MAGICPUSH_STEP_TIME_SCALE must be a number >= 1, not {raw!r}") from None
+    if not value >= 1:
+        raise ValueError(f"MAGICPUSH_STEP_TIME_SCALE must be a number >= 1, not {raw!r}")
+    return value
+
+
+#: every step's cap is multiplied by this (read once, at import)
+STEP_SCALE = _step_scale()
+
+
+def scaled_cap_ms(cap_ms: float) -> int:
+    """A step's cap in ms on this machine: `cap_ms` times STEP_SCALE."""
+    return int(cap_ms * STEP_SCALE)
 
 
 @dataclass
@@ -37,12 +66,13 @@ class Budget:
         return self.left_ms() == 0
 
     def slice_ms(self, cap_ms: int) -> int:
-        """A Z3 time limit: what is left, at most `cap_ms`, at least 1 ms (Z3 reads 0 as "no limit")."""
+        """A Z3 time limit: what is left, at most `cap_ms`, at least 1 ms (Z3 reads 0 as "no limit").
+        Unscaled: the limit is scaled where it is applied (symbolic/solver.limit_ms), once."""
         return min(int(cap_ms), max(1, self.left_ms()))
 
     def deadline(self, cap_seconds: float) -> float:
         """A `time.monotonic()` deadline for a step given at most `cap_seconds` of what is left."""
-        return time.monotonic() + min(cap_seconds, self.left_ms() / 1000)
+        return time.monotonic() + min(cap_seconds * STEP_SCALE, self.left_ms() / 1000)
 
     def restart(self) -> None:
         """Count from now: work that waited in a queue has not spent the user's time on search."""

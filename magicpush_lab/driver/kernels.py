@@ -186,6 +186,9 @@ async def reply_to(client: Any, msg_id: str, *, ends: float | None, deadline: fl
 # reply. Serialising the requests makes that impossible, whatever the routing does.
 _KERNEL_LOCKS: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
+# Seconds a cancelled request may go on running after an interrupt before it is interrupted again.
+REINTERRUPT_SECONDS = 3.0
+
 # Interrupts still on their way after their request was cancelled (kept so they are not collected).
 _STOPPING: set[asyncio.Future[Any]] = set()
 
@@ -245,17 +248,23 @@ async def _evaluate(client: Any, kernel: Any, user_expressions: dict[str, str], 
 async def _interrupt_while_running(client: Any, kernel: Any, msg_id: str, timeout: float,
                                    lock: asyncio.Lock) -> None:
     """Interrupt `kernel` when it starts running request `msg_id` (at once if it already does),
-    then wait until it has finished it; give up after `timeout` or when the kernel dies."""
+    then wait until it has finished it; give up after `timeout` or when the kernel dies.
+
+    An interrupt can be lost: ipykernel reports the request busy a moment before it lets SIGINT
+    through, and one landing in between is ignored. So while the request still runs,
+    REINTERRUPT_SECONDS after the last interrupt, it is interrupted again; its state is read
+    just before, so a cell of the user's that follows it is not the one interrupted."""
     deadline = time.monotonic() + timeout
-    state, interrupted = "queued", False
+    state, interrupted_at = "queued", None
     try:
         while time.monotonic() < deadline:
             state = await _request_state(client, msg_id, state)
             if state == "done" or await kernel_process(kernel) is None:
                 return
-            if state == "running" and not interrupted:
+            if state == "running" and (interrupted_at is None
+                                       or time.monotonic() - interrupted_at >= REINTERRUPT_SECONDS):
                 await maybe_await(kernel.interrupt_kernel())
-                interrupted = True
+                interrupted_at = time.monotonic()
     finally:
         client.stop_channels()
         lock.release()

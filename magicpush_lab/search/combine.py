@@ -38,6 +38,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.search.formula import FORMULA_MS, first_term_ite, predicate_from_formula
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op, op_expressions
+from magicpush_lab.symbolic.solver import limit_ms
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import NotModelled
 
@@ -166,10 +167,10 @@ class _CoverSearch:
         self.conjs = [tuple(index[c] for c in combo) for combo in conjunctions(components, limits.max_literals)]
         self.truth = [z3.And(*(truths[i] for i in c)) for c in self.conjs]
         self.kept = z3.Solver()  # rows the original keeps
-        self.kept.set("timeout", budget.slice_ms(limits.check_ms))
+        self.kept.set("timeout", limit_ms(budget.slice_ms(limits.check_ms)))
         self.kept.add(facts, keep)
         self.dropped = z3.Solver()  # rows the original drops
-        self.dropped.set("timeout", budget.slice_ms(limits.check_ms))
+        self.dropped.set("timeout", limit_ms(budget.slice_ms(limits.check_ms)))
         # rows the operator passes on and the late filter drops, without raising: a candidate
         # must drop some of them to be worth anything. Dropping rows the operator drops itself
         # (a Filter's own condition) gains nothing; dropping rows the original fails on only

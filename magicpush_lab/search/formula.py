@@ -59,7 +59,7 @@ def predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow],
     # only sees what is left, under an overall deadline, since pruning is only for readability
     conjs = _propositional_prune(dnf)
     # the theory pass is only for readability: a short deadline (string atoms can be slow)
-    deadline = time.monotonic() + timeout_ms / 1000
+    deadline = time.monotonic() + limit_ms(timeout_ms) / 1000
     if len(conjs) <= 8:
         quick = min(timeout_ms, 100)
         pruned = []

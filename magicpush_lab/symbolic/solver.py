@@ -22,7 +22,7 @@ from typing import Iterator
 
 import z3
 
-from magicpush_lab.budget import Budget
+from magicpush_lab.budget import Budget, scaled_cap_ms
 from magicpush_lab.symbolic import calendar
 
 DEFAULT_TIMEOUT_MS = 2000
@@ -41,9 +41,12 @@ def bounded_by(budget: Budget) -> Iterator[None]:
 
 
 def limit_ms(timeout_ms: int) -> int:
-    """A check's time limit: its own, at most what is left of the current budget (>= 1 ms)."""
+    """A check's time limit: its own times budget.STEP_SCALE, at most what is left of the
+    current budget (>= 1 ms). Every limit handed to Z3 or turned into a deadline passes here
+    once: `timeout_ms` is a cap or a `Budget.slice_ms` of one, never already scaled."""
     budget = _BUDGET.get()
-    return budget.slice_ms(timeout_ms) if budget is not None else int(timeout_ms)
+    scaled = max(1, scaled_cap_ms(timeout_ms))
+    return budget.slice_ms(scaled) if budget is not None else scaled
 
 
 @dataclass(frozen=True)

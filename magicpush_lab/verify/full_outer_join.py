@@ -59,7 +59,7 @@ from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, default_value, sort_of
 from magicpush_lab.verify.counterexample import tables_from_model
-from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, limit_ms, prove
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, Modelling, Verdict, Verdicts, nondeterministic
 
 CATEGORY = "FULLOUTERJ"
@@ -168,7 +168,7 @@ def first_failure(op: P.OuterJoin, f: X.Expr, tried: Sequence[Sequence[X.Expr | 
     equivalence too, so the tables shown are a real difference whichever was asked.
     It only explains a refusal, so it stops looking after `total_ms`.
     """
-    deadline = time.monotonic() + total_ms / 1000
+    deadline = time.monotonic() + limit_ms(total_ms) / 1000
     for g in tried:
         if time.monotonic() >= deadline:
             break
