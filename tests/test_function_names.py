@@ -13,7 +13,7 @@ import pytest
 
 from magicpush_lab.rewrite.pyspark_code import to_pyspark
 from magicpush_lab.rewrite.pyspark_column import to_column
-from magicpush_lab.translate.spark_plan import _DETERMINISTIC, _snake
+from magicpush_lab.translate.spark_plan import _PREDICATE_FUNCTIONS, _snake
 from tests.engine.harness import bag, translate_pipeline
 
 ROWS = [
@@ -83,5 +83,5 @@ def test_every_deterministic_function_class_has_a_pyspark_name_or_is_known_to_ha
     without = {"AtLeastNNonNulls", "CreateArray", "CreateNamedStruct", "GetArrayItem", "GetMapValue",
                "GetStructField", "If", "KnownFloatingPointNormalized", "KnownNotNull",
                "Murmur3Hash", "NaNvl", "ParseToDate", "ParseToTimestamp", "StringReplace"}
-    missing = {c for c in _DETERMINISTIC if not callable(getattr(F, _snake(c), None))}
+    missing = {c for c in _PREDICATE_FUNCTIONS if not callable(getattr(F, _snake(c), None))}
     assert missing == without

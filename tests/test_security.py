@@ -137,11 +137,11 @@ SYNTHESIZED = {"isnan", "contains", "startswith", "endswith", "length", "nanvl"}
 def test_the_allow_list_is_exactly_what_the_engine_writes_into_predicates():
     from pyspark.sql import functions as F
 
-    from magicpush_lab.translate.spark_plan import _DETERMINISTIC, _snake
+    from magicpush_lab.translate.spark_plan import _PREDICATE_FUNCTIONS, _snake
 
     from magicpush_lab.server.validation import allowed_functions
 
-    emitted = {_snake(cls) for cls in _DETERMINISTIC} | SYNTHESIZED
+    emitted = {_snake(cls) for cls in _PREDICATE_FUNCTIONS} | SYNTHESIZED
     buildable = {name for name in emitted if callable(getattr(F, name, None))}
     assert allowed_functions() == buildable
 

@@ -26,6 +26,7 @@ from magicpush_lab.pushdown.shared_sources import merge_shared_sources, union_in
 from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
 from magicpush_lab.translate.pandas_on_spark import ROW_ORDER
+from magicpush_lab.translate.spark_plan import unwritten_call
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.verify import full_outer_join, join_condition, model_gaps
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, UNMODELLED, Verdict
@@ -211,7 +212,9 @@ class _Walk:
         # a predicate that is always true filters nothing: that input gets no pushdown
         cands = [replace(c, predicates=tuple(None if g == X.TRUE else g for g in c.predicates))
                  for c in candidates_for(node, at.pred, self.budget)]
-        cands = [c for c in cands if any(g is not None for g in c.predicates)]
+        # a candidate calling a function never written into a predicate could not be suggested
+        cands = [c for c in cands if any(g is not None for g in c.predicates) and not unwritten_call(
+            *(g for g in c.predicates if g is not None))]
         ordered = proposals(node, at.pred, cands, self.budget)
         for wanted, predicates in ordered:
             if self.budget.spent:

@@ -27,6 +27,7 @@ from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.symbolic import nan
+from magicpush_lab.translate.spark_plan import unwritten_call
 
 
 def through_row_selection(op: P.Plan, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
@@ -144,6 +145,8 @@ def _same_names_below(op: P.Project, f: X.Expr) -> X.Expr | None:
 def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Expr],
                       whole: X.Expr, budget: Budget) -> X.Expr | None:
     substituted = X.substitute(conjunct, mapping)
+    if unwritten_call(substituted):
+        return None  # a function a pushed predicate never calls: this conjunct stays behind
     if not X.has_python_udf(substituted) and X.is_deterministic(substituted):
         return _readable(substituted, budget)  # when(...).otherwise(...) = 1 reads back as the when's test
     # a Python UDF in the way: interpret it and read the condition back as SQL

@@ -26,6 +26,7 @@ through the verifier, which alone decides.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass
 from typing import Iterator
@@ -156,7 +157,7 @@ class _CoverSearch:
         # `v > 5`) as free booleans. Z3's string theory can time out on the real formulas,
         # and the skeleton is sound for what is used here: unsatisfiable there means
         # unsatisfiable for real; a spurious model only costs a candidate the verifier refuses
-        atoms = _Skeleton()
+        atoms = _Skeleton(self.deadline)
         keep, facts, truths = atoms.of(keep), atoms.of(facts), [atoms.of(t) for t in truths]
         passed = atoms.of(passed)
         error = atoms.of(ev.error())
@@ -252,15 +253,18 @@ class _Skeleton:
     the same variable; a term-level if-then-else is lifted out of its atom first, so
     `If(c, 'Finance', 'Data') = 'Data'` becomes `If(c, False, True)`."""
 
-    def __init__(self) -> None:
+    def __init__(self, deadline: float = math.inf) -> None:
         # keyed by Z3's term id; the term is kept alive with its entry, since Z3 reuses the id
         # of a freed term (the substituted atoms below are temporaries)
         self.vars: dict[int, tuple[z3.ExprRef, z3.BoolRef]] = {}
         self.memo: dict[int, tuple[z3.ExprRef, z3.BoolRef]] = {}
+        self.deadline = deadline  # lifting if-then-elses can multiply a formula: it has a deadline
 
     def of(self, f: z3.BoolRef) -> z3.BoolRef:
         key = f.get_id()
         if key not in self.memo:
+            if time.monotonic() > self.deadline:
+                raise NotModelled("the formula's propositional skeleton took longer than the search's time")
             self.memo[key] = (f, self._skeleton(f))
         return self.memo[key][1]
 

@@ -127,11 +127,19 @@ def _union(parts: list[list[Conj]]) -> list[Conj] | None:
     return out if len(out) <= MAX_DISJUNCTS else None
 
 
-def first_term_ite(f: z3.ExprRef) -> z3.ExprRef | None:
+def first_term_ite(f: z3.ExprRef, seen: set[int] | None = None) -> z3.ExprRef | None:
+    """The first non-boolean if-then-else inside `f`, depth first. Each shared subterm is looked
+    into once (`seen`): Z3's terms are DAGs, and a timestamp's calendar arithmetic shares
+    subterms so deeply that a walk of the tree is exponential."""
+    seen = set() if seen is None else seen
     for child in f.children():
+        key = child.get_id()
+        if key in seen:
+            continue
+        seen.add(key)
         if z3.is_app_of(child, z3.Z3_OP_ITE) and not z3.is_bool(child):
             return child
-        found = first_term_ite(child)
+        found = first_term_ite(child, seen)
         if found is not None:
             return found
     return None

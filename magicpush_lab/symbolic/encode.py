@@ -77,7 +77,13 @@ class Evaluator:
 
     # -- arithmetic
     def _Arith(self, e: X.Arith, row: SymbolicRow) -> Cell:
-        a, b = _unify(self.eval(e.left, row), self.eval(e.right, row))
+        a, b = self.eval(e.left, row), self.eval(e.right, row)
+        if not (_is_number(a) and _is_number(b)):
+            # a timestamp and an interval, say: not numbers here, but the same inputs give the
+            # same output, and a NULL input a NULL output
+            out = self._uninterpreted(f"arith{e.op}", (a, b), sort_of(e.dtype))
+            return Cell(out.value, z3.And(a.notnull, b.notnull, out.notnull))
+        a, b = _unify(a, b)
         nn = z3.And(a.notnull, b.notnull)
         if e.op == "+":
             return Cell(a.value + b.value, nn)
@@ -98,6 +104,9 @@ class Evaluator:
 
     def _Neg(self, e: X.Neg, row: SymbolicRow) -> Cell:
         a = self.eval(e.arg, row)
+        if not _is_number(a):  # an interval
+            out = self._uninterpreted("neg", (a,), a.sort)
+            return Cell(out.value, z3.And(a.notnull, out.notnull))
         return Cell(-a.value, a.notnull)
 
     # -- comparisons and logic
@@ -399,6 +408,10 @@ def _unify(a: Cell, b: Cell) -> tuple[Cell, Cell]:
     if z3.is_false(z3.simplify(b.notnull)):
         return a, Cell(default_value(a.sort), b.notnull)
     raise NotModelled(f"cannot compare {a.sort} with {b.sort}")
+
+
+def _is_number(c: Cell) -> bool:
+    return c.sort in (z3.IntSort(), z3.RealSort())
 
 
 def _as_real(c: Cell) -> Cell:

@@ -25,9 +25,10 @@ _CMP = {"EqualTo": "=", "EqualNullSafe": "<=>", "GreaterThan": ">", "GreaterThan
 _ARITH = {"Add": "+", "Subtract": "-", "Multiply": "*", "Divide": "/", "Remainder": "%",
           "IntegralDivide": "div"}
 
-# Spark functions known to be deterministic; anything else is treated as
-# nondeterministic, which only ever blocks a pushdown (never allows a wrong one).
-_DETERMINISTIC = frozenset("""
+# Spark functions a pushed predicate may call: deterministic, pure, and each written back as
+# the PySpark function of its name (_snake). Their names are the server's allow-list
+# (server/contract.schema.json, SparkFunction; tests/test_security.py keeps the two equal).
+_PREDICATE_FUNCTIONS = frozenset("""
 Upper Lower Length Substring Concat ConcatWs StringTrim StringTrimLeft StringTrimRight StartsWith EndsWith
 Contains Like RLike ILike RegExpExtract RegExpReplace StringReplace StringLPad StringRPad InitCap Reverse
 SubstringIndex StringInstr StringLocate Ascii Chr Base64 UnBase64 Levenshtein FormatNumber StringRepeat
@@ -39,6 +40,49 @@ Size GetArrayItem ElementAt GetStructField GetMapValue ArrayContains If NaNvl Is
 KnownNotNull KnownFloatingPointNormalized Md5 Sha1 Sha2 Crc32 Murmur3Hash XxHash64 Hex Unhex
 CreateNamedStruct CreateArray CreateMap
 """.split())
+
+# Spark functions as deterministic as those above (the same inputs give the same output), that
+# a filter may pass when it does not read them, and whose output a filter may be rewritten
+# through as an uninterpreted function; never written into a predicate: some have no PySpark
+# function of their own (datetime_sub, timestamp_add_interval), some build values as large as
+# a request asks (sequence, array_repeat, space), and the allow-list stays short.
+_DETERMINISTIC_NEVER_WRITTEN = frozenset("""
+StringSplit SplitPart StringTranslate Overlay SoundEx StringSpace FormatString Elt Bin Conv
+BitLength OctetLength StringToMap RegExpExtractAll RegExpCount RegExpSubStr RegExpInStr Encode Decode
+ArrayDistinct ArrayJoin ArrayMax ArrayMin ArrayPosition ArrayRemove ArrayUnion ArrayIntersect ArrayExcept
+ArraysOverlap ArrayRepeat ArraysZip Slice Flatten SortArray Sequence ArrayCompact ArrayAppend ArrayInsert
+MapKeys MapValues MapEntries MapFromArrays MapFromEntries MapConcat GetJsonObject JsonToStructs StructsToJson
+DateFromUnixDate UnixDate MakeTimestamp NextDay TimestampAdd TimestampDiff SecondsToTimestamp
+MillisToTimestamp MicrosToTimestamp UnixSeconds UnixMillis UnixMicros FromUTCTimestamp ToUTCTimestamp
+ConvertTimezone TimeAdd DateAddInterval DatetimeSub TimestampAddInterval TimestampAddYMInterval
+DateAddYMInterval SubtractTimestamps SubtractDates MultiplyInterval DivideInterval MakeInterval
+MakeDTInterval MakeYMInterval ExtractIntervalDays ExtractIntervalHours ExtractIntervalMinutes
+ExtractIntervalSeconds ExtractIntervalMonths ExtractIntervalYears PreciseTimestampConversion
+Cos Sin Tan Cot Acos Asin Atan Atan2 Sinh Cosh Tanh Cbrt Hypot Logarithm Log1p Expm1 Rint ToDegrees
+ToRadians Factorial ShiftLeft ShiftRight BitwiseAnd BitwiseOr BitwiseXor BitwiseNot BitwiseCount WidthBucket
+""".split())
+
+# Known to be deterministic; anything else is treated as nondeterministic, which only ever
+# blocks a pushdown (never allows a wrong one). Left out on purpose: Spark's nondeterministic
+# expressions (Rand, Randn, Uuid, Shuffle, MonotonicallyIncreasingID, SparkPartitionID,
+# InputFileName...) and the higher-order functions (transform, filter, aggregate, array_sort
+# with a comparator), whose lambdas may call them.
+_DETERMINISTIC = _PREDICATE_FUNCTIONS | _DETERMINISTIC_NEVER_WRITTEN
+
+
+def unwritten_call(*exprs: X.Expr) -> str | None:
+    """The first function in `exprs` that is never written into a pushed predicate (its
+    PySpark name), or None: a candidate calling one cannot be suggested.
+
+    >>> gap = X.Func("datetime_sub", (X.Col("t", 1, "timestamp"),), "timestamp")
+    >>> unwritten_call(X.Cmp(">", gap, X.Col("u", 2, "timestamp"))), unwritten_call(X.Col("v", 3, "int"))
+    ('datetime_sub', None)
+    """
+    for e in exprs:
+        for sub in X.walk(e):
+            if isinstance(sub, X.Func) and sub.name in _NEVER_WRITTEN_NAMES:
+                return sub.name
+    return None
 
 
 # (UDF source, argument types, return type) -> why the body is not element-wise, or None
@@ -295,8 +339,22 @@ _RESULT_TYPES = {
     **dict.fromkeys("Sqrt Log Log10 Log2 Exp Pow".split(), "double"),
     **dict.fromkeys("CurrentDate DateAdd DateSub ParseToDate TruncDate MakeDate LastDay AddMonths".split(),
                     "date"),
+    # _DETERMINISTIC_NEVER_WRITTEN's: a filter may compare their outputs as uninterpreted values
+    **dict.fromkeys("ArrayJoin SplitPart StringTranslate Overlay SoundEx StringSpace FormatString Elt Bin Conv "
+                    "RegExpSubStr GetJsonObject StructsToJson Decode".split(), "string"),
+    **dict.fromkeys("RegExpCount RegExpInStr BitwiseCount UnixDate".split(), "int"),
+    **dict.fromkeys("UnixSeconds UnixMillis UnixMicros TimestampDiff Factorial WidthBucket ArrayPosition".split(),
+                    "long"),
+    **dict.fromkeys("Cos Sin Tan Cot Acos Asin Atan Atan2 Sinh Cosh Tanh Cbrt Hypot Logarithm Log1p Expm1 Rint "
+                    "ToDegrees ToRadians".split(), "double"),
+    **dict.fromkeys("ArraysOverlap".split(), "boolean"),
+    **dict.fromkeys("SecondsToTimestamp MillisToTimestamp MicrosToTimestamp FromUTCTimestamp ToUTCTimestamp "
+                    "MakeTimestamp".split(), "timestamp"),
+    **dict.fromkeys("DateFromUnixDate NextDay".split(), "date"),
 }
-_SAME_AS_FIRST_ARGUMENT = {"Abs", "Greatest", "Least", "Round", "BRound", "Signum", "Pmod", "NaNvl"}
+_SAME_AS_FIRST_ARGUMENT = {"Abs", "Greatest", "Least", "Round", "BRound", "Signum", "Pmod", "NaNvl",
+                           "TimeAdd", "TimestampAddInterval", "DatetimeSub", "TimestampAddYMInterval",
+                           "ShiftLeft", "ShiftRight", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"}
 
 
 def _result_type(cls: str, kids: tuple[X.Expr, ...]) -> str:
@@ -832,3 +890,8 @@ def output_of(n: Node) -> tuple[X.Col, ...]:
                             "LocalLimit", "Sample"):
         return output_of(n.kids[0])
     return ()
+
+
+# the PySpark names of _DETERMINISTIC_NEVER_WRITTEN (what translation names their calls)
+_NEVER_WRITTEN_NAMES = frozenset(_snake(c) for c in _DETERMINISTIC_NEVER_WRITTEN) - {
+    _snake(c) for c in _PREDICATE_FUNCTIONS}

@@ -29,6 +29,14 @@ CONNECT_GAPS = {
         'replace() is not read on Spark Connect yet',
     'a transform that matters to the filter: pushed through the transform, not unchanged':
         'replace() is not read on Spark Connect yet',
+    "split and array functions in the projection are deterministic: a filter on another column moves":
+        'split() is not read on Spark Connect yet',
+    "a conjunct on an array function's output stays behind, the one on a plain column moves":
+        'array_join() is not read on Spark Connect yet',
+    "timestamp minus an interval is deterministic: the filter on another column moves past it":
+        'make_dt_interval() (a decimal literal) is not read on Spark Connect yet',
+    "a gap between a timestamp and one an interval earlier: its conjunct stays, the other moves":
+        'unix_timestamp() of a timestamp is not read on Spark Connect yet',
 }
 
 
@@ -282,6 +290,29 @@ CASES = [
     Case("rand() in the projection blocks even a filter on a plain column",
          lambda s: s[0].withColumn("r", F.rand(3)),
          lambda: F.col("v") > 10, None, None),
+    Case("split and array functions in the projection are deterministic: a filter on another column moves",
+         lambda s: s[0].withColumn("parts", F.split(F.coalesce(F.col("store"), F.lit("")), "b"))
+                       .withColumn("n", F.size(F.array_distinct(F.col("parts"))))
+                       .withColumn("joined", F.array_join(F.col("parts"), "-")),
+         lambda: F.col("v") > 10, EQUIVALENT, ("v > 10",)),
+    Case("shuffle() of the split parts is nondeterministic: it blocks a filter on another column",
+         lambda s: s[0].withColumn("parts", F.shuffle(F.split(F.coalesce(F.col("store"), F.lit("")), "b"))),
+         lambda: F.col("v") > 10, None, None),
+    Case("a conjunct on an array function's output stays behind, the one on a plain column moves",
+         lambda s: s[0].withColumn("joined", F.array_join(F.split(F.coalesce(F.col("store"), F.lit("")), "b"), "-")),
+         lambda: (F.col("joined") == "a") & (F.col("v") > 10), SUPERSET, ("v > 10",)),
+    Case("a filter only on an array function's output: nothing a suggestion could write",
+         lambda s: s[0].withColumn("joined", F.array_join(F.split(F.coalesce(F.col("store"), F.lit("")), "b"), "-")),
+         lambda: F.col("joined") == "a", None, None),
+    Case("timestamp minus an interval is deterministic: the filter on another column moves past it",
+         lambda s: s[0].withColumn("t", F.timestamp_seconds(F.col("v")))
+                       .withColumn("earlier", F.col("t") - F.make_dt_interval(mins=F.lit(5))),
+         lambda: F.col("amount") > 3.0, EQUIVALENT, ("amount > 3.0",)),
+    Case("a gap between a timestamp and one an interval earlier: its conjunct stays, the other moves",
+         lambda s: s[0].withColumn("t", F.timestamp_seconds(F.col("v")))
+                       .withColumn("earlier", F.col("t") - F.make_dt_interval(mins=F.lit(5)))
+                       .withColumn("gap", (F.unix_timestamp("t") - F.unix_timestamp("earlier")) / 60),
+         lambda: (F.col("gap") > 3) & (F.col("amount") > 3.0), SUPERSET, ("amount > 3.0",)),
     Case("sort and repartition do not stop a filter on a UDF output",
          lambda s: s[0].withColumn("score", udf("bonus")(F.col("v"))).orderBy("store").repartition(3),
          lambda: F.col("score") > 1000, EQUIVALENT, ("v > 995",), ("bonus",)),
