@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import statistics
 import sys
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,15 +69,22 @@ def bench(names: list[str], rows: int, seed: int, budget: float, data_root: Path
     spark = spark_session()
     ip = shell(spark)
     results = []
-    for name in names:
-        print(f"... {name}", file=sys.stderr, flush=True)
+    for i, name in enumerate(names):
+        started = time.monotonic()
         results.append(bench_guarded(name, spark, ip, rows, seed, budget, data_root))
+        r = results[-1]
+        print(f"[{i + 1}/{len(names)}] {name}: {time.monotonic() - started:.0f} s, sound {r.sound}, "
+              f"effective {r.effective}, optimizer {r.optimizer_seconds} s", file=sys.stderr, flush=True)
+        if json_out:  # after every pipeline: a long run stopped half-way keeps what it measured
+            _write_json(json_out, rows, seed, budget, results, summary)
     print(render(results, budget))
-    if json_out:
-        doc = {"rows": rows, "seed": seed, "budget": budget, "summary": summary(results),
-               "pipelines": [asdict(r) for r in results]}
-        Path(json_out).write_text(json.dumps(doc, indent=1, default=str) + "\n")
     return 1 if any(r.sound is False or r.error for r in results) else 0
+
+
+def _write_json(out: str, rows: int, seed: int, budget: float, results: list, summary: Any) -> None:
+    doc = {"rows": rows, "seed": seed, "budget": budget, "summary": summary(results),
+           "pipelines": [asdict(r) for r in results]}
+    Path(out).write_text(json.dumps(doc, indent=1, default=str) + "\n")
 
 
 def bench_guarded(name: str, spark: Any, ip: Any, rows: int, seed: int, budget: float,
