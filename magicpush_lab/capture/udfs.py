@@ -238,6 +238,8 @@ class UdfCapture:
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._udfs: dict[str, tuple[Any, str | None]] = {}  # UDF name -> (UserDefinedFunction, source)
+        self._ambiguous: set[str] = set()  # names of more than one function (see defined)
+        self._meaning: dict[str, str | None] = {}  # UDF name -> its source with its constants, when defined
         # id(UserDefinedFunction) -> (source with its captured constants, its side inputs), as
         # Spark pickled the function
         self._shipped: dict[int, tuple[str, tuple[tuple[str, int], ...]]] = {}
@@ -245,9 +247,23 @@ class UdfCapture:
         self._collected: dict[int, tuple[Any, int]] = {}
 
     def defined(self, udf: Any, func: Any) -> None:
-        """A UserDefinedFunction was made of `func`: keep its source."""
+        """A UserDefinedFunction was made of `func`: keep its source. Spark's plans name a UDF by
+        its function's name alone, so two functions of one name (two lambdas, a function defined
+        again differently) cannot be told apart in a plan: that name's UDFs are then read as
+        having no known source, which only ever blocks a pushdown."""
+        source = function_source(func)
+        # the same text reading other constants (a closure, a global changed since) is another function
+        try:
+            meaning = with_captured_constants(source, func) if source is not None else None
+        except Exception:  # noqa: BLE001 - the tracer never breaks the user's cell; unknown meaning
+            meaning = None
         with self._lock:
-            self._udfs[str(udf._name)] = (udf, function_source(func))
+            name = str(udf._name)
+            known = self._udfs.get(name)
+            if known is not None and known[0] is not udf and (known[1] != source or self._meaning.get(name) != meaning):
+                self._ambiguous.add(name)
+            self._udfs[name] = (udf, source)
+            self._meaning[name] = meaning
 
     def pickled(self, udf: Any, func: Any) -> None:
         """Spark pickles `func` now: the constants it reads, and the collected lists among them,
@@ -271,6 +287,8 @@ class UdfCapture:
         for node in store.udfs(plan):
             name = str(node["name"])
             udf, source = self._udfs.get(name, (None, None))
+            if name in self._ambiguous:
+                udf, source = None, None
             side_inputs: tuple[tuple[str, int], ...] = ()
             if udf is not None and source is not None:
                 # the snapshot taken when Spark pickled the function (see pickled); a UDF
