@@ -64,7 +64,9 @@ RULES: list[tuple[Callable[[str, str], bool], Any]] = [
     (_has("time budget used up"), "over budget"),
     (_has("check failed:"), lambda o, r: f"check error: {r.split('check failed:')[1].split(':')[0].strip()}"),
     (_has("could not analyse"), lambda o, r: f"optimizer error: {_exception(r)}"),
-    (_has("inspected on its own"), "proved, not rewritten: a DataFrame on the way is inspected on its own"),
+    (_has("its own copy:"), lambda o, r: f"proved, not rewritten: its own copy refused ({_copy_reason(r)})"),
+    (_has("inspected on its own", "is also inspected"),
+     "proved, not rewritten: a DataFrame on the way is inspected on its own"),
     (_has("feeds other code"), "proved, not rewritten: a DataFrame on the way feeds other code"),
     (_has("cannot be rewritten"),
      lambda o, r: f"proved, not rewritten: {_first_words(r.split('cannot be rewritten:')[1])}"),
@@ -85,6 +87,16 @@ RULES: list[tuple[Callable[[str, str], bool], Any]] = [
     (_has("not modelled", "cannot be modelled"),
      lambda o, r: f"not modelled at {o}: {_first_words(r.split(':')[-1])}"),
 ]
+
+
+def _copy_reason(reason: str) -> str:
+    """Why the pipeline's own copy was refused (rewrite/own_copy.py), without the names."""
+    why = reason.split("its own copy:")[-1]
+    for words in ("bound again", "runs more than once", "not a plain assignment", "inside a block",
+                  "same statement", "receiver", "comes after the late filter", "different"):
+        if words in why:
+            return words
+    return _first_words(why)
 
 
 def _first_words(text: str, n: int = 4) -> str:

@@ -21,7 +21,7 @@ from magicpush_lab.pushdown.records import Pushed, WalkResult
 from magicpush_lab.rewrite import notes
 from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
-from magicpush_lab.rewrite.placement import CannotPlace, edits_for, edits_on_the_way
+from magicpush_lab.rewrite.placement import CannotPlace, edits_as_own_copy, edits_for, edits_on_the_way
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
 from magicpush_lab.suggestion import CellChange, OptimizeResult, ProofStep, Suggestion, Together
 from magicpush_lab.translate.pandas_tail import PandasTail
@@ -176,16 +176,55 @@ def _place(trace: Trace, pushed: Pushed, peers: Sequence[Pushed]) -> _Placed:
         edits, kind, source_event = edits_for(trace, pushed, peers)
         return _Placed(pushed, tuple(edits), kind, source_event)
     except CannotPlace as at_source:
-        if pushed.branches or not pushed.waypoints:
-            raise
+        if pushed.branches:
+            return _own_copy_of_reads(trace, pushed, str(at_source))
         reason = str(at_source)
     try:
+        if not pushed.waypoints:
+            raise CannotPlace("no DataFrame on the way was proved to take a filter")
         edits, kind, source_event, at = edits_on_the_way(trace, pushed, peers)
     except CannotPlace as on_the_way:
-        raise CannotPlace(f"{reason}; on the way: {on_the_way}") from None
+        try:  # the last resort: the pipeline's own copy, filtered at the read
+            edits, kind, source_event = edits_as_own_copy(trace, pushed)
+        except CannotPlace as copied:
+            raise CannotPlace(f"{reason}; on the way: {on_the_way}; {copied}") from None
+        return _Placed(replace(pushed, kind=kind, alternatives=()), tuple(edits), kind, source_event, reason)
     return _Placed(replace(pushed, predicate=at.predicate, steps=at.steps, kind=kind,
                            may_hide_errors=at.may_hide_errors, alternatives=()), tuple(edits), kind, source_event,
                    reason)
+
+
+def _own_copy_of_reads(trace: Trace, pushed: Pushed, reason: str) -> _Placed:
+    """A source read more than once on the way (one DataFrame feeding both sides of a join,
+    say), where every read was proved to take the same predicate: the pipeline's own copy,
+    its one source filtered by it, is each read filtered by it. Different predicates per read
+    are not copied: one filter at the copy's source would give a read rows it was not proved for."""
+    renamed = {_int_casts_folded(X.substitute(b.predicate, dict(zip(b.source.output, pushed.source.output))))
+               for b in pushed.branches}
+    if len(renamed) != 1 or X.TRUE in renamed or any(b.source.origin != pushed.source.origin
+                                                      for b in pushed.branches):
+        raise CannotPlace(reason)
+    one = replace(pushed, predicate=renamed.pop(), branches=())
+    try:
+        edits, kind, source_event = edits_as_own_copy(trace, one)
+    except CannotPlace as copied:
+        raise CannotPlace(f"{reason}; {copied}") from None
+    return _Placed(replace(one, kind=kind, alternatives=()), tuple(edits), kind, source_event, reason)
+
+
+def _int_casts_folded(e: X.Expr) -> X.Expr:
+    """`e` with each integer constant cast to a double written as the double (exact below 2**53),
+    so that one read's `v >= cast(5 as double)` and another's `v >= 5.0` are seen to be the same.
+
+    >>> str(_int_casts_folded(X.Cmp(">=", X.Col("v", 1, "double"), X.Cast(X.Lit(5, "int"), "double"))))
+    'v >= 5.0'
+    """
+    def fold(node: X.Expr) -> X.Expr | None:
+        if (isinstance(node, X.Cast) and node.dtype in ("double", "float") and isinstance(node.arg, X.Lit)
+                and type(node.arg.value) is int and abs(node.arg.value) < 2 ** 53):
+            return X.Lit(float(node.arg.value), node.dtype)
+        return None
+    return X.transform(e, fold)
 
 
 def _same_place(placed: Sequence[_Placed]) -> list[list[_Placed]]:

@@ -18,12 +18,13 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
 from magicpush_lab.capture.trace import Site
 from magicpush_lab.rewrite.cellparse import mask_ipython, parse_cell
-from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
+from magicpush_lab.ir.expr import TRUE
+from magicpush_lab.rewrite.edits import AddFilter, CopiedStatement, Edit, OwnCopy, RemoveFilter
 from magicpush_lab.rewrite.pyspark_code import (
     FUNCTIONS_IMPORT, module_aliases, datetime_alias, to_pyspark, uses_datetime)
 
@@ -299,6 +300,67 @@ class _NotFound(Exception):
     pass
 
 
+COPY_NOTE = "# this pipeline's own copy of its steps, filtered at the read (other code keeps every row):"
+
+
+def _copied_steps(cell_sources: Sequence[str], cells_of_sites: Mapping[int, int], edit: OwnCopy, code: str,
+                  imports: Sequence[str]) -> str:
+    """The text of an OwnCopy's statements: each as written, its target and its reads of
+    earlier copies renamed, the source's read filtered; one after another, a note first."""
+    out = [COPY_NOTE]
+    for st in edit.statements:
+        idx = cells_of_sites.get(st.span.execution_count)
+        if idx is None or not 0 <= idx < len(cell_sources):
+            raise RewriteError(f"the cell that ran as execution [{st.span.execution_count}] is not in the notebook")
+        cell = _Cell(cell_sources[idx], f"cell {idx} (execution [{st.span.execution_count}])")
+        out.append(_copied_statement(cell, st, code, imports))
+    return "\n".join(out) + "\n"
+
+
+def _copied_statement(cell: _Cell, st: CopiedStatement, code: str, imports: Sequence[str]) -> str:
+    for shift in dict.fromkeys((0, _leading_import_lines(cell.source, imports))):
+        stmt = next((n for n in cell.tree.body if isinstance(n, ast.Assign)
+                     and (n.lineno, n.col_offset, n.end_lineno, n.end_col_offset)
+                     == (st.span.lineno + shift, st.span.col_offset, st.span.end_lineno + shift,
+                         st.span.end_col_offset)), None)
+        if stmt is not None:
+            break
+    else:
+        raise RewriteError(f"{cell.label}: no statement at line {st.span.lineno} matches the traced one; "
+                           "was the cell edited after it ran?")
+    renames = dict(st.renames)
+    reps = [_Replace(cell.start(stmt.targets[0]), cell.end(stmt.targets[0]), st.target)]
+    for node in ast.walk(stmt.value):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in renames:
+            reps.append(_Replace(cell.start(node), cell.end(node), renames[node.id]))
+    if st.filter_at is not None:
+        read = replace(st.filter_at, lineno=st.filter_at.lineno + shift, end_lineno=st.filter_at.end_lineno + shift)
+        reps += _add_filter(cell, AddFilter(read, TRUE, "call"), code, 0)
+    start, end = cell.start(stmt), cell.end(stmt)
+    inside = [_Replace(r.start - start, r.end - start, r.text) for r in reps if start <= r.start <= r.end <= end]
+    if len(inside) != len(reps):
+        raise RewriteError(f"{cell.label}: the statement at line {st.span.lineno} cannot be copied")
+    return _splice(cell.source[start:end], inside, cell.label)
+
+
+def _own_copy(cell: _Cell, edit: OwnCopy, text: str, shift: int) -> list[_Replace]:
+    """The copy before the late filter's statement, and the late filter's receiver renamed."""
+    exact, _ = cell.expressions_at(edit.site, shift)
+    call = next((n for n in exact if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                 and isinstance(n.func.value, ast.Name)), None)
+    if call is None:
+        raise _NotFound()
+    if call.func.value.id == edit.copy:
+        return []  # applied already
+    if call.func.value.id != edit.receiver:
+        raise RewriteError(f"{cell.label}: the late filter no longer reads `{edit.receiver}`")
+    stmt = next(n for n in cell.tree.body if n.lineno <= call.lineno <= n.end_lineno)
+    at = cell.start(stmt)
+    at -= stmt.col_offset  # the statement's line start: a top-level statement has no indentation
+    return [_Replace(at, at, text),
+            _Replace(cell.start(call.func.value), cell.end(call.func.value), edit.copy)]
+
+
 def _splice(source: str, reps: list[_Replace], label: str) -> str:
     # From the end backwards so earlier offsets stay valid; at one offset the
     # deletion goes first, then the insertion lands where the deleted text began.
@@ -321,7 +383,8 @@ def _leading_import_lines(source: str, imports: Sequence[str]) -> int:
     return n
 
 
-def _cell_edits(cell: _Cell, edits: Sequence[Edit], alias: str, dt: str, imports: Sequence[str]) -> str:
+def _cell_edits(cell: _Cell, edits: Sequence[Edit], alias: str, dt: str, imports: Sequence[str],
+                copies: Mapping[OwnCopy, str] | None = None) -> str:
     # A cell we rewrote before may start with the import lines we added; its sites then sit lower.
     shifts = [0]
     k = _leading_import_lines(cell.source, imports)
@@ -336,6 +399,8 @@ def _cell_edits(cell: _Cell, edits: Sequence[Edit], alias: str, dt: str, imports
                     reps += _add_filter(cell, e, to_pyspark(e.predicate, alias, dt), shift)
                 elif isinstance(e, RemoveFilter):
                     reps += _remove_filter(cell, e, shift)
+                elif isinstance(e, OwnCopy):
+                    reps += _own_copy(cell, e, copies[e], shift)
                 else:
                     raise RewriteError(f"unknown edit {e!r}")
             return _splice(cell.source, reps, cell.label)
@@ -361,15 +426,17 @@ def apply(cell_sources: Sequence[str], cells_of_sites: Mapping[int, int], edits:
         if idx is None or not 0 <= idx < len(cell_sources):
             raise RewriteError(f"the cell that ran as execution [{e.site.execution_count}] is not in the notebook")
         by_cell.setdefault(idx, []).append(e)
-    needs_dt = any(isinstance(e, AddFilter) and uses_datetime(e.predicate) for e in edits)
+    needs_dt = any(isinstance(e, (AddFilter, OwnCopy)) and uses_datetime(e.predicate) for e in edits)
     dt, dt_import = datetime_alias(cell_sources)
     f_import = FUNCTIONS_IMPORT.format(alias=alias)
     # Import lines a previous application may have put at the top of a cell.
     ours = [f_import, "import datetime", f"import datetime as {dt}"]
+    copies = {e: _copied_steps(cell_sources, cells_of_sites, e, to_pyspark(e.predicate, alias, dt), ours)
+              for e in edits if isinstance(e, OwnCopy)}
     out: dict[int, str] = {}
     for idx, cell_edits in sorted(by_cell.items()):
         cell = _Cell(cell_sources[idx], f"cell {idx} (execution [{cell_edits[0].site.execution_count}])")
-        new = _cell_edits(cell, cell_edits, alias, dt, ours)
+        new = _cell_edits(cell, cell_edits, alias, dt, ours, copies)
         if new != cell.source:
             out[idx] = new
     if not out:

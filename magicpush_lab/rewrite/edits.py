@@ -9,6 +9,10 @@ AddFilter: put `.filter(<predicate>)` on the DataFrame expression at `site`.
   form, `.spark.apply(lambda sdf: sdf.filter(<predicate>), index_col=<index_col>)`, which
   Spark moves down to the scan (the row order the read added is read by nothing).
 RemoveFilter: the call at `site` is `X.filter(...)` or `X.where(...)`; replace it by `X`.
+OwnCopy: the late filter's pipeline copied before the late filter's statement, from the filtered
+  read up to the late filter's input, under names of its own; the late filter's receiver renamed
+  (rewrite/own_copy.py). Each CopiedStatement is a top-level assignment, copied with its target
+  renamed, its reads of earlier copies renamed, and `.filter(<predicate>)` on the read at `filter_at`.
 """
 
 from __future__ import annotations
@@ -32,4 +36,21 @@ class RemoveFilter:
     site: Site
 
 
-Edit = AddFilter | RemoveFilter
+@dataclass(frozen=True)
+class CopiedStatement:
+    span: Site  # the statement `name = <expression>` as the user wrote it
+    target: str  # the copy's name
+    renames: tuple[tuple[str, str], ...]  # names it reads that have copies: (original, copy)
+    filter_at: Site | None = None  # the source's read in it, which gets the filter
+
+
+@dataclass(frozen=True)
+class OwnCopy:
+    site: Site  # the late filter's call
+    statements: tuple[CopiedStatement, ...]  # in the order they ran
+    predicate: Expr
+    receiver: str  # the late filter's receiver as written
+    copy: str  # and the name of its copy
+
+
+Edit = AddFilter | RemoveFilter | OwnCopy

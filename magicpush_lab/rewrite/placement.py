@@ -23,6 +23,7 @@ from magicpush_lab.pushdown.records import Pushed, Waypoint
 from magicpush_lab.rewrite.cellparse import parse_cell
 from magicpush_lab.rewrite.conditional import BlockPath, parsed_cell, runs_after, site_path, untraced_reads
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
+from magicpush_lab.rewrite.own_copy import NoCopy, own_copy
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 
@@ -76,6 +77,22 @@ def edits_on_the_way(trace: Trace, pushed: Pushed, peers: Sequence[Pushed] = ())
             raise CannotPlace(w.unsafe or "the walk did not check the filter on this DataFrame")
         return edits, _kind(edits), event, w
     raise CannotPlace(why)
+
+
+def edits_as_own_copy(trace: Trace, pushed: Pushed) -> tuple[list[Edit], str, Event]:
+    """When neither the source nor a DataFrame on the way can take the filter: the late
+    filter's pipeline copied before it, filtered at the read (rewrite/own_copy.py); the late
+    filter stays. Raises CannotPlace."""
+    top = _top_event(pushed)
+    source_event = trace.event(pushed.source.origin)
+    if source_event is None or top is None:
+        raise CannotPlace("the source was not created by traced notebook code")
+    path = _Region(trace, top)._between(source_event.id) - {top}
+    try:
+        copy = own_copy(trace, pushed, top, path)
+    except NoCopy as err:
+        raise CannotPlace(f"its own copy: {err}") from None
+    return [copy], SUPERSET, source_event
 
 
 def _with_late_filter(trace: Trace, pushed: Pushed, edits: list[Edit], exact: bool,

@@ -1,0 +1,216 @@
+"""The pipeline's own copy of its steps, with the filter at the read: the place of last resort.
+
+When a DataFrame between the source and the late filter is also shown, counted or read by other
+code, no filter can go on the way without changing what that code sees, and the late filter's
+own read is no better than the late filter. What still saves work: the late filter's pipeline
+written anew, from the filtered read up to the late filter, under names of its own, in the late
+filter's cell just before it; everything else keeps reading the DataFrames it read.
+
+    result = data.join(...)            # cells as the user wrote them, untouched
+    result.show()
+    ...
+    df_pushed = spark.read.parquet(p).filter(<G>)      # added before the late filter
+    data_pushed = df_pushed.select(...).where(...)
+    result_pushed = data_pushed.join(...)
+    big = result_pushed.filter(<late filter>)           # its receiver renamed
+
+It reads the same plan from a filtered source, so the proof of `G` for the path holds for it.
+The late filter stays (a superset rewrite): the copy changes no other DataFrame, so nothing else
+has to be proved. Refused (CannotPlace) unless every step of the path is a top-level
+assignment of one name, run once, in the cells up to the late filter's; no name a copied step
+reads or binds is bound again, by other code, between the first copied step and the late filter;
+and the late filter's receiver is the name of the path's last DataFrame.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from magicpush_lab.capture.trace import Event, Site, Trace
+from magicpush_lab.ir.expr import TRUE
+from magicpush_lab.pushdown.records import Pushed
+from magicpush_lab.rewrite.cellparse import parse_cell
+from magicpush_lab.rewrite.edits import CopiedStatement, OwnCopy
+
+#: the suffix of the copies' names (`sales` -> `sales_pushed`; a second `sales` -> `sales_pushed_2`)
+SUFFIX = "pushed"
+
+
+class NoCopy(Exception):
+    """Why the path cannot be copied."""
+
+
+@dataclass(frozen=True)
+class _Statement:
+    execution_count: int
+    node: ast.stmt  # a top-level `name = <expression>` of its cell
+    target: str
+
+
+def own_copy(trace: Trace, pushed: Pushed, top: int | None, path: set[int]) -> OwnCopy:
+    """The OwnCopy edit for `pushed`, whose late filter is event `top` and whose steps from the
+    source up to the late filter's input are the events `path`. Raises NoCopy."""
+    late = trace.event(top)
+    source = trace.event(pushed.source.origin)
+    if pushed.branches or pushed.predicate == TRUE:
+        raise NoCopy("the filter is not one predicate for one read")
+    if not _beyond_spark(pushed):
+        raise NoCopy("Spark moves the late filter to the read by itself: a copy would read no fewer rows")
+    if late is None or late.site is None or source is None or source.site is None:
+        raise NoCopy("a step of the path was not made by traced notebook code")
+    if len(late.inputs) != 1 or late.inputs[0] not in path:
+        raise NoCopy("the late filter does not read the path's last DataFrame")
+    cells = {c.execution_count: c.source for c in trace.cells}
+    trees = {n: parse_cell(src) for n, src in cells.items()}
+    statements: dict[tuple[int, int], _Statement] = {}
+    for eid in sorted(path):
+        event = trace.event(eid)
+        stmt = _statement_of(trees, event)
+        if len(trace.runs_of(event.site)) != 1:
+            raise NoCopy(f"`{trace.code_at(event.site)}` runs more than once")
+        statements[(stmt.execution_count, stmt.node.lineno)] = stmt
+    late_stmt = _statement_of(trees, late)
+    ordered = [statements[k] for k in sorted(statements)]
+    if (late_stmt.execution_count, late_stmt.node.lineno) in statements:
+        raise NoCopy("the late filter is in the same statement as a step of the path")
+    if (ordered[-1].execution_count, ordered[-1].node.lineno) > (late_stmt.execution_count, late_stmt.node.lineno):
+        raise NoCopy("a step of the path comes after the late filter")
+    last_var = trace.variable_of(late.inputs[0])
+    receiver = _late_receiver(trees, late)
+    if receiver != ordered[-1].target or (last_var is not None and last_var != receiver):
+        raise NoCopy("the late filter's receiver is not the name of the path's last DataFrame")
+    _check_no_rebinding(trees, ordered, late_stmt)
+    copied, current, taken = [], {}, _names_in(trees)
+    for stmt in ordered:
+        renames = tuple((old, current[old]) for old in sorted(_loads(stmt.node.value)) if old in current)
+        new = _fresh(stmt.target, taken)
+        taken.add(new)
+        current[stmt.target] = new
+        span = Site(stmt.execution_count, stmt.node.lineno, stmt.node.col_offset, stmt.node.end_lineno,
+                    stmt.node.end_col_offset)
+        filter_at = source.site if _contains(stmt, source.site) else None
+        copied.append(CopiedStatement(span, new, renames, filter_at))
+    if not any(c.filter_at is not None for c in copied):
+        raise NoCopy("the source's read is not among the copied steps")
+    return OwnCopy(late.site, tuple(copied), pushed.predicate, receiver, current[receiver])
+
+
+# steps Spark's optimizer never moves a filter through, whatever the filter
+_SPARK_STOPS = {"GroupedMap", "RowIterPipeline", "TopK"}
+
+
+def _beyond_spark(pushed: Pushed) -> bool:
+    """The copy is worth its lines only when its filter is one Spark would not apply at the read
+    itself: a predicate other than the late filter's own (derived through a UDF, an aggregate,
+    a join's condition), or one carried through a step Spark's optimizer stops at. The late
+    filter's own condition through projections, joins, unions, sorts, and aggregates or windows
+    on their keys, Spark pushes to the read alone (its PushDownPredicates rules)."""
+    late = getattr(pushed.late_filter, "condition", None)
+    return str(pushed.predicate) != str(late) or any(s.operator in _SPARK_STOPS for s in pushed.steps)
+
+
+def _statement_of(trees: dict[int, ast.Module | None], event: Event) -> _Statement:
+    """The top-level `name = ...` statement holding the event's call."""
+    site = event.site
+    tree = trees.get(site.execution_count) if site is not None else None
+    if tree is None:
+        raise NoCopy("the trace has no parsable source for a step's cell")
+    for node in tree.body:
+        if (node.lineno, node.col_offset) <= (site.lineno, site.col_offset) and \
+                (site.end_lineno, site.end_col_offset) <= (node.end_lineno, node.end_col_offset):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                return _Statement(site.execution_count, node, node.targets[0].id)
+            raise NoCopy(f"a step of the path is not a plain assignment at the top of its cell "
+                         f"(line {node.lineno} of execution [{site.execution_count}])")
+    raise NoCopy("a step of the path is inside a block (a loop, a function, a condition)")
+
+
+def _late_receiver(trees: dict[int, ast.Module | None], late: Event) -> str | None:
+    """The name the late filter's call is made on: `result` in `result.filter(...)`."""
+    site = late.site
+    for node in ast.walk(trees[site.execution_count]):
+        if isinstance(node, ast.Call) and (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset) == (
+                site.lineno, site.col_offset, site.end_lineno, site.end_col_offset):
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                return func.value.id
+    return None
+
+
+def _loads(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _binds(node: ast.AST) -> set[str]:
+    """Every name a statement may bind, in any block inside it."""
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            out.update(n.names)
+    return out
+
+
+def _parameters(node: ast.AST) -> set[str]:
+    return {a.arg for n in ast.walk(node) if isinstance(n, ast.Lambda)
+            for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs)}
+
+
+def _check_no_rebinding(trees: dict[int, ast.Module | None], ordered: list[_Statement], late: _Statement) -> None:
+    """Each name a copied statement reads means, where the copy runs, what it meant where the
+    statement ran: a name an earlier copied statement bound (it is renamed to that copy) is not
+    bound by other code in between; any other name is not bound again at all between the
+    statement and the late filter."""
+    targets = {s.target for s in ordered}
+    position = {(s.execution_count, s.node.lineno): s for s in ordered}
+    end = (late.execution_count, late.node.lineno)
+    binds: list[tuple[tuple[int, int], set[str], bool]] = []  # (where, names, copied?)
+    for count in sorted(n for n in trees if ordered[0].execution_count <= n <= end[0]):
+        tree = trees[count]
+        if tree is None:
+            raise NoCopy(f"the cell that ran as execution [{count}] cannot be read")
+        binds += [((count, node.lineno), _binds(node), (count, node.lineno) in position) for node in tree.body]
+    bound_by_copy: dict[str, tuple[int, int]] = {}
+    for stmt in ordered:
+        here = (stmt.execution_count, stmt.node.lineno)
+        inner = _binds(stmt.node.value) | _parameters(stmt.node.value)  # a comprehension's, a lambda's
+        if inner & targets:
+            raise NoCopy("a step binds a name of the path inside its own expression")
+        for name in sorted(_loads(stmt.node.value) - inner):
+            if name in bound_by_copy:  # read as the earlier copy: no other binding in between
+                since, until, others_only = bound_by_copy[name], here, True
+            else:  # read as it is where the copy runs: bound by nothing from here on
+                since, until, others_only = here, end, False
+            for where, names, copied in binds:
+                if since < where < until and name in names and not (others_only and copied):
+                    raise NoCopy(f"`{name}` is bound again (line {where[1]} of execution [{where[0]}]) "
+                                 "between the pipeline's steps and the late filter")
+        bound_by_copy[stmt.target] = here
+
+
+def _names_in(trees: dict[int, ast.Module | None]) -> set[str]:
+    return {n.id for t in trees.values() if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _fresh(name: str, taken: set[str]) -> str:
+    """`<name>_pushed`, or with a number when that is taken."""
+    base = f"{name}_{SUFFIX}"
+    if base not in taken:
+        return base
+    k = 2
+    while f"{base}_{k}" in taken:
+        k += 1
+    return f"{base}_{k}"
+
+
+def _contains(stmt: _Statement, site: Site) -> bool:
+    node = stmt.node
+    return stmt.execution_count == site.execution_count and \
+        (node.lineno, node.col_offset) <= (site.lineno, site.col_offset) and \
+        (site.end_lineno, site.end_col_offset) <= (node.end_lineno, node.end_col_offset)

@@ -1,0 +1,124 @@
+"""The pipeline's own copy, filtered at the read (rewrite/own_copy.py): the place of last resort,
+when every DataFrame between the source and the late filter is also shown or read by other code.
+
+Each case is a notebook traced in a real IPython shell; the suggestion's rewritten cells are run
+again and every named DataFrame of the notebook (the one the late filter makes, and those other
+code shows) must have the original's rows. A case that must not be copied says why in its title.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from magicpush_lab.pipeline import optimize_trace
+from magicpush_lab.rewrite.cells import COPY_NOTE
+from tests.cells import traced
+
+HEAD = ('from pyspark.sql import functions as F\n'
+        'sales = spark.createDataFrame([(i, i % 10, i % 7 if i % 11 else None) for i in range(200)], '
+        '"id int, v int, s int")\n'
+        'def doubled(v):\n    return None if v is None else v * 2\n'
+        'double = F.udf(doubled, "int")')
+
+
+@dataclass(frozen=True)
+class Case:
+    title: str
+    cells: tuple[str, ...]
+    copied: bool  # the suggestion for `sales` is the pipeline's own copy
+    names: tuple[str, ...] = ("out", "agg")  # DataFrames whose rows must not change
+    expect_lines: tuple[str, ...] = ()  # lines the copy must have
+
+
+CASES = [
+    Case("the late filter's input is shown: the pipeline is copied, filtered at the read",
+         (HEAD,
+          't = sales.withColumn("w", double("v"))\nagg = t.groupBy("w").agg(F.sum("s").alias("ss"))\n'
+          'agg.show()',
+          'out = agg.filter(F.col("w") > 14)'),
+         True,
+         expect_lines=('t_pushed = sales_pushed.withColumn("w", double("v"))',
+                       'agg_pushed = t_pushed.groupBy("w").agg(F.sum("s").alias("ss"))',
+                       'out = agg_pushed.filter(F.col("w") > 14)')),
+    Case("must not copy: the late filter is one Spark moves to the read by itself (a key of the aggregate)",
+         (HEAD,
+          't = sales.withColumn("w", double("v"))\nagg = t.groupBy("v").agg(F.sum("w").alias("sw"))\n'
+          'agg.show()',
+          'out = agg.filter(F.col("v") > 7)'),
+         False),
+    Case("a name reassigned along the path gets a copy per assignment",
+         (HEAD + '\ndf = sales.withColumn("w", double("v"))\ndf = df.withColumn("w2", F.col("w") + 1)',
+          'agg = df.groupBy("w2").agg(F.count("*").alias("n"))\nagg.count()',
+          'out = agg.filter(F.col("w2") >= 17)'),
+         True,
+         expect_lines=('df_pushed = sales_pushed.withColumn("w", double("v"))',
+                       'df_pushed_2 = df_pushed.withColumn("w2", F.col("w") + 1)',
+                       'agg_pushed = df_pushed_2.groupBy("w2").agg(F.count("*").alias("n"))')),
+    Case("the source read twice (a join of a DataFrame with its own aggregate), the same filter proved for both",
+         (HEAD,
+          'data = sales.withColumn("w", F.col("v") * 2)\n'
+          'top = data.groupBy(F.col("s").alias("g")).agg(F.max("v").alias("mv"))\n'
+          'agg = data.join(top, data.v == top.mv).select("id", "v", "g", "mv")\nagg.show()',
+          'out = agg.filter(F.col("mv") >= 8)'),
+         True,
+         expect_lines=('data_pushed = sales_pushed.withColumn("w", F.col("v") * 2)',)),
+    Case("must not copy: two reads of the source proved to take different filters",
+         (HEAD,
+          'a = sales.withColumn("w", F.col("v") * 2)\nb = sales.withColumn("w", F.col("s") * 3)\n'
+          'agg = a.union(b)\nagg.show()',
+          'out = agg.filter(F.col("w") > 14)'),
+         False),
+    Case("must not copy: a constant a step reads is bound again before the late filter",
+         ('k = 2\n' + HEAD,
+          't = sales.withColumn("w", double("v") * k)\nagg = t.groupBy("w").agg(F.sum("s").alias("ss"))\n'
+          'agg.show()',
+          'k = 100\nout = agg.filter(F.col("w") > 28)'),
+         False),
+    Case("must not copy: a step of the path is made in a loop",
+         (HEAD,
+          'parts = []\nfor m in (1, 2):\n    parts.append(sales.withColumn("m", F.lit(m)))\n'
+          'agg = parts[0].union(parts[1]).withColumn("w", double("v")).groupBy("w").agg(F.count("*").alias("n"))\n'
+          'agg.show()',
+          'out = agg.filter(F.col("w") > 14)'),
+         False),
+]
+
+
+def _rows(spark, cells, names):
+    ns = {"spark": spark}
+    for src in cells:
+        exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
+    return {n: sorted(ns[n].collect(), key=repr) for n in names if n in ns}
+
+
+def _rewritten(cells, suggestion):
+    new = list(cells)
+    for change in suggestion.cells:
+        new[change.index] = change.rewritten
+    return new
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.title for c in CASES])
+def test_own_copy_case(spark, shell, case: Case):
+    trace = traced(shell, list(case.cells))
+    result = optimize_trace(trace, [c.source for c in trace.cells])
+    on_sales = [s for s in result.suggestions if s.source == "sales"]
+    copies = [s for s in on_sales if any(COPY_NOTE in c.rewritten for c in s.cells)]
+    if not case.copied:
+        assert copies == [], [c.rewritten for s in copies for c in s.cells]
+    else:
+        assert len(copies) == 1, (result.notes, [s.predicate for s in on_sales])
+        (s,) = copies
+        assert s.kind == "superset" and [c.index for c in s.cells] == [len(case.cells) - 1]
+        text = s.cells[0].rewritten
+        assert text.index(COPY_NOTE) < text.index("sales_pushed = spark.createDataFrame(")
+        assert f".filter({s.predicate})" in text
+        for line in case.expect_lines:
+            assert line in text.splitlines(), text
+        # the cells before the late filter's are untouched: what they show is what they showed
+        assert all(c.original == case.cells[c.index] for c in s.cells if c.index < len(case.cells) - 1)
+    for s in on_sales:
+        new = _rewritten(list(case.cells), s)
+        assert _rows(spark, new, case.names) == _rows(spark, list(case.cells), case.names), new
