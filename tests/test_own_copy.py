@@ -42,6 +42,12 @@ CASES = [
          expect_lines=('t_pushed = sales_pushed.withColumn("w", double("v"))',
                        'agg_pushed = t_pushed.groupBy("w").agg(F.sum("s").alias("ss"))',
                        'out = agg_pushed.filter(F.col("w") > 14)')),
+    Case("an aggregate's output named as its input: not the filter Spark would move, so copied",
+         (HEAD,
+          'day = sales.groupBy("s").agg(F.max("v").alias("v"))\nday.orderBy("s").show()',
+          'out = day.filter(F.col("v") >= 9)'),
+         True, names=("out", "day"),
+         expect_lines=('day_pushed = sales_pushed.groupBy("s").agg(F.max("v").alias("v"))',)),
     Case("must not copy: the late filter is one Spark moves to the read by itself (a key of the aggregate)",
          (HEAD,
           't = sales.withColumn("w", double("v"))\nagg = t.groupBy("v").agg(F.sum("w").alias("sw"))\n'

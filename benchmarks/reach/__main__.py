@@ -4,6 +4,7 @@
     python -m benchmarks.reach --check NAME [NAME ...] [--rows N]   (or --check all)
     python -m benchmarks.reach --validate
     python -m benchmarks.reach --table      (the corpus table and counts README.md shows; no Spark)
+    python -m benchmarks.reach --report RUN.json [PART.json ...]   (the tables again from saved runs; no Spark)
 
 README.md beside this file describes the corpus format and what each figure means.
 Exit status: 1 when a rewrite is unsound or a pipeline cannot be run (benchmark), a best is
@@ -39,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--check", nargs="+", metavar="NAME", help="check the hand optimum of these pipelines "
                    "('all': every one) instead of benchmarking")
     p.add_argument("--validate", action="store_true", help="check every corpus directory's files and keys (no Spark)")
+    p.add_argument("--report", nargs="+", metavar="JSON", help="print the tables again from the JSON of earlier "
+                   "runs (several: one run's parts, merged; blocker kinds from today's rules), and list the corpus "
+                   "pipelines none of them has (no Spark)")
     p.add_argument("--table", action="store_true", help="print the corpus table, its counts and the pipelines not "
                    "ported, as Markdown (no Spark)")
     return p
@@ -96,12 +100,43 @@ def _check(names: list[str], args: argparse.Namespace, data_root: Path) -> int:
     return 1 if failed else 0
 
 
+def _report(paths: Sequence[str], budget: float) -> int:
+    """The benchmark's tables from saved JSON: a long run done in parts, or an older run with
+    the blocker rules of today."""
+    import json
+    from dataclasses import fields
+
+    from benchmarks.reach.bench import PipelineResult
+    from benchmarks.reach.blockers import Blocker, kind_of
+    from benchmarks.reach.report import render
+
+    results, names = [], set()
+    for path in paths:
+        for raw in json.loads(Path(path).read_text())["pipelines"]:
+            known = {f.name for f in fields(PipelineResult)}
+            data = {k: v for k, v in raw.items() if k in known}
+            data["blockers"] = [Blocker(**{**b, "kind": kind_of(b["operator"], b["reason"])
+                                           if not b["kind"].startswith(("over budget", "optimizer error",
+                                                                        "rewrite conflict")) else b["kind"]})
+                                for b in raw.get("blockers", ())]
+            if raw["name"] not in names:
+                names.add(raw["name"])
+                results.append(PipelineResult(**data))
+    print(render(results, budget))
+    missing = [n for n in corpus.names() if n not in names]
+    if missing:
+        print(f"\nnot in these runs ({len(missing)}): {', '.join(missing)}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.validate:
         return _validate()
     if args.table:
         return _table()
+    if args.report:
+        return _report(args.report, args.budget)
     from benchmarks.reach.tables import DEFAULT_ROOT
 
     data_root = args.data_dir or DEFAULT_ROOT

@@ -28,6 +28,7 @@ import ast
 from dataclasses import dataclass
 
 from magicpush_lab.capture.trace import Event, Site, Trace
+from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.expr import TRUE
 from magicpush_lab.pushdown.records import Pushed
 from magicpush_lab.rewrite.cellparse import parse_cell
@@ -107,6 +108,8 @@ def _beyond_spark(pushed: Pushed) -> bool:
     filter's own condition through projections, joins, unions, sorts, and aggregates or windows
     on their keys, Spark pushes to the read alone (its PushDownPredicates rules)."""
     late = getattr(pushed.late_filter, "condition", None)
+    if late is None or X.columns(pushed.predicate) != X.columns(late):
+        return True  # other columns (by identity: an aggregate's output may reuse an input's name)
     return str(pushed.predicate) != str(late) or any(s.operator in _SPARK_STOPS for s in pushed.steps)
 
 
