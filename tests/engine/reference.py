@@ -371,7 +371,9 @@ def evaluate(e: X.Expr, row: Row) -> Any:
 
 _FUNCS = {"upper": lambda s: s.upper(), "lower": lambda s: s.lower(), "length": len, "abs": abs,
           "startswith": lambda s, x: s.startswith(x), "endswith": lambda s, x: s.endswith(x),
-          "contains": lambda s, x: x in s}
+          "contains": lambda s, x: x in s,
+          # deterministic functions the engine models as uninterpreted and never writes into a predicate
+          "octet_length": lambda s: len(s.encode("utf-8")), "bit_length": lambda s: 8 * len(s.encode("utf-8"))}
 
 
 @functools.lru_cache(maxsize=None)

@@ -158,7 +158,10 @@ def value_expr(rng: random.Random, cols: tuple[X.Col, ...], dtype: str, depth: i
         if kind < 0.82:
             return X.Func("abs", (value_expr(rng, cols, dtype, depth - 1),), dtype)
         if dtype == "int" and of_type(cols, "string") and kind < 0.9:
-            return X.Func("length", (value_expr(rng, cols, "string", depth - 1),), "int")
+            # length is modelled exactly; octet_length and bit_length are uninterpreted functions a
+            # filter may pass (and never calls): spark_plan._DETERMINISTIC_NEVER_WRITTEN
+            name = "length" if kind < 0.86 else rng.choice(["octet_length", "bit_length"])
+            return X.Func(name, (value_expr(rng, cols, "string", depth - 1),), "int")
         if dtype in ("long", "double") and of_type(cols, "int"):
             return X.Cast(rng.choice(of_type(cols, "int")), dtype)  # widening
     if dtype == "string" and kind < 0.8:
@@ -358,7 +361,8 @@ def tables(rng: random.Random) -> dict[int, list[dict]]:
 def kinds_of(plan: P.Plan) -> set[str]:
     """What a pipeline is made of, for the run's figures: its operators by class (a round trip's
     Project as "RDD round trip", a GroupedMap as "applyInPandas"), and "date UDF" or "Python UDF"
-    for each Python UDF a filter or projection calls.
+    for each Python UDF a filter or projection calls, "uninterpreted function" for a deterministic
+    function the engine never writes into a predicate (octet_length, bit_length).
 
     >>> sorted(kinds_of(P.Filter(LEFT, X.Cmp(">", X.PyUdf("f", (DT,), "int", UDFS["date"][0]), X.Lit(1, "int")))))
     ['Filter', 'date UDF']
@@ -372,6 +376,9 @@ def kinds_of(plan: P.Plan) -> set[str]:
         kinds.add({"GroupedMap": "applyInPandas"}.get(type(node).__name__, type(node).__name__))
         for u in udfs:
             kinds.add("date UDF" if any(X.dtype_of(a) == "date" for a in u.args) else "Python UDF")
+        if any(isinstance(e, X.Func) and e.name in ("octet_length", "bit_length")
+               for ex in P.expressions(node) for e in X.walk(ex)):
+            kinds.add("uninterpreted function")
     kinds.discard("Source")
     return kinds
 
