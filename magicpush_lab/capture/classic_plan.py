@@ -250,17 +250,28 @@ def _attribute_ids(text: str) -> Iterator[int]:
 _NO_ESCAPE = '"escapeChar":null'
 
 
+_NO_EVAL_MODE = '"evalMode":null'
+
+
 def _escape_chars(text: str, jvm_obj: Any, plan_node: bool = False) -> str:
     """The JSON of a node or expression with LIKE's escape character written where `toJSON()`
     leaves it null (a Scala Char has no generic JSON form). Spark prints a LIKE's escape
     character only when it is not the default backslash, so when the object's text has no
     ESCAPE clause every LIKE in it has the default; otherwise they stay null: unknown, and a
-    predicate with an unknown escape character is never written back as code."""
-    if _NO_ESCAPE not in text:
+    predicate with an unknown escape character is never written back as code.
+
+    A cast's evalMode (an enumeration) is null there too, so `try_cast` (NULL where the value
+    does not convert) would read as a cast (which raises there under ANSI). Spark prints a
+    try_cast as `try_cast(...)`: when the text has one, every cast in it is marked "TRY", which
+    translation reads as a function it never writes into a predicate (a cast it would write
+    only then stays behind); without one, every cast is the session's own."""
+    if _NO_ESCAPE not in text and _NO_EVAL_MODE not in text:
         return text
     # a plan node's own line (toString would print its children too), every field shown
     own = jvm_obj.simpleString(2**31 - 1) if plan_node else jvm_obj.toString()
-    if " ESCAPE '" in own:
+    if _NO_EVAL_MODE in text and "try_cast(" in own:
+        text = text.replace(_NO_EVAL_MODE, '"evalMode":"TRY"')
+    if _NO_ESCAPE not in text or " ESCAPE '" in own:
         return text
     return text.replace(_NO_ESCAPE, '"escapeChar":"\\\\"')
 

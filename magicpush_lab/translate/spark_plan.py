@@ -69,6 +69,9 @@ ToRadians Factorial ShiftLeft ShiftRight BitwiseAnd BitwiseOr BitwiseXor Bitwise
 # with a comparator), whose lambdas may call them.
 _DETERMINISTIC = _PREDICATE_FUNCTIONS | _DETERMINISTIC_NEVER_WRITTEN
 
+#: the IR's name of a try_cast: deterministic, never raising, modelled as an uninterpreted function
+TRY_CAST = "try_cast"
+
 
 def unwritten_call(*exprs: X.Expr) -> str | None:
     """The first function in `exprs` that is never written into a pushed predicate (its
@@ -184,6 +187,8 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
     if n.cls == "Coalesce":
         return X.Coalesce(kids)
     if n.cls == "Cast":
+        if n.field("evalMode") == "TRY":  # NULL where the value does not convert (capture/classic_plan.py)
+            return X.Func(TRY_CAST, kids, spark_type(n.field("dataType")))
         return X.Cast(kids[0], spark_type(n.field("dataType")))
     if n.cls == "Alias":
         return kids[0]
@@ -892,6 +897,7 @@ def output_of(n: Node) -> tuple[X.Col, ...]:
     return ()
 
 
-# the PySpark names of _DETERMINISTIC_NEVER_WRITTEN (what translation names their calls)
+# the PySpark names of _DETERMINISTIC_NEVER_WRITTEN (what translation names their calls), and
+# try_cast: a Cast that gives NULL where the value does not convert (the writer knows no such call)
 _NEVER_WRITTEN_NAMES = frozenset(_snake(c) for c in _DETERMINISTIC_NEVER_WRITTEN) - {
-    _snake(c) for c in _PREDICATE_FUNCTIONS}
+    _snake(c) for c in _PREDICATE_FUNCTIONS} | {TRY_CAST}

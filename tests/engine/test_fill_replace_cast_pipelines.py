@@ -29,6 +29,8 @@ CONNECT_GAPS = {
         'replace() is not read on Spark Connect yet',
     'replace on an int column, filter on neither value: pushed unchanged':
         'replace() is not read on Spark Connect yet',
+    "a try_cast in the projection, filter on another column: moves, and hides no error":
+        'try_cast is not read on Spark Connect yet',
 }
 
 CODES_SCHEMA = "code string, store string, big long"
@@ -87,6 +89,12 @@ CASES = [
     Case("a failing cast must not move below the filter that guards it (it would raise on 'x')",
          lambda s: s[0].filter(F.col("code").rlike("^-?[0-9]+$")),
          lambda: F.col("code").cast("int") > 5, None, "mixed"),
+    Case("must not write a try_cast as a cast: a filter on its value stays (a cast would raise on 'x')",
+         lambda s: s[0].withColumn("n", F.col("code").try_cast("int")),
+         lambda: F.col("n") == 12, None, "mixed"),
+    Case("a try_cast in the projection, filter on another column: moves, and hides no error",
+         lambda s: s[0].withColumn("n", F.col("code").try_cast("int")),
+         lambda: F.col("store") == "a", EQUIVALENT, "mixed", hides_errors=False),
     Case("the guarded cast through a projection: pushed to the guard, not below it",
          lambda s: s[0].filter(F.col("code").rlike("^-?[0-9]+$")).withColumn("n", F.col("code").cast("int")),
          lambda: F.col("n") > 5, None, "mixed"),
