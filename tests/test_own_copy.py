@@ -125,6 +125,27 @@ def test_own_copy_case(spark, shell, case: Case):
             assert line in text.splitlines(), text
         # the cells before the late filter's are untouched: what they show is what they showed
         assert all(c.original == case.cells[c.index] for c in s.cells if c.index < len(case.cells) - 1)
-    for s in on_sales:
+    for s in [*on_sales, *result.together]:  # each suggestion alone, and each joint rewrite
         new = _rewritten(list(case.cells), s)
         assert _rows(spark, new, case.names) == _rows(spark, list(case.cells), case.names), new
+
+
+def test_a_joint_rewrite_copies_the_pipeline_with_the_filter_another_suggestion_put_on_the_way(spark, shell):
+    """Two late filters in one pipeline, as in a notebook that filters, shows, then filters
+    again: the first one's filter goes on the way, the second one's into the pipeline's own
+    copy, and the joint rewrite's copy carries both (written from the cells as they become)."""
+    cells = [HEAD,
+             'm = sales.select("id", "v", "s")\nm.groupBy("s").count().show()\n'
+             'm = m.withColumn("w", double("v")).filter(F.col("s") == 3)\nm.show()',
+             'agg = m.groupBy("w").agg(F.count("*").alias("n"))\nagg.show()',
+             'out = agg.filter(F.col("w") > 14)']
+    trace = traced(shell, cells)
+    result = optimize_trace(trace, [c.source for c in trace.cells])
+    joint = [t for t in result.together if any(COPY_NOTE in c.rewritten for c in t.cells)]
+    assert len(joint) == 1, (result.notes, [(s.predicate, [c.index for c in s.cells]) for s in result.suggestions])
+    copy = next(c.rewritten for c in joint[0].cells if COPY_NOTE in c.rewritten)
+    assert 'F.col("v") > 7' in copy, copy
+    # the other suggestion's filter, on the way (on the pipeline's own read of `m`), is in the copy too
+    assert 'm_pushed.filter(F.col("s") == 3).withColumn(' in copy, copy
+    new = _rewritten(cells, joint[0])
+    assert _rows(spark, new, ("out", "m", "agg")) == _rows(spark, cells, ("out", "m", "agg")), new

@@ -332,8 +332,9 @@ def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of
               pipeline: str) -> Together | None:
     """All of one pipeline's pushes as one rewrite, the way the walk proved them: the late filter
     goes only if every push is an equivalence (a superset elsewhere still needs it)."""
-    try:
-        planned = [edits_for(trace, p, pushes) for p in pushes]
+    try:  # each where its own suggestion puts it: the source, the way, or the pipeline's own copy
+        planned = [(placed.edits, placed.kind, placed.source_event) for placed in (_place(trace, p, pushes)
+                                                                                  for p in pushes)]
     except CannotPlace:
         return None
     kind = EQUIVALENT if all(k == EQUIVALENT for _, k, _ in planned) else SUPERSET

@@ -319,10 +319,9 @@ def _copied_steps(cell_sources: Sequence[str], cells_of_sites: Mapping[int, int]
 
 def _copied_statement(cell: _Cell, st: CopiedStatement, code: str, imports: Sequence[str]) -> str:
     for shift in dict.fromkeys((0, _leading_import_lines(cell.source, imports))):
+        # by where it starts: another edit of the same rewrite may have made it longer
         stmt = next((n for n in cell.tree.body if isinstance(n, ast.Assign)
-                     and (n.lineno, n.col_offset, n.end_lineno, n.end_col_offset)
-                     == (st.span.lineno + shift, st.span.col_offset, st.span.end_lineno + shift,
-                         st.span.end_col_offset)), None)
+                     and (n.lineno, n.col_offset) == (st.span.lineno + shift, st.span.col_offset)), None)
         if stmt is not None:
             break
     else:
@@ -431,14 +430,21 @@ def apply(cell_sources: Sequence[str], cells_of_sites: Mapping[int, int], edits:
     f_import = FUNCTIONS_IMPORT.format(alias=alias)
     # Import lines a previous application may have put at the top of a cell.
     ours = [f_import, "import datetime", f"import datetime as {dt}"]
-    copies = {e: _copied_steps(cell_sources, cells_of_sites, e, to_pyspark(e.predicate, alias, dt), ours)
-              for e in edits if isinstance(e, OwnCopy)}
     out: dict[int, str] = {}
-    for idx, cell_edits in sorted(by_cell.items()):
-        cell = _Cell(cell_sources[idx], f"cell {idx} (execution [{cell_edits[0].site.execution_count}])")
-        new = _cell_edits(cell, cell_edits, alias, dt, ours, copies)
-        if new != cell.source:
-            out[idx] = new
+    # the other edits first: a pipeline's own copy is then written from the cells as they
+    # become, so it carries the filters the same rewrite puts on the way (a joint rewrite)
+    for phase in (False, True):
+        sources = [out.get(i, src) for i, src in enumerate(cell_sources)]
+        copies = {e: _copied_steps(sources, cells_of_sites, e, to_pyspark(e.predicate, alias, dt), ours)
+                  for e in edits if phase and isinstance(e, OwnCopy)}
+        for idx, cell_edits in sorted(by_cell.items()):
+            mine = [e for e in cell_edits if isinstance(e, OwnCopy) == phase]
+            if not mine:
+                continue
+            cell = _Cell(sources[idx], f"cell {idx} (execution [{cell_edits[0].site.execution_count}])")
+            new = _cell_edits(cell, mine, alias, dt, ours, copies)
+            if new != cell_sources[idx]:
+                out[idx] = new
     if not out:
         return out
     first = min(out)
