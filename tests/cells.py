@@ -24,3 +24,19 @@ def traced(shell: tuple[Any, Any], sources: Sequence[str], ids: Sequence[str | N
     ip, tracer = shell
     run_cells(ip, sources, ids)
     return tracer.trace()
+
+
+def rewritten(cells: Sequence[str], change: Any) -> list[str]:
+    """`cells` with a suggestion's (or a joint rewrite's) changed cells put in."""
+    new = list(cells)
+    for c in change.cells:
+        new[c.index] = c.rewritten
+    return new
+
+
+def rows_of(spark: Any, cells: Sequence[str], names: Sequence[str]) -> dict[str, list]:
+    """Run `cells` in a fresh namespace holding `spark`; each named DataFrame's rows, sorted."""
+    ns: dict[str, Any] = {"spark": spark}
+    for src in cells:
+        exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
+    return {n: sorted(ns[n].collect(), key=repr) for n in names if n in ns}

@@ -8,7 +8,7 @@ again, with the branch taken and with the other one, and must give the original'
 from __future__ import annotations
 
 from magicpush_lab.pipeline import optimize_trace
-from tests.cells import traced
+from tests.cells import rewritten, traced
 
 HEAD = ('from pyspark.sql import functions as F\n'
         'sales = spark.createDataFrame([(i, i % 10, i % 7) for i in range(200)], "id int, v int, s int")')
@@ -61,15 +61,8 @@ def _rows(spark, cells, flag=True):
     return sorted(ns["out"].collect(), key=repr)
 
 
-def _rewritten(cells, suggestion):
-    new = list(cells)
-    for change in suggestion.cells:
-        new[change.index] = change.rewritten
-    return new
-
-
 def _same_rows_both_ways(spark, cells, suggestion):
-    new = _rewritten(cells, suggestion)
+    new = rewritten(cells, suggestion)
     for flag in (True, False):
         assert _rows(spark, new, flag) == _rows(spark, cells, flag), (flag, new)
 

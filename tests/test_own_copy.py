@@ -14,7 +14,7 @@ import pytest
 
 from magicpush_lab.pipeline import optimize_trace
 from magicpush_lab.rewrite.cells import COPY_NOTE
-from tests.cells import traced
+from tests.cells import rewritten, rows_of, traced
 
 HEAD = ('from pyspark.sql import functions as F\n'
         'sales = spark.createDataFrame([(i, i % 10, i % 7 if i % 11 else None) for i in range(200)], '
@@ -92,20 +92,6 @@ CASES = [
 ]
 
 
-def _rows(spark, cells, names):
-    ns = {"spark": spark}
-    for src in cells:
-        exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
-    return {n: sorted(ns[n].collect(), key=repr) for n in names if n in ns}
-
-
-def _rewritten(cells, suggestion):
-    new = list(cells)
-    for change in suggestion.cells:
-        new[change.index] = change.rewritten
-    return new
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.title for c in CASES])
 def test_own_copy_case(spark, shell, case: Case):
     trace = traced(shell, list(case.cells))
@@ -126,8 +112,8 @@ def test_own_copy_case(spark, shell, case: Case):
         # the cells before the late filter's are untouched: what they show is what they showed
         assert all(c.original == case.cells[c.index] for c in s.cells if c.index < len(case.cells) - 1)
     for s in [*on_sales, *result.together]:  # each suggestion alone, and each joint rewrite
-        new = _rewritten(list(case.cells), s)
-        assert _rows(spark, new, case.names) == _rows(spark, list(case.cells), case.names), new
+        new = rewritten(list(case.cells), s)
+        assert rows_of(spark, new, case.names) == rows_of(spark, list(case.cells), case.names), new
 
 
 def test_a_joint_rewrite_copies_the_pipeline_with_the_filter_another_suggestion_put_on_the_way(spark, shell):
@@ -147,5 +133,5 @@ def test_a_joint_rewrite_copies_the_pipeline_with_the_filter_another_suggestion_
     assert 'F.col("v") > 7' in copy, copy
     # the other suggestion's filter, on the way (on the pipeline's own read of `m`), is in the copy too
     assert 'm_pushed.filter(F.col("s") == 3).withColumn(' in copy, copy
-    new = _rewritten(cells, joint[0])
-    assert _rows(spark, new, ("out", "m", "agg")) == _rows(spark, cells, ("out", "m", "agg")), new
+    new = rewritten(cells, joint[0])
+    assert rows_of(spark, new, ("out", "m", "agg")) == rows_of(spark, cells, ("out", "m", "agg")), new

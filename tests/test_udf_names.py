@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pytest
 
 from magicpush_lab.pipeline import optimize_trace
-from tests.cells import traced
+from tests.cells import rewritten, rows_of, traced
 
 HEAD = ('from pyspark.sql import functions as F\nfrom pyspark.sql.types import IntegerType\n'
         'people = spark.createDataFrame([("Female", 40.0), ("Male", 10.0), (None, None), ("Female", 0.0), '
@@ -61,13 +61,6 @@ CASES = [
 ]
 
 
-def _rows(spark, cells):
-    ns = {"spark": spark}
-    for src in cells:
-        exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
-    return sorted(ns["out"].collect(), key=repr)
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.title for c in CASES])
 def test_udf_name_case(spark, shell, case: Case):
     trace = traced(shell, list(case.cells))
@@ -78,7 +71,5 @@ def test_udf_name_case(spark, shell, case: Case):
     else:
         assert [s.predicate for s in on_people] == list(case.predicates), result.notes
     for s in on_people:
-        new = list(case.cells)
-        for change in s.cells:
-            new[change.index] = change.rewritten
-        assert _rows(spark, new) == _rows(spark, list(case.cells)), new
+        new = rewritten(case.cells, s)
+        assert rows_of(spark, new, ("out",)) == rows_of(spark, case.cells, ("out",)), new
