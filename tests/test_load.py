@@ -1,9 +1,11 @@
 """The server under load: optimize, measure, runtime and replay requests at once, through a real
 Jupyter server on 127.0.0.1, a few hundred requests in all.
 
-Every request must get its own right answer, the health route must answer within half a second
-throughout (nothing blocks the event loop: parsing, optimizing and waiting on kernels happen
-off it), and afterwards no kernel and no Java process started for the requests may be left.
+Every request must get its own right answer, nothing may block the event loop (parsing, optimizing
+and reading files run off it: each such call is recorded with the thread it ran on, and the health
+route keeps answering meanwhile), and afterwards no kernel and no Java process started for the
+requests may be left. The health route's latencies are printed, not asserted: on a loaded 2-core
+machine they measure the machine as much as the server.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import asyncio
 import json
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -31,7 +34,9 @@ MEASURE = 8
 RUNTIME = 2
 QUICK_REPLAYS = 2  # besides one replay of a PySpark notebook
 HEALTH_EVERY = 0.3
-HEALTH_LIMIT = 0.5
+#: the server's blocking calls, each of which must run off the event loop's thread
+BLOCKING = (("routes", "parse_optimize_request"), ("routes", "_optimize"), ("routes", "parse_measure_request"),
+            ("routes", "parse_runtime_request"), ("routes", "parse_replay_request"), ("notebook", "read_document"))
 
 
 @pytest.fixture
@@ -65,8 +70,29 @@ async def post(fetch: Any, route: str, body: dict[str, Any]) -> dict[str, Any]:
     return json.loads(response.body)
 
 
+@pytest.fixture
+def blocking_calls(monkeypatch):
+    """Each blocking call the server makes, as (name, ran on the event loop's thread)."""
+    from magicpush_lab.driver import notebook
+    from magicpush_lab.server import routes
+
+    loop_thread = threading.get_ident()  # the test, and the server, run on this thread's event loop
+    calls: list[tuple[str, bool]] = []
+
+    def recorded(name: str, fn: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls.append((name, threading.get_ident() == loop_thread))
+            return fn(*args, **kwargs)
+        return call
+
+    modules = {"routes": routes, "notebook": notebook}  # read_document is imported where it is called
+    for module, name in BLOCKING:
+        monkeypatch.setattr(modules[module], name, recorded(name, getattr(modules[module], name)))
+    return calls
+
+
 async def test_concurrent_optimize_measure_runtime_and_replay_requests_all_answered(
-        fetch, jp_serverapp, jp_root_dir, pipeline_kernel):  # noqa: F811
+        fetch, jp_serverapp, jp_root_dir, pipeline_kernel, blocking_calls):  # noqa: F811
     kernel_id, trace = pipeline_kernel
     km = jp_serverapp.kernel_manager
     shutil.copy(NOTEBOOKS / "sales_pipeline.py", jp_root_dir / "sales_pipeline.py")
@@ -80,16 +106,20 @@ async def test_concurrent_optimize_measure_runtime_and_replay_requests_all_answe
     notebook_kernel = km.get_kernel(kernel_id).provisioner.pid
     seen: dict[int, str] = {}
     latencies: list[float] = []
+    in_flight = 0
+    answered_under_load = 0  # health answers that came back while other requests were still running
     done = asyncio.Event()
 
     async def watch() -> None:
         """Poll the health route and note every process started meanwhile."""
+        nonlocal answered_under_load
         while not done.is_set():
             if len(latencies) < 600:  # the request count stays bounded; the process watch goes on
                 started = time.monotonic()
                 response = await fetch("health")
                 latencies.append(time.monotonic() - started)
                 assert response.code == 200
+                answered_under_load += in_flight > 0
             keep = set(descendants(notebook_kernel)) | {notebook_kernel}
             for pid, cmd in descendants(ours).items():
                 # a process that has exited but is not yet reaped reads as an empty command line:
@@ -128,12 +158,20 @@ async def test_concurrent_optimize_measure_runtime_and_replay_requests_all_answe
         result = await post(fetch, "replay", {"path": "quick.py", "timeout": 60})
         assert result["notebook"] == "quick.py" and result["suggestions"] == []
 
+    async def counted(request: Any) -> None:
+        nonlocal in_flight
+        in_flight += 1
+        try:
+            await request
+        finally:
+            in_flight -= 1
+
     watcher = asyncio.ensure_future(watch())
     started = time.monotonic()
     try:
-        await asyncio.gather(
+        await asyncio.gather(*map(counted, (
             *(optimize(i) for i in range(OPTIMIZE)), *(measure() for _ in range(MEASURE)),
-            *(runtime() for _ in range(RUNTIME)), replay_sales(), *(replay_quick() for _ in range(QUICK_REPLAYS)))
+            *(runtime() for _ in range(RUNTIME)), replay_sales(), *(replay_quick() for _ in range(QUICK_REPLAYS)))))
     finally:
         done.set()
         await watcher
@@ -144,7 +182,12 @@ async def test_concurrent_optimize_measure_runtime_and_replay_requests_all_answe
           f"median {sorted(latencies)[len(latencies) // 2]:.3f} s; processes started for the requests: "
           f"{sum('ipykernel' in c for c in seen.values())} kernels, {sum('java' in c for c in seen.values())} JVMs")
     assert requests <= 700
-    assert max(latencies) < HEALTH_LIMIT, sorted(latencies)[-5:]
+    on_loop = sorted({name for name, on in blocking_calls if on})
+    assert on_loop == [], f"ran on the event loop: {on_loop}"
+    assert {name for name, _ in blocking_calls} >= {"parse_optimize_request", "_optimize", "parse_measure_request",
+                                                    "parse_runtime_request", "parse_replay_request",
+                                                    "read_document"}
+    assert answered_under_load > 0, "the health route never answered while the requests ran"
     # nothing left behind: the replays' kernels shut down, their JVMs with them
     assert km.list_kernel_ids() == [kernel_id]
     assert any("java" in cmd for cmd in seen.values()), "the PySpark replay's JVM was never seen"
