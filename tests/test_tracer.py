@@ -86,7 +86,8 @@ def test_udf_sources_all_forms(shell):
             'h = sales.withColumn("h", half("v")).withColumn("r", F.udf(lambda x: x, "int").asNondeterministic()("v"))')
     udfs = {u.name: u for u in tracer.trace().events[-1].udfs}
     assert udfs["half"].kind == "pandas" and udfs["half"].return_type == "double"
-    assert udfs["<lambda>"].deterministic is False
+    # the notebook's second lambda: a function of its own, under a name of its own
+    assert udfs["<lambda>#2"].deterministic is False and udfs["<lambda>#2"].function_name == "<lambda>"
 
 
 def test_udf_constants_are_recorded_as_spark_shipped_them(shell):

@@ -1,6 +1,7 @@
 """Spark's plans name a Python UDF by its function's name alone: two lambdas, or a function
-defined again differently, share one name there. Their calls must never be read as the other's
-body (capture/udfs.py: such a name's UDFs are read as having no known source).
+defined again differently, share one name there. Each call is tied to the function it was made
+from (capture/udfs.py), so each is read with its own body; a call that cannot be tied (one from
+SQL text) is never read as either function.
 
 Each case is a notebook traced in a real IPython shell; every suggestion's rewritten cells run
 again and must give the original's rows.
@@ -19,6 +20,9 @@ HEAD = ('from pyspark.sql import functions as F\nfrom pyspark.sql.types import I
         'people = spark.createDataFrame([("Female", 40.0), ("Male", 10.0), (None, None), ("Female", 0.0), '
         '("Male", 45.5), ("Other", 39.0)], "gender string, hours double")')
 
+# read from a lambda over a double: NaN and the infinities stay for the late filter to decide
+HARD_WORKERS = '(F.col("hours") > 38.8) | F.isnan(F.col("hours") - F.col("hours"))'
+
 
 @dataclass(frozen=True)
 class Case:
@@ -28,12 +32,26 @@ class Case:
 
 
 CASES = [
-    Case("must not read one lambda as another: two lambdas, a filter on the first one's output",
+    Case("two lambdas, a filter on the first one's output: read with the first one's body",
          (HEAD,
           'female = F.udf(lambda gender: {"Female": 1, "Male": 0}.get(gender), IntegerType())\n'
           'hard = F.udf(lambda hours: 1 if hours is not None and hours > 38.8 else 0, IntegerType())\n'
           'w = people.withColumn("female", female(F.col("gender"))).withColumn("hw", hard(F.col("hours")))',
           'out = w.filter(F.col("female") == 1)'),
+         ('F.col("gender") == "Female"',)),
+    Case("two lambdas, a filter on the second one's output: read with the second one's body",
+         (HEAD,
+          'female = F.udf(lambda gender: {"Female": 1, "Male": 0}.get(gender), IntegerType())\n'
+          'hard = F.udf(lambda hours: 1 if hours is not None and hours > 38.8 else 0, IntegerType())\n'
+          'w = people.withColumn("female", female(F.col("gender"))).withColumn("hw", hard(F.col("hours")))',
+          'out = w.filter(F.col("hw") == 1)'),
+         (HARD_WORKERS,)),
+    Case("must not read a call from SQL text as either function of its name: `flag` registered twice",
+         (HEAD,
+          'spark.udf.register("flag", lambda hours: 1 if hours is not None and hours > 38.8 else 0, IntegerType())\n'
+          'spark.udf.register("flag", lambda hours: 1 if hours is not None and hours < 20 else 0, IntegerType())\n'
+          'w = people.withColumn("f", F.expr("flag(hours)"))',
+          'out = w.filter(F.col("f") == 1)'),
          None),
     Case("a named function beside a lambda keeps its own body: its filter pushes",
          (HEAD,
@@ -50,14 +68,22 @@ CASES = [
           'w = people.withColumn("m", male(F.col("gender")))',
           'out = w.filter(F.col("m") == 1)'),
          ('F.col("gender") == "Male"',)),
-    Case("must not read a function as its earlier definition: `tier` defined again differently",
+    Case("a function defined again differently: a filter on the first one's output reads the first body",
          (HEAD,
           'def tier(hours):\n    return 1 if hours is not None and hours > 38.8 else 0\n'
           'low = F.udf(tier, IntegerType())\nw = people.withColumn("t1", low(F.col("hours")))',
           'def tier(hours):\n    return 1 if hours is not None and hours < 20 else 0\n'
           'high = F.udf(tier, IntegerType())\nw = w.withColumn("t2", high(F.col("hours")))',
           'out = w.filter(F.col("t1") == 1)'),
-         None),
+         (HARD_WORKERS,)),
+    Case("a function defined again differently: a filter on the second one's output reads the second body",
+         (HEAD,
+          'def tier(hours):\n    return 1 if hours is not None and hours > 38.8 else 0\n'
+          'low = F.udf(tier, IntegerType())\nw = people.withColumn("t1", low(F.col("hours")))',
+          'def tier(hours):\n    return 1 if hours is not None and hours < 20 else 0\n'
+          'high = F.udf(tier, IntegerType())\nw = w.withColumn("t2", high(F.col("hours")))',
+          'out = w.filter(F.col("t2") == 1)'),
+         ('(F.col("hours") < 20.0) | F.isnan(F.col("hours") - F.col("hours"))',)),
 ]
 
 

@@ -170,6 +170,7 @@ class Hooks:
             self._patch(classes.session, name, self._step(name, spec, "source"))
         self._patch(classes.udf, "__init__", self._udf_defined())
         self._patch(classes.udf, "_create_judf", self._udf_pickled())
+        self._patch(classes.udf, "__call__", self._udf_called())
 
     def add(self, owner: type, name: str, make: Callable[[Any], Any]) -> None:
         """Wrap one more method (a registration of another part of capture/, such as rdd.py);
@@ -301,6 +302,26 @@ class Hooks:
                 return original(udf_self, func, *args, **kwargs)
 
             return create
+
+        return make
+
+    def _udf_called(self) -> Callable[[Any], Any]:
+        """Each call of a UDF gives a PythonUDF expression: tie it to the function called, since
+        Spark's plans name it only by the function's name (udfs.py)."""
+        tracer = self.tracer
+
+        def make(original: Any) -> Any:
+            @functools.wraps(original)
+            def call(udf_self: Any, *args: Any, **kwargs: Any) -> Any:
+                column = original(udf_self, *args, **kwargs)
+                try:
+                    if tracer.active:
+                        tracer.udfs.called(udf_self, column)
+                except Exception as err:
+                    tracer.warn(f"udf call: {type(err).__name__}: {err}")
+                return column
+
+            return call
 
         return make
 

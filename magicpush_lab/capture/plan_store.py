@@ -190,21 +190,27 @@ class PlanStore:
             moved[i] = out.intern(_renumbered(self._records[i], moved))
         return out, moved
 
-    def udfs(self, node: int) -> tuple[dict[str, Any], ...]:
-        """The PythonUDF expression records in `node`'s subtree, first of each name, in the order
-        Spark's JSON lists them (a node's fields before its children). Memoized per record, so
-        asking for every event of a long chain stays linear."""
+    def udf_calls(self, node: int) -> tuple[tuple[int, dict[str, Any]], ...]:
+        """The PythonUDF expression records in `node`'s subtree, each once, as (id, record), in the
+        order Spark's JSON lists them (a node's fields before its children). Memoized per record,
+        so asking for every event of a long chain stays linear in the calls.
+
+        >>> store = PlanStore()
+        >>> call = {"class": "x.PythonUDF", "num-children": 0, "name": "f", "resultId": {"id": 7}}
+        >>> top = store.add_flat([{"class": "x.Project", "num-children": 0, "projectList": [[call]]}])
+        >>> [(record["name"], record["resultId"]["id"]) for _, record in store.udf_calls(top)]
+        [('f', 7)]
+        """
         memo = self.__dict__.setdefault("_udf_memo", {})
         for i in range(len(memo), node + 1):  # references go to smaller ids: computed before
             record = self._records[i]
-            found: dict[str, int] = {}
+            found: dict[int, None] = {}
             if record["class"].endswith(".PythonUDF") and "name" in record:
-                found[str(record["name"])] = i
+                found[i] = None
             for j in [*refs(record), *record[KIDS]]:
-                for name, rid in memo[j]:
-                    found.setdefault(name, rid)
-            memo[i] = tuple(found.items())
-        return tuple(self._records[rid] for _, rid in memo[node])
+                found.update(dict.fromkeys(memo[j]))
+            memo[i] = tuple(found)
+        return tuple((rid, self._records[rid]) for rid in memo[node])
 
     def classes(self, node: int) -> set[str]:
         """The simple class names in `node`'s subtree."""

@@ -66,7 +66,14 @@ class Site:
 
 @dataclass(frozen=True)
 class Udf:
-    """A Python UDF referenced by an event's plan, as it was defined when the event ran."""
+    """A Python UDF referenced by an event's plan, as it was defined when the event ran.
+
+    name: the function's name in the trace: Spark's name for it (its function's `__name__`),
+        with `#2`, `#3`... for a second, third function of that name (capture/udfs.py).
+    calls: the result ids of the plan's PythonUDF expressions that call this function, where
+        its name in the trace is not Spark's (a call whose id is not listed is the function
+        Spark's name has in the trace).
+    """
 
     name: str
     source: str | None
@@ -78,6 +85,16 @@ class Udf:
     int_extension_dtype: bool = False
     # (global name, event id): a list the UDF reads that is the `collect()` of that event's DataFrame
     side_inputs: tuple[tuple[str, int], ...] = ()
+    calls: tuple[int, ...] = ()
+
+    @property
+    def function_name(self) -> str:
+        """The name Spark's plans (and the user's code) give the function.
+
+        >>> Udf("<lambda>#2", None).function_name
+        '<lambda>'
+        """
+        return self.name.split("#", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -276,4 +293,4 @@ def _plan_id(plan: Any, plans: PlanStore) -> int | None:
 def _udf(u: dict[str, Any]) -> Udf:
     """A UDF record from JSON, whose lists become the tuples the dataclass holds."""
     side = tuple((str(name), int(event)) for name, event in u.get("side_inputs", ()))
-    return Udf(**{**u, "side_inputs": side})
+    return Udf(**{**u, "side_inputs": side, "calls": tuple(int(c) for c in u.get("calls", ()))})

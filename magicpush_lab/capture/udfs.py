@@ -233,24 +233,36 @@ def _udf_kind(eval_type: Any) -> str:
 
 
 class UdfCapture:
-    """The UDFs defined and shipped while tracing, and the lists `collect()` returned."""
+    """The UDFs defined and shipped while tracing, each call Spark's plans hold tied to its
+    function, and the lists `collect()` returned.
+
+    Spark's plans name a Python UDF by its function's name alone, so two functions of one name
+    (every lambda is `<lambda>`; a function defined again differently keeps its name) look
+    alike there. Each distinct function gets a name of its own for the trace, `name` for the
+    first and `name#2`, `name#3`... for the others (see `defined`), and each call (a PythonUDF
+    expression, identified by its result id) is tied to the function it was made from when the
+    UDF is called (see `called`). A call of a shared name that cannot be tied (made outside
+    tracing, or from SQL text) is a function of its own with no known source: it is never read
+    as another function's body, nor equated with another call.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
-        self._udfs: dict[str, tuple[Any, str | None]] = {}  # UDF name -> (UserDefinedFunction, source)
-        self._ambiguous: set[str] = set()  # names of more than one function (see defined)
-        self._meaning: dict[str, str | None] = {}  # UDF name -> its source with its constants, when defined
+        self._udfs: dict[str, tuple[Any, str | None]] = {}  # trace name -> (UserDefinedFunction, source)
+        # Spark's name -> [(source with its constants or None, trace name)]: the distinct functions seen
+        self._functions: dict[str, list[tuple[str | None, str]]] = {}
+        self._named: dict[int, tuple[Any, str]] = {}  # id(UserDefinedFunction) -> (it, its trace name)
+        self._calls: dict[int, str] = {}  # result id of a PythonUDF expression -> the trace name of its function
         # id(UserDefinedFunction) -> (source with its captured constants, its side inputs), as
         # Spark pickled the function
         self._shipped: dict[int, tuple[str, tuple[tuple[str, int], ...]]] = {}
         # id(list) -> (list, event id): what collect() returned, so a UDF reading it can be tied to it
         self._collected: dict[int, tuple[Any, int]] = {}
 
-    def defined(self, udf: Any, func: Any) -> None:
-        """A UserDefinedFunction was made of `func`: keep its source. Spark's plans name a UDF by
-        its function's name alone, so two functions of one name (two lambdas, a function defined
-        again differently) cannot be told apart in a plan: that name's UDFs are then read as
-        having no known source, which only ever blocks a pushdown."""
+    def defined(self, udf: Any, func: Any) -> str:
+        """A UserDefinedFunction was made of `func`: keep its source, and give it its trace name:
+        the name of an earlier function with the same source reading the same constants (the
+        same function, say a cell run again), else a new one."""
         source = function_source(func)
         # the same text reading other constants (a closure, a global changed since) is another function
         try:
@@ -258,17 +270,46 @@ class UdfCapture:
         except Exception:  # noqa: BLE001 - the tracer never breaks the user's cell; unknown meaning
             meaning = None
         with self._lock:
+            known = self._named.get(id(udf))
+            if known is not None and known[0] is udf:
+                return known[1]
             name = str(udf._name)
-            known = self._udfs.get(name)
-            if known is not None and known[0] is not udf and (known[1] != source or self._meaning.get(name) != meaning):
-                self._ambiguous.add(name)
-            self._udfs[name] = (udf, source)
-            self._meaning[name] = meaning
+            seen = self._functions.setdefault(name, [])
+            # a function whose meaning is unknown is only ever itself
+            same = next((trace_name for m, trace_name in seen if meaning is not None and m == meaning), None)
+            trace_name = same or (name if not seen else f"{name}#{len(seen) + 1}")
+            if same is None:
+                seen.append((meaning, trace_name))
+            self._udfs[trace_name] = (udf, source)
+            self._named[id(udf)] = (udf, trace_name)
+            return trace_name
+
+    def called(self, udf: Any, column: Any) -> None:
+        """`udf` was called and gave `column`: tie the PythonUDF expression in it (by the result
+        id Spark gave it, which its plans keep) to `udf`'s function. Classic sessions only:
+        elsewhere the call stays untied."""
+        jc = getattr(column, "_jc", None)
+        if jc is None:
+            return
+        node = jc.node()  # Spark 4's Column holds a ColumnNode; a UDF's call wraps its expression
+        if node.getClass().getSimpleName() != "ExpressionColumnNode":
+            return
+        expr = node.expression()
+        if expr.getClass().getSimpleName() != "PythonUDF":
+            return
+        result_id = int(expr.resultId().id())
+        with self._lock:
+            known = self._named.get(id(udf))
+            trace_name = known[1] if known is not None and known[0] is udf else self.defined(udf, udf.func)
+            self._calls[result_id] = trace_name
 
     def pickled(self, udf: Any, func: Any) -> None:
         """Spark pickles `func` now: the constants it reads, and the collected lists among them,
         are the ones Spark runs."""
-        _, source = self._udfs.get(str(udf._name), (None, None))
+        known = self._named.get(id(udf))
+        if known is None or known[0] is not udf:
+            return
+        _, source = self._udfs.get(known[1], (None, None))
         if source is not None:
             with self._lock:
                 if id(udf) not in self._shipped:
@@ -280,15 +321,34 @@ class UdfCapture:
             with self._lock:
                 self._collected[id(rows)] = (rows, event)
 
+    def trace_name(self, record_id: int, record: dict[str, Any]) -> str:
+        """The trace name of a PythonUDF expression record: its function's, when the call was
+        tied; Spark's name, when only one function has it; else a name of its own (the
+        record's id, which equal calls share)."""
+        name = str(record["name"])
+        result_id = (record.get("resultId") or {}).get("id") if isinstance(record.get("resultId"), dict) else None
+        with self._lock:
+            tied = self._calls.get(result_id) if result_id is not None else None
+            if tied is not None:
+                return tied
+            if len(self._functions.get(name, ())) <= 1:
+                return name
+        return f"{name}#call{record_id}"
+
     def udfs_of(self, store: Any, plan: int, session: Any = None) -> tuple[Udf, ...]:
-        """The Python UDFs plan `plan` of `store` calls, as they were defined and shipped;
-        `session` is the one the plan's DataFrame runs on."""
+        """The Python UDFs plan `plan` of `store` calls, each with its trace name and the result
+        ids of its calls there, as they were defined and shipped; `session` is the one the
+        plan's DataFrame runs on."""
+        found: dict[str, tuple[dict[str, Any], list[int]]] = {}
+        for record_id, node in store.udf_calls(plan):
+            trace_name = self.trace_name(record_id, node)
+            result_id = (node.get("resultId") or {}).get("id") if isinstance(node.get("resultId"), dict) else None
+            calls = found.setdefault(trace_name, (node, []))[1]
+            if result_id is not None and trace_name != str(node["name"]):
+                calls.append(int(result_id))
         out = []
-        for node in store.udfs(plan):
-            name = str(node["name"])
-            udf, source = self._udfs.get(name, (None, None))
-            if name in self._ambiguous:
-                udf, source = None, None
+        for trace_name, (node, calls) in found.items():
+            udf, source = self._udfs.get(trace_name, (None, None))
             side_inputs: tuple[tuple[str, int], ...] = ()
             if udf is not None and source is not None:
                 # the snapshot taken when Spark pickled the function (see pickled); a UDF
@@ -303,10 +363,10 @@ class UdfCapture:
                 except Exception:
                     return_type = str(node.get("dataType", "other"))
             kind = _udf_kind(node.get("evalType"))
-            out.append(Udf(name=name, source=source, deterministic=bool(node.get("udfDeterministic", True)),
+            out.append(Udf(name=trace_name, source=source, deterministic=bool(node.get("udfDeterministic", True)),
                            return_type=return_type, kind=kind,
                            int_extension_dtype=kind == "pandas" and _int_extension_dtype(session),
-                           side_inputs=side_inputs))
+                           side_inputs=side_inputs, calls=tuple(sorted(set(calls)))))
         return tuple(out)
 
     def _side_inputs_of(self, func: Any) -> tuple[tuple[str, int], ...]:

@@ -176,7 +176,9 @@ class Func:
 
 @dataclass(frozen=True)
 class PyUdf:
-    """A call of a Python UDF; `source` is the function's code when the trace captured it."""
+    """A call of a Python UDF; `source` is the function's code when the trace captured it.
+    `name` tells functions apart: Spark's name for the function, with `#k` after it for a
+    second function of that name (capture/udfs.py); `shown_name` is the one users wrote."""
 
     name: str
     args: tuple["Expr", ...]
@@ -191,8 +193,17 @@ class PyUdf:
     # the returned value differently (symbolic/python_udf.py, _to_column)
     arrow: bool = True
 
+    @property
+    def shown_name(self) -> str:
+        """The function's name as the user's code has it.
+
+        >>> PyUdf("<lambda>#2", (), "int").shown_name
+        '<lambda>'
+        """
+        return self.name.split("#", 1)[0]
+
     def __str__(self) -> str:
-        return f"{self.name}({', '.join(map(str, self.args))})"
+        return f"{self.shown_name}({', '.join(map(str, self.args))})"
 
 
 @dataclass(frozen=True)

@@ -110,7 +110,7 @@ def drop_shared_side_inputs(plan: P.Plan, result: WalkResult) -> None:
                     if isinstance(x, X.PyUdf) and (x.name == node.udf.name or _reads(x, node.side_name)))
         if calls > 1 and any(p.source is node.side_input for p in result.pushed):
             result.pushed = [p for p in result.pushed if p.source is not node.side_input]
-            reason = (f"{node.udf.name} is called {calls} times in the pipeline; "
+            reason = (f"{node.udf.shown_name} is called {calls} times in the pipeline; "
                       "a filter before its collect() would change every call")
             result.refusals.append(Refusal("RowIterPipeline", reason, event=node.origin))
 

@@ -83,7 +83,7 @@ def black_boxes(trace: Trace, plan: P.Plan, eid: int | None) -> list[str]:
             continue
         if unread is not None:
             field = _ROUND_TRIP_FIELD.fullmatch(u.name) if "_step0" in (u.source or "") else None
-            what = f"field `{field.group(1)}` of the RDD round trip" if field else f"`{u.name}`"
+            what = f"field `{field.group(1)}` of the RDD round trip" if field else f"`{u.shown_name}`"
             found.append(f"{what} is not read ({unread})")
         # each black box in the function that holds it: a helper the UDF calls, or the user's
         # function or lambda of an RDD round trip (whose UDFs, one per field, are synthesized)

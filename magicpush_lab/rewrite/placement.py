@@ -418,7 +418,7 @@ def _before_collect(trace: Trace, pushed: Pushed, source_event: Event) -> AddFil
     if len(collects) != 1 or collects[0].site is None:
         raise CannotPlace("the collected DataFrame is collected more than once, or where it is not known")
     # every UDF of the notebook tied to this collect(): one, the one the proof was made for
-    udf_names = {u.name for e in trace.events for u in e.udfs
+    udf_names = {u.function_name for e in trace.events for u in e.udfs
                  if any(event == source_event.id for _, event in u.side_inputs)}
     if len(udf_names) != 1:
         raise CannotPlace(f"{len(udf_names)} UDFs read the rows collected from this DataFrame")

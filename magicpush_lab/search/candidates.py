@@ -19,7 +19,7 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.budget import Budget
 from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidate import Candidate
-from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula
+from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula, written_decimals
 from magicpush_lab.search.padded import padded_predicate
 from magicpush_lab.symbolic.aggregate_ops import PivotSlot, pivot_slots
 from magicpush_lab.symbolic.encode import Evaluator, truth
@@ -157,7 +157,7 @@ def _rewrite_conjunct(op: P.Project, conjunct: X.Expr, mapping: dict[X.Col, X.Ex
         phi = truth(ev.eval(conjunct, out))
     except (NotModelled, z3.Z3Exception):
         return None
-    derived = predicate_from_formula(phi, [row], budget.slice_ms(FORMULA_MS))
+    derived = predicate_from_formula(phi, [row], budget.slice_ms(FORMULA_MS), written_decimals([substituted]))
     exposed = nan.exposed_arguments([substituted], derived) if derived is not None else ()
     if len(exposed) == 1 and nan.pandas_only([whole], exposed[0]):
         # a pandas UDF sees NaN as NULL: NaN rows get what the NULL row gets (symbolic/nan.py)
@@ -314,7 +314,7 @@ def _readable(e: X.Expr, budget: Budget, simplify: bool = False) -> X.Expr:
         phi = truth(Evaluator().eval(e, row))
     except (NotModelled, z3.Z3Exception):
         return e
-    return predicate_from_formula(phi, [row], budget.slice_ms(FORMULA_MS)) or e
+    return predicate_from_formula(phi, [row], budget.slice_ms(FORMULA_MS), written_decimals([e])) or e
 
 
 def through_outer_join(op: P.OuterJoin, f: X.Expr, budget: Budget) -> Iterator[Candidate]:

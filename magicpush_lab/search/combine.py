@@ -36,7 +36,7 @@ import z3
 from magicpush_lab.budget import Budget
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.search.formula import FORMULA_MS, first_term_ite, predicate_from_formula
+from magicpush_lab.search.formula import FORMULA_MS, first_term_ite, predicate_from_formula, written_decimals
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op, op_expressions
 from magicpush_lab.symbolic.solver import limit_ms
@@ -91,7 +91,7 @@ def op_components(op: P.Plan, budget: Budget) -> list[X.Expr]:
                 continue
             for test in tests:
                 for phi in (test, z3.Not(test)):
-                    g = predicate_from_formula(phi, [row], budget.slice_ms(FORMULA_MS))
+                    g = predicate_from_formula(phi, [row], budget.slice_ms(FORMULA_MS), written_decimals([udf]))
                     if g is not None and g not in (X.TRUE, X.FALSE):
                         found.append(g)
     return _unique(found)

@@ -12,6 +12,8 @@ The result is only a candidate; the verifier decides whether it is correct.
 
 from __future__ import annotations
 
+import ast
+import contextvars
 import datetime as dt
 import math
 import time
@@ -37,9 +39,50 @@ class NotExpressible(Exception):
     """The formula uses something with no IR counterpart (a black-box call, say)."""
 
 
-def predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow],
-                           timeout_ms: int = FORMULA_MS) -> X.Expr | None:
-    """A SQL predicate whose truth on an input row is `phi`, or None if none is found."""
+#: the decimal constants the formula being read back may hold as written (see written_decimals)
+_WRITTEN: contextvars.ContextVar[frozenset[Fraction]] = contextvars.ContextVar("written", default=frozenset())
+
+
+def written_decimals(exprs: Iterable[X.Expr]) -> frozenset[Fraction]:
+    """The float constants written in `exprs` (double literals, and float literals in the
+    source of the Python UDFs they call), each as the decimal the model holds it as.
+
+    The model reads a float written `38.8` as the real 194/5 (the shortest decimal of the
+    double), which no double equals. Compared with a double, 194/5 and the double nearest it
+    agree on every double (none lies between them), so such a constant may be written back as
+    the same literal; but only a constant the user wrote: one the model computed (`0.1 + 0.2`
+    is 3/10 there, 0.30000000000000004 in Python) would compare differently.
+
+    >>> sorted(written_decimals([X.PyUdf("f", (), "int", "lambda h: 1 if h > 38.8 else 0")]))
+    [Fraction(194, 5)]
+    """
+    found: set[Fraction] = set()
+    for e in exprs:
+        for n in X.walk(e):
+            if isinstance(n, X.Lit) and isinstance(n.value, float) and math.isfinite(n.value):
+                found.add(Fraction(repr(n.value)))
+            elif isinstance(n, X.PyUdf) and n.source:
+                try:
+                    tree = ast.parse(n.source)
+                except SyntaxError:
+                    continue
+                found.update(Fraction(repr(c.value)) for c in ast.walk(tree)
+                             if isinstance(c, ast.Constant) and type(c.value) is float and math.isfinite(c.value))
+    return frozenset(found)
+
+
+def predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow], timeout_ms: int = FORMULA_MS,
+                           written: frozenset[Fraction] = frozenset()) -> X.Expr | None:
+    """A SQL predicate whose truth on an input row is `phi`, or None if none is found; a
+    constant with no exact double is written only when it is one of the `written` decimals."""
+    token = _WRITTEN.set(written)
+    try:
+        return _predicate_from_formula(phi, rows, timeout_ms)
+    finally:
+        _WRITTEN.reset(token)
+
+
+def _predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow], timeout_ms: int) -> X.Expr | None:
     symbols = _symbol_table(rows)
     pre = z3.Then(z3.With("simplify", arith_lhs=True), "ctx-simplify")
     try:
@@ -314,7 +357,7 @@ def _term(t: z3.ExprRef, symbols: dict[str, tuple[str, X.Col]], hint: str | None
         frac = Fraction(t.numerator_as_long(), t.denominator_as_long())
         if frac.denominator == 1:
             return X.Lit(int(frac), "long") if hint not in ("double", "float") else X.Lit(float(frac), "double")
-        if Fraction(float(frac)) != frac:
+        if Fraction(float(frac)) != frac and frac not in _WRITTEN.get():
             raise NotExpressible(f"{frac} has no exact double")
         return X.Lit(float(frac), "double")
     if z3.is_string_value(t):

@@ -106,6 +106,7 @@ def translate_event(trace: Trace, eid: int, pandas_body_reason: PandasBodyReason
         events_by_key=events_by_key,
         source_events=frozenset(i for i in upstream if is_source_op(by_id[i].op) and not by_id[i].inputs),
         udfs=udfs,
+        udf_calls={c: u.name for u in udfs.values() for c in u.calls},
         collected=collected_sources(trace, udfs.values(), nodes),
         nodes=nodes,
         events_by_loose=by_loose,

@@ -103,6 +103,9 @@ class Context:
     events_by_key: Mapping[str, int] = field(default_factory=dict)
     source_events: frozenset[int] = frozenset()
     udfs: Mapping[str, Udf] = field(default_factory=dict)
+    # result id of a PythonUDF expression -> the trace name of the function it calls, where that
+    # is not Spark's name for it (capture/udfs.py: two functions of one name)
+    udf_calls: Mapping[int, str] = field(default_factory=dict)
     # event id -> the collected DataFrame as a source, for UDFs that loop over a collect() result
     collected: Mapping[int, P.Source] = field(default_factory=dict)
     # the plans' nodes, and the events' plans by their loose digest (plan_json.PlanNodes.loose):
@@ -120,6 +123,17 @@ class Context:
     # event id -> how that event's plan is read instead of from the plan alone (an RDD round
     # trip's leaf is read as the steps over the DataFrame the rows came from: translate/rdd.py)
     rebuilt: Mapping[int, Callable[["Node", "Context"], P.Plan]] = field(default_factory=dict)
+
+    def udf_name(self, call: Node) -> str:
+        """The trace name of the function a PythonUDF expression calls."""
+        name = str(call.field("name"))
+        result_id = call.field("resultId")
+        result_id = result_id.get("id") if isinstance(result_id, dict) else None
+        if result_id is not None and int(result_id) in self.udf_calls:
+            return self.udf_calls[int(result_id)]
+        if result_id is None and any(u.function_name == name and u.name != name for u in self.udfs.values()):
+            raise TranslateError(f"a call of {name} that cannot be told from another function of that name")
+        return name
 
     def origin_of(self, n: Node) -> int | None:
         origin = self.events_by_key.get(n.key)
@@ -207,7 +221,7 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
             dtype = "long"
         return X.Agg(fn, args[0], dtype, bool(n.field("isDistinct")))
     if n.cls == "PythonUDF":
-        name = n.field("name")
+        name = ctx.udf_name(n)
         udf = ctx.udfs.get(name)
         eval_type = int(n.field("evalType") or 100)
         return X.PyUdf(
@@ -602,7 +616,7 @@ def _grouped_map(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         raise TranslateError("applyInPandas without a Python function in the plan")
     if int(udf_node.field("evalType") or 0) != 201:  # SQL_GROUPED_MAP_PANDAS_UDF: fn(pdf) -> pdf
         raise TranslateError("applyInPandas in a form other than fn(pdf) -> pdf")
-    name = udf_node.field("name")
+    name = ctx.udf_name(udf_node)
     udf = ctx.udfs.get(name)
     if not bool(udf_node.field("udfDeterministic", True)) or (udf is not None and not udf.deterministic):
         raise TranslateError(f"applyInPandas function {name} is nondeterministic")

@@ -181,7 +181,7 @@ def udf_on_padded_rows(late: P.Filter, steps) -> str:
     udf = next((x for e in exprs for x in X.walk(e) if isinstance(x, X.PyUdf)), None)
     if udf is None:
         return ""
-    return f"{udf.name}() runs above an outer join the predicate passed, on rows it may NULL-pad"
+    return f"{udf.shown_name}() runs above an outer join the predicate passed, on rows it may NULL-pad"
 
 
 def _above_outer_join(node: P.Plan) -> bool:
@@ -211,7 +211,7 @@ def udf_above_a_limit(late: P.Filter, steps) -> str:
     udf = next((x for e in exprs for x in X.walk(e) if isinstance(x, X.PyUdf)), None)
     if udf is None:
         return ""
-    return f"{udf.name}() runs above a limit the predicate passed, on rows the limit did not keep before"
+    return f"{udf.shown_name}() runs above a limit the predicate passed, on rows the limit did not keep before"
 
 
 def _above_limit(node: P.Plan) -> bool:

@@ -98,16 +98,16 @@ def verify(op: P.RowIterPipeline, f: X.Expr, g: Sequence[X.Expr | None], kind: s
 def _refusal(op: P.RowIterPipeline, f: X.Expr, g_l: X.Expr | None, g_r: X.Expr | None) -> str:
     udf = op.udf
     if udf.source is None or udf.kind != "python":
-        return f"the source of UDF {udf.name} is not known"
+        return f"the source of UDF {udf.shown_name} is not known"
     reason = nondeterministic(*(e for _, e in op.outputs), f, *(x for x in (g_l, g_r) if x is not None))
     if reason:
         return reason
     if g_r is not None and any(isinstance(n, X.PyUdf) and n.name == udf.name for n in X.walk(f)):
         # there the UDF is a black box of its arguments, which holds only while the list is the same
-        return f"the late filter calls {udf.name} again, which would see the filtered list"
+        return f"the late filter calls {udf.shown_name} again, which would see the filtered list"
     others = [e for c, e in op.outputs if e != udf]
     if any(isinstance(n, X.PyUdf) and n.name == udf.name for e in others for n in X.walk(e)):
-        return f"{udf.name} is used inside a larger expression: not analysed"
+        return f"{udf.shown_name} is used inside a larger expression: not analysed"
     if g_r is not None and (X.has_python_udf(g_r) or not X.columns(g_r) <= set(op.side_input.output)):
         return "the predicate on the collected table must read only its columns, without Python UDFs"
     if g_l is not None and not X.columns(g_l) <= set(op.child.output):
