@@ -54,6 +54,21 @@ CASES = [
           'agg.show()',
           'out = agg.filter(F.col("v") > 7)'),
          False),
+    Case("a filter on a window's order column after its top 3 per key: Spark does not pass the window, so copied",
+         (HEAD,
+          'from pyspark.sql import Window\n'
+          'agg = (sales.withColumn("r", F.row_number().over(Window.partitionBy("s").orderBy(F.desc("v"), "id")))'
+          '.filter(F.col("r") <= 3).select("s", "v", "id"))\nagg.show()',
+          'out = agg.filter(F.col("v") >= 8)'),
+         True, names=("out", "agg"),
+         expect_lines=('out = agg_pushed.filter(F.col("v") >= 8)',)),
+    Case("must not copy: a filter on a window's partition key, which Spark passes by itself",
+         (HEAD,
+          'from pyspark.sql import Window\n'
+          'agg = (sales.withColumn("r", F.row_number().over(Window.partitionBy("s").orderBy(F.desc("v"), "id")))'
+          '.filter(F.col("r") <= 3).select("s", "v", "id"))\nagg.show()',
+          'out = agg.filter(F.col("s") >= 4)'),
+         False, names=("out", "agg")),
     Case("a name reassigned along the path gets a copy per assignment",
          (HEAD + '\ndf = sales.withColumn("w", double("v"))\ndf = df.withColumn("w2", F.col("w") + 1)',
           'agg = df.groupBy("w2").agg(F.count("*").alias("n"))\nagg.count()',

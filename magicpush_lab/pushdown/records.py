@@ -17,6 +17,9 @@ class Step:
     category: str
     base_case_rows: int
     kind: str
+    # Spark's own optimizer would not move the late filter's condition through this operator
+    # (its PushDownPredicates rules stop there): see pushdown/walk.spark_stops_at
+    spark_stops: bool = False
 
 
 @dataclass(frozen=True)

@@ -270,7 +270,8 @@ class _Walk:
     def _descend(self, node: P.Plan, at: _Carried, chosen: tuple[X.Expr | None, ...], verdict: Verdict,
                  here: int | None) -> None:
         """The proved candidate `chosen` walked on from each input it gives a predicate to."""
-        step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, verdict.kind)
+        step = Step(P.operator_name(node), verdict.category, verdict.base_case_rows, verdict.kind,
+                    spark_stops_at(node, at.pred))
         kind = EQUIVALENT if at.kind == EQUIVALENT and verdict.kind == EQUIVALENT else SUPERSET
         start, stopped = len(self.result.pushed), False
         for i, (child, g) in enumerate(zip(node.children, chosen)):
@@ -393,3 +394,20 @@ def nondeterministic_column(node: P.Project) -> str | None:
         return f"`{col.name}` = {call} is nondeterministic: a filter below it would change the values of the rows it keeps"
     return None
 
+
+def spark_stops_at(node: P.Plan, pred: X.Expr) -> bool:
+    """Spark's optimizer would not move `pred` through `node` by itself: a grouped map, a UDF
+    over a collected table, a limit, or a window whose partition keys do not hold every column
+    `pred` reads (its PushPredicateThroughNonJoin passes a window only on those keys).
+
+    >>> k, v = X.Col("k", 1, "int"), X.Col("v", 2, "int")
+    >>> w = P.Window(P.Source("t", (k, v)), (k,), (), ())
+    >>> spark_stops_at(w, X.Cmp(">", k, X.Lit(1, "int"))), spark_stops_at(w, X.Cmp(">", v, X.Lit(1, "int")))
+    (False, True)
+    """
+    if isinstance(node, (P.GroupedMap, P.RowIterPipeline, P.TopK)):
+        return True
+    if isinstance(node, P.Window):
+        keys = {c for c in node.partition if isinstance(c, X.Col)}
+        return not X.columns(pred) <= keys
+    return False

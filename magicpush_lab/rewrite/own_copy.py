@@ -98,19 +98,17 @@ def own_copy(trace: Trace, pushed: Pushed, top: int | None, path: set[int]) -> O
 
 
 # steps Spark's optimizer never moves a filter through, whatever the filter
-_SPARK_STOPS = {"GroupedMap", "RowIterPipeline", "TopK"}
-
-
 def _beyond_spark(pushed: Pushed) -> bool:
     """The copy is worth its lines only when its filter is one Spark would not apply at the read
     itself: a predicate other than the late filter's own (derived through a UDF, an aggregate,
     a join's condition), or one carried through a step Spark's optimizer stops at. The late
     filter's own condition through projections, joins, unions, sorts, and aggregates or windows
-    on their keys, Spark pushes to the read alone (its PushDownPredicates rules)."""
+    on their keys, Spark pushes to the read alone (its PushDownPredicates rules; each step says
+    whether Spark stops there, pushdown/walk.spark_stops_at)."""
     late = getattr(pushed.late_filter, "condition", None)
     if late is None or X.columns(pushed.predicate) != X.columns(late):
         return True  # other columns (by identity: an aggregate's output may reuse an input's name)
-    return str(pushed.predicate) != str(late) or any(s.operator in _SPARK_STOPS for s in pushed.steps)
+    return str(pushed.predicate) != str(late) or any(s.spark_stops for s in pushed.steps)
 
 
 def _statement_of(trees: dict[int, ast.Module | None], event: Event) -> _Statement:
