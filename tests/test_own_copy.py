@@ -69,6 +69,12 @@ CASES = [
           '.filter(F.col("r") <= 3).select("s", "v", "id"))\nagg.show()',
           'out = agg.filter(F.col("s") >= 4)'),
          False, names=("out", "agg")),
+    Case("must not copy: a step reads the one before it through a temporary view in SQL text",
+         (HEAD,
+          't = sales.withColumn("w", double("v"))\nt.createOrReplaceTempView("t")\n'
+          'agg = spark.sql("SELECT w, SUM(s) AS ss FROM t GROUP BY w")\nagg.show()',
+          'out = agg.filter(F.col("w") > 14)'),
+         False),
     Case("a name reassigned along the path gets a copy per assignment",
          (HEAD + '\ndf = sales.withColumn("w", double("v"))\ndf = df.withColumn("w2", F.col("w") + 1)',
           'agg = df.groupBy("w2").agg(F.count("*").alias("n"))\nagg.count()',

@@ -91,6 +91,11 @@ def own_copy(trace: Trace, pushed: Pushed, top: int | None, path: set[int]) -> O
         span = Site(stmt.execution_count, stmt.node.lineno, stmt.node.col_offset, stmt.node.end_lineno,
                     stmt.node.end_col_offset)
         filter_at = source.site if _contains(stmt, source.site) else None
+        if filter_at is None and not renames:
+            # the step reads its input other than by a name copied before it (SQL text over a
+            # temporary view, say): the copy would compute from the unfiltered rows
+            raise NoCopy(f"`{stmt.target} = ...` (execution [{stmt.execution_count}]) does not read the copied "
+                         "steps by name")
         copied.append(CopiedStatement(span, new, renames, filter_at))
     if not any(c.filter_at is not None for c in copied):
         raise NoCopy("the source's read is not among the copied steps")
