@@ -286,10 +286,10 @@ class _Walk:
             # the verdict is about the inputs' predicates applied together: one of them stopped
             # on its way down, so what the others pushed leaves the late filter in place
             self.result.pushed[start:] = [replace(p, kind=SUPERSET) for p in self.result.pushed[start:]]
-        if isinstance(node, P.InnerJoin):
+        if isinstance(node, P.InnerJoin) or isinstance(node, P.OuterJoin) and node.preserved != "both":
             self._transfer(node, at, chosen, here)
 
-    def _transfer(self, node: P.InnerJoin, at: _Carried, chosen: tuple[X.Expr | None, ...],
+    def _transfer(self, node: P.InnerJoin | P.OuterJoin, at: _Carried, chosen: tuple[X.Expr | None, ...],
                   here: int | None) -> None:
         """Predicate transfer: an input the chosen candidate leaves alone may still get what the
         other input's predicate and the join condition imply for it, proved alone as a superset

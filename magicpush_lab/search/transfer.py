@@ -7,6 +7,12 @@ allows (linear arithmetic over ints and reals), which covers expression keys
 (`a.k == b.k + 1` with `a.k > 5` gives `b.k > 4`) and non-equi conditions (`a.k < b.k`
 gives `b.k > 6`), which Spark's optimizer does not transfer. The result is read back as
 SQL; like every candidate, it is only proved correct by the verifier.
+
+Conjuncts over columns the condition equates with the other input's (`l.k = r.k`, or
+`l.k <=> r.k`) transfer by renaming, whatever their type (`l.country = 'Italy'` gives
+`r.country = 'Italy'`), with no quantifier elimination. An outer join transfers only from its
+preserved input to the other one: rows of the NULL-supplying input that match no kept row of
+the preserved one are never output.
 """
 
 from __future__ import annotations
@@ -27,9 +33,36 @@ from magicpush_lab.symbolic.values import NotModelled
 QE_MS = 150
 
 
-def transferred(op: P.InnerJoin, side: int, on_other: X.Expr, budget: Budget) -> X.Expr | None:
+def renamed_across(condition: X.Expr, side_cols: tuple[X.Col, ...], on_other: X.Expr) -> X.Expr | None:
+    """The conjuncts of `on_other` over columns `condition` equates, one to one, with columns of
+    this side (`side_cols`), renamed to them; None when there are none (or only NOT NULL tests,
+    which the join's equality does anyway).
+
+    >>> a, b = X.Col("k", 1, "string"), X.Col("k", 2, "string")
+    >>> str(renamed_across(X.Cmp("<=>", a, b), (b,), X.Cmp("=", a, X.Lit("Italy", "string"))))
+    "k = 'Italy'"
+    """
+    mine = set(side_cols)
+    pairs: dict[X.Col, set[X.Col]] = {}
+    for c in X.conjuncts(condition):
+        if isinstance(c, X.Cmp) and c.op in ("=", "<=>") and isinstance(c.left, X.Col) and isinstance(c.right, X.Col):
+            for other, this in ((c.left, c.right), (c.right, c.left)):
+                if this in mine and other not in mine:
+                    pairs.setdefault(other, set()).add(this)
+    mapping = {other: next(iter(these)) for other, these in pairs.items() if len(these) == 1}
+    moved = [X.substitute(c, mapping) for c in X.conjuncts(on_other)
+             if X.columns(c) and X.columns(c) <= set(mapping) and X.is_deterministic(c)
+             and not isinstance(c, X.IsNotNull)]
+    return X.and_(*moved) if moved else None
+
+
+def transferred(op: P.InnerJoin | P.OuterJoin, side: int, on_other: X.Expr, budget: Budget) -> X.Expr | None:
     """The predicate on input `side` implied by `on_other` (a filter on the other input) and the
-    join condition, or None when quantifier elimination does not give one it can read back."""
+    join condition: by renaming equated keys, else by quantifier elimination; None when neither
+    gives one it can read back."""
+    renamed = renamed_across(op.condition, op.children[side].output, on_other)
+    if renamed is not None:
+        return renamed
     rows = [SymbolicRow("tl"), SymbolicRow("tr")]
     ev = Evaluator()
     try:
@@ -87,10 +120,13 @@ def _subterms(f: z3.ExprRef):
         todo.extend(e.children())
 
 
-def extra_predicates(op: P.InnerJoin, chosen: tuple[X.Expr | None, ...],
+def extra_predicates(op: P.InnerJoin | P.OuterJoin, chosen: tuple[X.Expr | None, ...],
                      budget: Budget) -> tuple[X.Expr | None, ...]:
     """For each input the chosen candidate leaves without a predicate, what the other input's
-    predicate transfers to it through the join condition (None where nothing is found)."""
+    predicate transfers to it through the join condition (None where nothing is found). An
+    outer join's preserved input takes nothing: each of its rows is output, matched or not."""
     left, right = chosen
-    return (transferred(op, 0, right, budget) if left is None and right is not None else None,
-            transferred(op, 1, left, budget) if right is None and left is not None else None)
+    takes = (True, True) if isinstance(op, P.InnerJoin) else \
+        (op.preserved == "right", op.preserved == "left")
+    return (transferred(op, 0, right, budget) if takes[0] and left is None and right is not None else None,
+            transferred(op, 1, left, budget) if takes[1] and right is None and left is not None else None)

@@ -179,6 +179,21 @@ TRANSFER = [
     Case("a condition that only bounds the other side from below transfers nothing from an upper bound",
          lambda s: s[0].join(s[1], s[0].k < s[1].ck), lambda: F.col("k") < 3, EQUIVALENT,
          {0: "k < 3"}),
+    Case("a string key's value crosses the equality by renaming (name == cname)",
+         lambda s: s[0].join(s[1], s[0].name == s[1].cname), lambda: F.col("name") == "FRANCE", EQUIVALENT,
+         {0: "name = 'FRANCE'", 1: "cname = 'FRANCE'"}),
+    Case("a left join: the preserved input's key value crosses a null-safe equality to the other input",
+         lambda s: s[0].join(s[1], s[0].name.eqNullSafe(s[1].cname), "left"),
+         lambda: F.col("name").isin("FRANCE", "PERU"), EQUIVALENT,
+         {0: "name IN ('FRANCE', 'PERU')", 1: "cname IN ('FRANCE', 'PERU')"}),
+    Case("a left join: a NULL key crosses a null-safe equality as a NULL key",
+         lambda s: s[0].join(s[1], s[0].name.eqNullSafe(s[1].cname), "left"),
+         lambda: F.col("name").isNull() & (F.col("k") > 3), EQUIVALENT,
+         {0: "name IS NULL AND k > 3", 1: "cname IS NULL"}),
+    Case("a right join: nothing crosses to the preserved (right) input from a filter on the left's key",
+         lambda s: s[0].join(s[1], s[0].name == s[1].cname, "right"),
+         lambda: F.col("name") == "FRANCE", SUPERSET,
+         {0: "name = 'FRANCE'"}),
 ]
 
 
