@@ -238,9 +238,15 @@ def _same_place(placed: Sequence[_Placed]) -> list[list[_Placed]]:
 
 
 def _predicate(group: Sequence[_Placed]) -> X.Expr:
-    """The group's predicates ANDed in the order their late filters were written."""
+    """The group's predicates ANDed in the order their late filters were written, each conjunct
+    once by its text: the code names columns, and two pushes to one place may carry one column
+    under two ids (reads of one table by two branches)."""
     ordered = sorted(group, key=lambda p: (p.pushed.late_filter.origin is None, p.pushed.late_filter.origin or 0))
-    return X.and_(*dict.fromkeys(p.pushed.predicate for p in ordered))
+    first: dict[str, X.Expr] = {}
+    for p in ordered:
+        for c in X.conjuncts(p.pushed.predicate):
+            first.setdefault(str(c), c)
+    return X.and_(*first.values())
 
 
 def conjoined(group: Sequence[_Placed]) -> _Placed:
