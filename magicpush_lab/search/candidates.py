@@ -132,10 +132,12 @@ def through_project(op: P.Project, f: X.Expr, budget: Budget) -> Iterator[Candid
 
 
 def _same_names_below(op: P.Project, f: X.Expr) -> X.Expr | None:
-    """F with each recomputed column replaced by the input column of the same name, if any differs."""
+    """F with each recomputed column replaced by the input column of the same name and type, if
+    any differs (a column recomputed into another type, a label mapped to a number, is another
+    value altogether)."""
     below = {c.name: c for c in op.child.output}
     recomputed = {col: below[col.name] for col, e in op.outputs
-                  if e != col and col in X.columns(f) and col.name in below}
+                  if e != col and col in X.columns(f) and col.name in below and below[col.name].dtype == col.dtype}
     passed = {col for col, e in op.outputs if e == col}
     if not recomputed or not X.columns(f) <= passed | set(recomputed):
         return None

@@ -157,12 +157,29 @@ def _dnf(f: z3.BoolRef, positive: bool, deadline: float = math.inf) -> list[Conj
 
 
 def _product(parts: list[list[Conj]]) -> list[Conj] | None:
+    """The conjunction of DNFs, as a DNF; each conjunction holding a literal and its negation is
+    dropped as it is made (a lookup's `key = k AND NOT (key IS NULL OR key <> k')` branches
+    multiply out to mostly such ones), so only the consistent ones count towards the limit.
+
+    >>> import z3
+    >>> p, q = z3.Bools("p q")
+    >>> _product([[(p,), (q,)], [(z3.Not(p),)]])
+    [(q, Not(p))]
+    """
     acc: list[Conj] = [()]
-    for p in parts:
-        acc = [a + b for a in acc for b in p]
+    for part in parts:
+        acc = [a + b for a in acc for b in part if not _contradicts(a, b)]
         if len(acc) > MAX_DISJUNCTS:
             return None
     return acc
+
+
+def _contradicts(a: Conj, b: Conj) -> bool:
+    """Some literal of `b` is the negation of one of `a` (or the other way round)."""
+    def signed(lits: Conj) -> set[tuple[int, bool]]:
+        return {(l.arg(0).get_id(), False) if z3.is_not(l) else (l.get_id(), True) for l in lits}
+    mine = signed(a)
+    return any((atom, not sign) in mine for atom, sign in signed(b))
 
 
 def _union(parts: list[list[Conj]]) -> list[Conj] | None:

@@ -30,6 +30,7 @@ from .harness import check_pushdown, run_engine_with_notes
 SESSIONS = ("classic", "connect")
 
 REGIONS = {"AB": "EU", "CD": "US", "EF": "EU"}
+PRIORITY = {"AB-12": 0, "CD-7": 1, "EF-": 2, "X-9": 3, "": 4}  # a label encoded as a number
 ALLOWED = {"AB-12", "CD-7"}
 # more items than the tracer records: a UDF reading these reads an unknown value
 MANY_REGIONS = {**{f"Z{i}": "EU" for i in range(300)}, **REGIONS}
@@ -106,6 +107,10 @@ def region(code):
     if code is None:
         return None
     return REGIONS.get(code[:2], code[:2])
+
+
+def priority_of(code):
+    return PRIORITY.get(code)
 
 
 def allowed(code):
@@ -277,6 +282,10 @@ CASES = [
     Case("title() is a black box of its text: nothing pushed, and the note names it", titled, ("code",),
          "string", lambda x: x == "Ab-12", None, note="`(code or '').title()` in `titled`: not modelled"),
     # lookups
+    Case("a label mapped to a number by a dict, one number kept: the label that maps to it", priority_of, ("code",),
+         "int", lambda x: x == 3, EQUIVALENT, "code = 'X-9'"),
+    Case("a label mapped to a number by a dict, a number no label maps to: no row passes, at the read either",
+         priority_of, ("code",), "int", lambda x: x == 7, EQUIVALENT, "False"),
     Case("dict.get with the key as default pushes as the keys and the key itself", region, ("code",), "string",
          lambda x: x == "EU", EQUIVALENT),
     Case("membership in a recorded set pushes as IN", allowed, ("code",), "boolean", lambda x: x, EQUIVALENT),
