@@ -262,15 +262,17 @@ def _escape_chars(text: str, jvm_obj: Any, plan_node: bool = False) -> str:
 
     A cast's evalMode (an enumeration) is null there too, so `try_cast` (NULL where the value
     does not convert) would read as a cast (which raises there under ANSI). Spark prints a
-    try_cast as `try_cast(...)`: when the text has one, every cast in it is marked "TRY", which
-    translation reads as a function it never writes into a predicate (a cast it would write
-    only then stays behind); without one, every cast is the session's own."""
+    try_cast as `try_cast(...)`: when the text has one and no other cast, every cast in it is
+    marked "TRY" (translation reads it as a function written back as `try_cast`); when it has
+    both, "MIXED" (which one is which is not known: translation reads neither); without one,
+    every cast is the session's own."""
     if _NO_ESCAPE not in text and _NO_EVAL_MODE not in text:
         return text
     # a plan node's own line (toString would print its children too), every field shown
     own = jvm_obj.simpleString(2**31 - 1) if plan_node else jvm_obj.toString()
     if _NO_EVAL_MODE in text and "try_cast(" in own:
-        text = text.replace(_NO_EVAL_MODE, '"evalMode":"TRY"')
+        mode = "MIXED" if "cast(" in own.replace("try_cast(", "") else "TRY"
+        text = text.replace(_NO_EVAL_MODE, f'"evalMode":"{mode}"')
     if _NO_ESCAPE not in text or " ESCAPE '" in own:
         return text
     return text.replace(_NO_ESCAPE, '"escapeChar":"\\\\"')

@@ -174,6 +174,12 @@ class Func:
         return f"{call}[{self.params}]" if self.params else call
 
 
+#: the name of a try_cast call, `Func(TRY_CAST, (x,), dtype)`: Spark's cast that gives NULL where
+#: the value does not convert; deterministic, never raising, an uninterpreted function in the
+#: model, written back as `x.try_cast(dtype)`
+TRY_CAST = "try_cast"
+
+
 @dataclass(frozen=True)
 class PyUdf:
     """A call of a Python UDF; `source` is the function's code when the trace captured it.

@@ -153,6 +153,8 @@ class _Renderer:
             return f"{a}.coalesce({', '.join(self.code(x, CMP, True) for x in e.args)})", ATOM
         if isinstance(e, X.Cast):
             return f"{self.code(e.arg, ATOM, True)}.cast({json.dumps(e.dtype)})", ATOM
+        if isinstance(e, X.Func) and e.name == X.TRY_CAST and len(e.args) == 1:
+            return f"{self.code(e.args[0], ATOM, True)}.try_cast({json.dumps(e.dtype)})", ATOM
         if isinstance(e, X.Func):
             spark_function(e.name)
             check_params(e)

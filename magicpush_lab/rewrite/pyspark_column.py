@@ -209,6 +209,8 @@ def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None,
         return F.coalesce(*[to_column(a, udf, bound) for a in e.args])
     if isinstance(e, X.Cast):
         return to_column(e.arg, udf, bound).cast(e.dtype)
+    if isinstance(e, X.Func) and e.name == X.TRY_CAST and len(e.args) == 1:
+        return to_column(e.args[0], udf, bound).try_cast(e.dtype)
     if isinstance(e, X.Func):
         fn = spark_function(e.name)
         check_params(e)

@@ -152,8 +152,10 @@ def _dnf(f: z3.BoolRef, positive: bool, deadline: float = math.inf) -> list[Conj
         c, a, b = ite.children()
         lifted = z3.If(c, z3.substitute(f, (ite, a)), z3.substitute(f, (ite, b)))
         return _dnf(lifted, positive, deadline)
-    lit = f if positive else z3.Not(f)
-    return [(z3.simplify(lit, arith_lhs=True),)]
+    lit = z3.simplify(f if positive else z3.Not(f), arith_lhs=True)
+    if z3.is_true(lit) or z3.is_false(lit):  # a constant comparison, such as a looked-up value's test
+        return [()] if z3.is_true(lit) else []
+    return [(lit,)]
 
 
 def _product(parts: list[list[Conj]]) -> list[Conj] | None:
@@ -166,20 +168,97 @@ def _product(parts: list[list[Conj]]) -> list[Conj] | None:
     >>> _product([[(p,), (q,)], [(z3.Not(p),)]])
     [(q, Not(p))]
     """
-    acc: list[Conj] = [()]
-    for part in parts:
-        acc = [a + b for a in acc for b in part if not _contradicts(a, b)]
+    parts = [_absorbed(part) for part in parts]
+    if len(parts) > 1:
+        # an alternative every part offers is factored out: AND_i (C OR R_i) is C OR AND_i R_i
+        # (`NOT (key IS NOT NULL AND key = k)` for each of a dict's keys all offer `key IS NULL`)
+        def key(c: Conj) -> tuple[int, ...]:
+            return tuple(l.get_id() for l in c)
+        common = set.intersection(*({key(c) for c in part} for part in parts))
+        if common:
+            shared = [c for c in parts[0] if key(c) in common]
+            rest = _product([[c for c in part if key(c) not in common] for part in parts])
+            return None if rest is None else _union([shared, rest])
+    # each conjunction with its literals' (atom, sign) pairs and its `term = constant` pins,
+    # read once: comparing them is then set arithmetic, not calls into Z3
+    acc: list[tuple[tuple[tuple[int, Conj], ...], frozenset[tuple[int, bool]], dict[int, int]]] = \
+        [((), frozenset(), {})]
+    # the fewest alternatives first: a single conjunction (`key = 'CA'`) then prunes each factor
+    # of a long negated membership (`NOT (key = 'AL' OR key = 'AK' ...)`) to one alternative
+    for i, part in sorted(enumerate(parts), key=lambda ip: len(ip[1])):
+        read = [(c, _signs(c), _pins(c)) for c in part]
+        acc = [(a + ((i, b),), sa | sb, {**pa, **pb}) for a, sa, pa in acc for b, sb, pb in read
+               if not _clash(sa, pa, sb, pb)]
         if len(acc) > MAX_DISJUNCTS:
             return None
-    return acc
+    # each conjunction's literals in the parts' own order, as the formula has them
+    return [tuple(l for _, c in sorted(pieces, key=lambda ic: ic[0]) for l in c) for pieces, _, _ in acc]
 
 
-def _contradicts(a: Conj, b: Conj) -> bool:
-    """Some literal of `b` is the negation of one of `a` (or the other way round)."""
-    def signed(lits: Conj) -> set[tuple[int, bool]]:
-        return {(l.arg(0).get_id(), False) if z3.is_not(l) else (l.get_id(), True) for l in lits}
-    mine = signed(a)
-    return any((atom, not sign) in mine for atom, sign in signed(b))
+def _signs(c: Conj) -> frozenset[tuple[int, bool]]:
+    return frozenset((l.arg(0).get_id(), False) if z3.is_not(l) else (l.get_id(), True) for l in c)
+
+
+def _pins(c: Conj) -> dict[int, int]:
+    return dict(p for p in map(_pinned, c) if p is not None)
+
+
+def _clash(sa: frozenset, pa: dict[int, int], sb: frozenset, pb: dict[int, int]) -> bool:
+    """Two conjunctions contradict each other: a literal and its negation, or one term equal to
+    two different constants (`key = 'AL'` and `key = 'CA'`).
+
+    >>> k = z3.String("k")
+    >>> al, ca = (k == z3.StringVal("AL"),), (k == z3.StringVal("CA"),)
+    >>> _clash(_signs(al), _pins(al), _signs(ca), _pins(ca)), _clash(_signs(al), _pins(al), _signs(al), _pins(al))
+    (True, False)
+    """
+    return any((atom, not sign) in sa for atom, sign in sb) or \
+        any(term in pa and pa[term] != value for term, value in pb.items())
+
+
+def _pinned(lit: z3.BoolRef) -> tuple[int, int] | None:
+    """(term id, constant id) for a literal `term = constant`, else None. Z3 interns its terms,
+    so two different constant ids are two different values."""
+    if not z3.is_eq(lit):
+        return None
+    a, b = lit.children()
+    for term, value in ((a, b), (b, a)):
+        if z3.is_string_value(value) or z3.is_int_value(value) or z3.is_rational_value(value):
+            if not (z3.is_string_value(term) or z3.is_int_value(term) or z3.is_rational_value(term)):
+                return term.get_id(), value.get_id()
+    return None
+
+
+def _without_implied_disequalities(lits: list[z3.BoolRef]) -> list[z3.BoolRef]:
+    """`NOT (key = 'AL')` dropped beside `key = 'CA'`, which implies it: a dictionary lookup's
+    branch lists every other key so, and the solver would take each out one call at a time.
+
+    >>> k = z3.String("k")
+    >>> _without_implied_disequalities([k == z3.StringVal("CA"), z3.Not(k == z3.StringVal("AL"))])
+    [k == "CA"]
+    """
+    pinned = dict(p for p in map(_pinned, lits) if p is not None)
+    def implied(l: z3.BoolRef) -> bool:
+        if not z3.is_not(l):
+            return False
+        found = _pinned(l.arg(0))
+        return found is not None and found[0] in pinned and pinned[found[0]] != found[1]
+    return [l for l in lits if not implied(l)]
+
+
+def _absorbed(part: list[Conj]) -> list[Conj]:
+    """A DNF with repeated literals dropped, and each conjunction that holds all of another
+    one's literals dropped (X OR (X AND Y) is X).
+
+    >>> import z3
+    >>> p, q = z3.Bools("p q")
+    >>> _absorbed([(p, q, p), (p,)])
+    [(p,)]
+    """
+    unique = [tuple({l.get_id(): l for l in c}.values()) for c in part]
+    keys = [frozenset(l.get_id() for l in c) for c in unique]
+    return [c for i, c in enumerate(unique)
+            if not any(other < keys[i] or (other == keys[i] and j < i) for j, other in enumerate(keys) if j != i)]
 
 
 def _union(parts: list[list[Conj]]) -> list[Conj] | None:
@@ -225,7 +304,7 @@ def _propositional_prune(dnf: list[Conj]) -> list[Conj]:
 
     keyed = []
     for conj in dnf:
-        lits = list(dict.fromkeys(l for l in conj if not z3.is_true(z3.simplify(l))))
+        lits = _without_implied_disequalities(list(dict.fromkeys(l for l in conj if not z3.is_true(z3.simplify(l)))))
         signs = {atom_and_sign(l) for l in lits}
         if any((atom, not sign) in signs for atom, sign in signs):
             continue  # contradictory

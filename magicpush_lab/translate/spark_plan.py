@@ -69,8 +69,7 @@ ToRadians Factorial ShiftLeft ShiftRight BitwiseAnd BitwiseOr BitwiseXor Bitwise
 # with a comparator), whose lambdas may call them.
 _DETERMINISTIC = _PREDICATE_FUNCTIONS | _DETERMINISTIC_NEVER_WRITTEN
 
-#: the IR's name of a try_cast: deterministic, never raising, modelled as an uninterpreted function
-TRY_CAST = "try_cast"
+TRY_CAST = X.TRY_CAST
 
 
 def unwritten_call(*exprs: X.Expr) -> str | None:
@@ -203,6 +202,8 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
     if n.cls == "Cast":
         if n.field("evalMode") == "TRY":  # NULL where the value does not convert (capture/classic_plan.py)
             return X.Func(TRY_CAST, kids, spark_type(n.field("dataType")))
+        if n.field("evalMode") == "MIXED":
+            raise TranslateError("a try_cast and a cast in one step: which cast raises is not known")
         return X.Cast(kids[0], spark_type(n.field("dataType")))
     if n.cls == "Alias":
         return kids[0]
@@ -911,7 +912,7 @@ def output_of(n: Node) -> tuple[X.Col, ...]:
     return ()
 
 
-# the PySpark names of _DETERMINISTIC_NEVER_WRITTEN (what translation names their calls), and
-# try_cast: a Cast that gives NULL where the value does not convert (the writer knows no such call)
+# the PySpark names of _DETERMINISTIC_NEVER_WRITTEN (what translation names their calls); a
+# try_cast is written (Column.try_cast), as the same uninterpreted function of the same value
 _NEVER_WRITTEN_NAMES = frozenset(_snake(c) for c in _DETERMINISTIC_NEVER_WRITTEN) - {
-    _snake(c) for c in _PREDICATE_FUNCTIONS} | {TRY_CAST}
+    _snake(c) for c in _PREDICATE_FUNCTIONS}

@@ -31,6 +31,8 @@ SESSIONS = ("classic", "connect")
 
 REGIONS = {"AB": "EU", "CD": "US", "EF": "EU"}
 PRIORITY = {"AB-12": 0, "CD-7": 1, "EF-": 2, "X-9": 3, "": 4}  # a label encoded as a number
+# a code -> name table of fifty entries, as a notebook spells out US states
+NAMES = {**{f"Q{i}": f"NAME {i}" for i in range(48)}, "AB-12": "ALPHA", "CD-7": "CHARLIE"}
 ALLOWED = {"AB-12", "CD-7"}
 # more items than the tracer records: a UDF reading these reads an unknown value
 MANY_REGIONS = {**{f"Z{i}": "EU" for i in range(300)}, **REGIONS}
@@ -107,6 +109,10 @@ def region(code):
     if code is None:
         return None
     return REGIONS.get(code[:2], code[:2])
+
+
+def full_name(code):
+    return NAMES[code] if code in NAMES else code
 
 
 def priority_of(code):
@@ -286,6 +292,8 @@ CASES = [
          "int", lambda x: x == 3, EQUIVALENT, "code = 'X-9'"),
     Case("a label mapped to a number by a dict, a number no label maps to: no row passes, at the read either",
          priority_of, ("code",), "int", lambda x: x == 7, EQUIVALENT, "False"),
+    Case("a fifty-entry name table, `in` then index: one name kept is its code, or the name itself",
+         full_name, ("code",), "string", lambda x: x == "ALPHA", EQUIVALENT, "code = 'AB-12' OR code = 'ALPHA'"),
     Case("dict.get with the key as default pushes as the keys and the key itself", region, ("code",), "string",
          lambda x: x == "EU", EQUIVALENT),
     Case("membership in a recorded set pushes as IN", allowed, ("code",), "boolean", lambda x: x, EQUIVALENT),
