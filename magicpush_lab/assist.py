@@ -68,9 +68,29 @@ def optimize_and_measure(trace: Trace | Callable[[], Trace], cells: Sequence[str
 
 
 def with_measurements(result: OptimizeResult, measurements: Sequence[Any]) -> OptimizeResult:
-    """The result with its suggestions measured; failures in `measure_errors`."""
+    """The result with its suggestions measured; failures in `measure_errors`. A suggestion
+    counted exactly to remove none of its read's rows is not offered: it becomes a note."""
     measured = apply_measurements(result.suggestions, measurements)
-    return replace(result, suggestions=measured.suggestions, measure_errors=result.measure_errors + measured.errors)
+    kept = tuple(s for s in measured.suggestions if not removes_nothing(s))
+    dropped = tuple(_removes_nothing_note(s) for s in measured.suggestions if removes_nothing(s))
+    return replace(result, suggestions=kept, notes=result.notes + dropped,
+                   measure_errors=result.measure_errors + measured.errors)
+
+
+def removes_nothing(s: Suggestion) -> bool:
+    """Counted on every row of its read (not estimated on a sample), the filter keeps them all.
+
+    >>> s = Suggestion("df", "F.col('v') > 1", "equivalent", (), (), 0, {})
+    >>> removes_nothing(s.measured(10, 10)), removes_nothing(s.measured(10, 9)), removes_nothing(s)
+    (True, False, False)
+    """
+    return (not s.estimated and s.rows_before is not None and s.rows_before > 0
+            and s.rows_after == s.rows_before)
+
+
+def _removes_nothing_note(s: Suggestion) -> str:
+    return (f"{s.predicate} on {s.source}: proved, but on the data it keeps every one of the "
+            f"{s.rows_before:,} rows its read hands on now: not offered")
 
 
 def measure_requests(suggestions: Sequence[Suggestion], time_limit: float | None = None,

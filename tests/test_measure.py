@@ -205,3 +205,20 @@ def test_a_measurement_stopped_before_its_job_was_submitted_cancels_the_job_when
             break
         time.sleep(0.5)
     assert statuses == {"FAILED"}, statuses  # submitted, then cancelled: Spark reports it FAILED
+
+
+@pytest.mark.parametrize("counts, offered", [
+    ({"rows_before": 1000, "rows_after": 4, "estimated": False}, True),
+    ({"rows_before": 1000, "rows_after": 1000, "estimated": False}, False),  # removes nothing: a note
+    ({"rows_before": 1000, "rows_after": 1000, "estimated": True}, True),  # a sample cannot say "nothing"
+    ({"rows_before": 0, "rows_after": 0, "estimated": False}, True),  # an empty read: nothing to say
+    ({"error": "no session"}, True),  # unmeasured: offered as proved
+], ids=["removes rows", "removes none, counted", "removes none on a sample", "empty read", "not measured"])
+def test_a_suggestion_counted_to_remove_no_row_is_a_note_not_a_suggestion(counts, offered):
+    from magicpush_lab.assist import with_measurements
+    from magicpush_lab.suggestion import OptimizeResult, Suggestion
+
+    s = Suggestion("df", "F.col('v') > 1", "equivalent", (), (), 0, {})
+    got = with_measurements(OptimizeResult((s,), 0.1), [counts])
+    assert [x.predicate for x in got.suggestions] == ([s.predicate] if offered else [])
+    assert any("keeps every one of the 1,000 rows" in n for n in got.notes) == (not offered)
