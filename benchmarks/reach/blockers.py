@@ -93,7 +93,8 @@ def _copy_reason(reason: str) -> str:
     """Why the pipeline's own copy was refused (rewrite/own_copy.py), without the names."""
     why = reason.split("its own copy:")[-1]
     for words in ("bound again", "runs more than once", "not a plain assignment", "inside a block",
-                  "same statement", "receiver", "comes after the late filter", "different"):
+                  "same statement", "receiver", "comes after the late filter", "different",
+                  "does not read the copied steps by name"):
         if words in why:
             return words
     return _first_words(why)
