@@ -39,7 +39,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.search.formula import FORMULA_MS, first_term_ite, predicate_from_formula, written_decimals
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op, op_expressions
-from magicpush_lab.symbolic.solver import limit_ms
+from magicpush_lab.symbolic.solver import in_z3, limit_ms
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import NotModelled
 
@@ -298,7 +298,8 @@ def _check(solver: z3.Solver, extra: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.
     solver.push()
     try:
         solver.add(extra)
-        answer = solver.check()
+        with in_z3():
+            answer = solver.check()
         return answer, solver.model() if answer == z3.sat else None
     finally:
         solver.pop()

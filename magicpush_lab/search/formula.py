@@ -25,7 +25,7 @@ import z3
 from magicpush_lab.ir import expr as X
 from magicpush_lab.symbolic import calendar, pyregex
 from magicpush_lab.symbolic.table import SymbolicRow
-from magicpush_lab.symbolic.solver import limit_ms, satisfiable
+from magicpush_lab.symbolic.solver import in_z3, limit_ms, satisfiable
 from magicpush_lab.symbolic.values import NotModelled
 
 MAX_DISJUNCTS = 64
@@ -86,7 +86,8 @@ def _predicate_from_formula(phi: z3.BoolRef, rows: Sequence[SymbolicRow], timeou
     symbols = _symbol_table(rows)
     pre = z3.Then(z3.With("simplify", arith_lhs=True), "ctx-simplify")
     try:
-        goal = z3.TryFor(pre, limit_ms(timeout_ms))(phi)
+        with in_z3():
+            goal = z3.TryFor(pre, limit_ms(timeout_ms))(phi)
         phi = z3.And(*goal[0]) if len(goal) == 1 else phi
     except z3.Z3Exception:
         pass  # simplification is an optimisation; the raw formula still works

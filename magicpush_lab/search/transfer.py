@@ -25,7 +25,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
-from magicpush_lab.symbolic.solver import limit_ms
+from magicpush_lab.symbolic.solver import in_z3, limit_ms
 from magicpush_lab.symbolic.table import SymbolicRow
 from magicpush_lab.symbolic.values import NotModelled
 
@@ -79,7 +79,8 @@ def transferred(op: P.InnerJoin | P.OuterJoin, side: int, on_other: X.Expr, budg
     try:
         goal = z3.Goal()
         goal.add(z3.Exists(bound, phi))
-        result = z3.TryFor(z3.Then("qe", "simplify"), limit_ms(budget.slice_ms(QE_MS)))(goal)
+        with in_z3():
+            result = z3.TryFor(z3.Then("qe", "simplify"), limit_ms(budget.slice_ms(QE_MS)))(goal)
     except z3.Z3Exception:
         return None
     if len(result) != 1:

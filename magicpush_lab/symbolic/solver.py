@@ -15,6 +15,8 @@ True
 
 from __future__ import annotations
 
+import gc
+import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -28,6 +30,37 @@ from magicpush_lab.symbolic import calendar
 DEFAULT_TIMEOUT_MS = 2000
 
 _BUDGET: ContextVar[Budget | None] = ContextVar("magicpush_budget", default=None)
+
+
+_IN_Z3 = [0]  # solver calls running now, in any thread
+_IN_Z3_LOCK = threading.Lock()
+
+
+@contextmanager
+def in_z3() -> Iterator[None]:
+    """Hold off Python's automatic garbage collection while a solver call runs. Z3 is not
+    thread-safe and z3py frees its terms from Python finalizers; its calls release the GIL, so
+    a collection started by another thread (a Spark client's, the server's) could free terms of
+    the context a check is using, at the same moment: a test worker crashed so (a segmentation
+    fault inside `check`, while "Garbage-collecting"). Collection resumes when the last running
+    call ends; what it would have freed is freed then.
+
+    >>> with in_z3():
+    ...     gc.isenabled()
+    False
+    """
+    with _IN_Z3_LOCK:
+        if _IN_Z3[0] == 0:
+            _IN_Z3.append(gc.isenabled())
+            gc.disable()
+        _IN_Z3[0] += 1
+    try:
+        yield
+    finally:
+        with _IN_Z3_LOCK:
+            _IN_Z3[0] -= 1
+            if _IN_Z3[0] == 0 and _IN_Z3.pop():
+                gc.enable()
 
 
 @contextmanager
@@ -62,7 +95,8 @@ def prove(claim: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Proof:
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
     solver.add(z3.Not(calendar.expand(claim)))
-    answer = solver.check()
+    with in_z3():
+        answer = solver.check()
     if answer == z3.unsat:
         return Proof(True)
     if answer == z3.sat:
@@ -75,7 +109,8 @@ def satisfiable(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> bo
     solver = z3.Solver()
     solver.set("timeout", limit_ms(timeout_ms))
     solver.add(calendar.expand(formula))
-    answer = solver.check()
+    with in_z3():
+        answer = solver.check()
     if answer == z3.sat:
         return True
     if answer == z3.unsat:
