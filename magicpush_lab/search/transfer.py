@@ -11,8 +11,8 @@ SQL; like every candidate, it is only proved correct by the verifier.
 Conjuncts over columns the condition equates with the other input's (`l.k = r.k`, or
 `l.k <=> r.k`) transfer by renaming, whatever their type (`l.country = 'Italy'` gives
 `r.country = 'Italy'`), with no quantifier elimination. An outer join transfers only from its
-preserved input to the other one: rows of the NULL-supplying input that match no kept row of
-the preserved one are never output.
+preserved input to the other one, by renaming only: rows of the NULL-supplying input that
+match no kept row of the preserved one are never output.
 """
 
 from __future__ import annotations
@@ -61,7 +61,9 @@ def transferred(op: P.InnerJoin | P.OuterJoin, side: int, on_other: X.Expr, budg
     join condition: by renaming equated keys, else by quantifier elimination; None when neither
     gives one it can read back."""
     renamed = renamed_across(op.condition, op.children[side].output, on_other)
-    if renamed is not None:
+    if renamed is not None or isinstance(op, P.OuterJoin):
+        # an outer join's transfers are only the renamed ones: quantifier elimination stays
+        # where it was tried and measured, on inner joins
         return renamed
     rows = [SymbolicRow("tl"), SymbolicRow("tr")]
     ev = Evaluator()
