@@ -308,36 +308,27 @@ class Hooks:
     def _udf_called(self) -> Callable[[Any], Any]:
         """Each call of a UDF gives a PythonUDF expression: tie it to the function called, since
         Spark's plans name it only by the function's name (udfs.py)."""
-        tracer = self.tracer
-
-        def make(original: Any) -> Any:
-            @functools.wraps(original)
-            def call(udf_self: Any, *args: Any, **kwargs: Any) -> Any:
-                column = original(udf_self, *args, **kwargs)
-                try:
-                    if tracer.active:
-                        tracer.udfs.called(udf_self, column)
-                except Exception as err:
-                    tracer.warn(f"udf call: {type(err).__name__}: {err}")
-                return column
-
-            return call
-
-        return make
+        return self._after_udf("udf call", lambda udf, args, result: self.tracer.udfs.called(udf, result))
 
     def _udf_defined(self) -> Callable[[Any], Any]:
+        return self._after_udf("udf", lambda udf, args, result: self.tracer.udfs.defined(udf, udf.func))
+
+    def _after_udf(self, label: str, note: Callable[[Any, tuple, Any], None]) -> Callable[[Any], Any]:
+        """A wrapper of a UserDefinedFunction method that runs it, then `note(udf, args, result)`
+        while tracing; a failure of the note is a warning, never the user's error."""
         tracer = self.tracer
 
         def make(original: Any) -> Any:
             @functools.wraps(original)
-            def init(udf_self: Any, func: Any, *args: Any, **kwargs: Any) -> None:
-                original(udf_self, func, *args, **kwargs)
+            def run(udf_self: Any, *args: Any, **kwargs: Any) -> Any:
+                result = original(udf_self, *args, **kwargs)
                 try:
                     if tracer.active:
-                        tracer.udfs.defined(udf_self, func)
+                        note(udf_self, args, result)
                 except Exception as err:
-                    tracer.warn(f"udf: {type(err).__name__}: {err}")
+                    tracer.warn(f"{label}: {type(err).__name__}: {err}")
+                return result
 
-            return init
+            return run
 
         return make
