@@ -28,7 +28,7 @@ from magicpush_lab.rewrite.assemble import (Assembled, after_to_pandas, assemble
                                             trace_cells)
 from magicpush_lab.suggestion import OptimizeResult
 from magicpush_lab.symbolic.pandas_udf import unreadable_reason
-from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by, z3_turn
 from magicpush_lab.translate.dataflow import longest_path, sink_paths, translate_event, with_view_inputs
 from magicpush_lab.translate.pandas_tail import NotATail, read_tail, to_pandas_calls
 from magicpush_lab.translate.plan_json import PlanNodes
@@ -55,7 +55,7 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     """
     if budget is None:
         budget = Budget(time_budget) if time_budget is not None else Budget()
-    with deep_plans(), bounded_by(budget):
+    with z3_turn(), deep_plans(), bounded_by(budget):  # Z3's one context: one optimization at a time
         return _optimize_trace(trace, notebook_cells, all_pipelines, cell_ids, only_sinks, budget)
 
 

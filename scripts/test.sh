@@ -14,7 +14,9 @@ echo "== Python tests"
 # two workers, each with its own JVMs for the whole run; a module stays on one worker, so
 # its fixtures (a kernel, a Connect server, data) are made once. The slow tier (README,
 # "Testing") is left to `python -m pytest -n 2 --dist loadfile --connect-matrix=full`
-python3 -m pytest -n 2 --dist loadfile -m "not slow" --durations=30
+# (a worker that dies is replaced and its module re-run; should anything then hang, the stage
+# stops at 45 minutes with pytest's report instead of running into CI's limit)
+timeout --signal=INT --kill-after=120 45m python3 -m pytest -n 2 --dist loadfile -m "not slow" --durations=30
 stage_done "the Python tests"
 
 echo "== Frontend unit tests"

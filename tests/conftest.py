@@ -133,6 +133,24 @@ def _watch_budgets():
     pipeline._optimize_trace = inner
 
 
+@pytest.fixture(autouse=True)
+def _optimizer_idle_after_each_test():
+    """No test may leave the server's optimizer thread running into the next test: Z3's context
+    is shared by the whole process, and the next test builds terms in it from its own thread."""
+    import sys
+    import time
+
+    yield
+    routes = sys.modules.get("magicpush_lab.server.routes")
+    if routes is None:
+        return
+    queue = routes.OPTIMIZER
+    ends = time.monotonic() + 120
+    while (queue.running is not None or queue.waiting()) and time.monotonic() < ends:
+        time.sleep(0.05)
+    assert queue.running is None and not queue.waiting(), "the server's optimizer still runs after the test"
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     # under pytest-xdist (scripts/test.sh runs the suite on two workers) the figures of the
     # summary below are each worker's: they go to the controller, which writes the summary

@@ -32,34 +32,53 @@ DEFAULT_TIMEOUT_MS = 2000
 _BUDGET: ContextVar[Budget | None] = ContextVar("magicpush_budget", default=None)
 
 
-_IN_Z3 = [0]  # solver calls running now, in any thread
-_IN_Z3_LOCK = threading.Lock()
+# z3py frees terms from Python finalizers, and those run in whichever thread collects them (a
+# Spark client's, the server's) while another thread may be inside Z3 (its calls release the
+# GIL): Z3's own concurrency control for reference-count decrements makes that safe.
+z3.Z3_enable_concurrent_dec_ref(z3.main_ctx().ref())
+
+# Z3's context is not thread-safe: one thread uses it at a time. An optimization holds this for
+# its whole run (z3_turn), and every check holds it too, so that a second thread (an optimizer
+# thread still finishing a cancelled request, in tests) waits instead of corrupting the context.
+_TURN = threading.RLock()
+_HELD = threading.local()  # this thread's nesting depth in in_z3
+
+
+@contextmanager
+def z3_turn() -> Iterator[None]:
+    """This thread's turn with Z3's context, for a block that builds terms and checks them
+    (an optimization); other threads' checks wait until it ends. Re-entrant.
+
+    >>> with z3_turn():
+    ...     prove(z3.BoolVal(True)).proved
+    True
+    """
+    with _TURN:
+        yield
 
 
 @contextmanager
 def in_z3() -> Iterator[None]:
-    """Hold off Python's automatic garbage collection while a solver call runs. Z3 is not
-    thread-safe and z3py frees its terms from Python finalizers; its calls release the GIL, so
-    a collection started by another thread (a Spark client's, the server's) could free terms of
-    the context a check is using, at the same moment: a test worker crashed so (a segmentation
-    fault inside `check`, while "Garbage-collecting"). Collection resumes when the last running
+    """A solver call's turn with Z3's context, with Python's automatic garbage collection held
+    off while it runs: a collection during a check once crashed a test worker (a segmentation
+    fault inside `check`, while "Garbage-collecting"). Collection resumes when the outermost
     call ends; what it would have freed is freed then.
 
     >>> with in_z3():
     ...     gc.isenabled()
     False
     """
-    with _IN_Z3_LOCK:
-        if _IN_Z3[0] == 0:
-            _IN_Z3.append(gc.isenabled())
+    with _TURN:
+        depth = getattr(_HELD, "depth", 0)
+        was_enabled = gc.isenabled() if depth == 0 else False
+        if depth == 0:
             gc.disable()
-        _IN_Z3[0] += 1
-    try:
-        yield
-    finally:
-        with _IN_Z3_LOCK:
-            _IN_Z3[0] -= 1
-            if _IN_Z3[0] == 0 and _IN_Z3.pop():
+        _HELD.depth = depth + 1
+        try:
+            yield
+        finally:
+            _HELD.depth = depth
+            if depth == 0 and was_enabled:
                 gc.enable()
 
 
