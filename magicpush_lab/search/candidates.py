@@ -21,6 +21,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidate import Candidate
 from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula, written_decimals
 from magicpush_lab.search.padded import padded_predicate
+from magicpush_lab.symbolic.udf_inline import inline_calls
 from magicpush_lab.symbolic.aggregate_ops import PivotSlot, pivot_slots
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
@@ -117,8 +118,13 @@ def through_project(op: P.Project, f: X.Expr, budget: Budget) -> Iterator[Candid
         # often the transform does not matter to F (the paper's Listing 5): try F as it is first,
         # on the input's columns of the same names; it is simpler and cheaper to evaluate
         yield Candidate((unchanged,), "the late filter unchanged, on the input's columns")
-    parts = []  # per conjunct of F: its expression over the input, or None
     whole = X.substitute(f, mapping)
+    written = inline_calls(whole)
+    if written is not None:
+        # the UDFs' arithmetic written as Column code: the same doubles, where a formula read
+        # back from the model may round differently (search/udf_inline.py)
+        yield Candidate((written,), "the late filter with the UDFs' arithmetic written as Column expressions")
+    parts = []  # per conjunct of F: its expression over the input, or None
     for conjunct in X.conjuncts(f):
         parts.append(_rewrite_conjunct(op, conjunct, mapping, whole, budget))
     usable = [p for p in parts if p is not None]

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.types import FRACTIONAL
+from magicpush_lab.symbolic.udf_inline import written_in
 
 if TYPE_CHECKING:
     import z3
@@ -68,7 +69,8 @@ def exposed_arguments(original: Iterable[X.Expr], g: X.Expr) -> tuple[X.Expr, ..
     found: list[X.Expr] = []
     for e in original:
         for n in X.walk(e):
-            if isinstance(n, X.PyUdf) and n.kind in ("python", "pandas") and n not in in_g:
+            # a body G writes out as Column code computes what the call does, NaN included
+            if isinstance(n, X.PyUdf) and n.kind in ("python", "pandas") and n not in in_g and not written_in(n, g):
                 for a in n.args:
                     if X.dtype_of(a) in FRACTIONAL and a not in found:
                         found.append(a)

@@ -39,6 +39,7 @@ import itertools
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL
+from magicpush_lab.symbolic.udf_inline import with_calls_inlined
 from magicpush_lab.verify.overflow import same_source_columns
 
 _OUTER = ("LeftOuterJoin", "RightOuterJoin", "FullOuterJoin")
@@ -60,7 +61,8 @@ def double_arithmetic(late: P.Filter) -> list[X.Expr]:
     """Double `+ - *` nodes in the late filter and in the computed columns it reads, through
     any number of operators (a column is read when a read column's expression reads it)."""
     defs = _definitions(late)
-    exprs, seen, todo = [late.condition], set(), list(X.columns(late.condition))
+    exprs, seen, todo = list(dict.fromkeys((late.condition, with_calls_inlined(late.condition)))), set(), \
+        list(X.columns(late.condition))
     while todo:
         c = todo.pop()
         if c in seen:
@@ -81,6 +83,9 @@ def _definitions(late: P.Filter) -> dict[X.Col, list[X.Expr]]:
         for c, e in getattr(node, "outputs", ()) or ():
             if e != c:
                 defs.setdefault(c, []).append(e)
+                written = with_calls_inlined(e)  # a UDF's arithmetic in view (symbolic/udf_inline.py)
+                if written != e:
+                    defs[c].append(written)
         if isinstance(node, P.Expand):
             for row in node.rows():
                 for c, e in row.items():

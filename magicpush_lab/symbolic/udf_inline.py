@@ -1,0 +1,316 @@
+"""A Python UDF whose body is arithmetic that Spark computes the same way, written as that
+Column expression.
+
+A late filter over a UDF's double output (`density > 50`, `diff(ls, lngd) > 0.1`) can move to
+the source only as a predicate that computes the same doubles: the model reads doubles as real
+numbers, so a predicate read back from it (`ls + -1.0 * lngd > 0.1`) may round differently and
+is refused (verify/model_gaps.py). But Python's float operations and Spark's double operations
+are the same IEEE 754 operations: a body made of `+ - * /` on floats, written as a Column
+expression with the same operands in the same order, gives the same value, bit for bit. So the
+candidate is the late filter with each such call replaced by its body, and the verifier then
+proves (or refuses) what is not arithmetic: NULLs, branches, NaN, errors.
+
+Only what is the same operation on both sides is written; anything else gives None:
+- `+ - *` and unary `-` with at least one float operand (Python brings the int operand to
+  float, as Spark casts it to double); on two ints Python's integers never overflow and
+  Spark's do, so that is not written;
+- `/` with a float operand, or on two `int` (32-bit) values: Python's true division of ints
+  is the correctly rounded quotient, and so is Spark's division of the two (exact) doubles;
+  a divisor must be a non-zero literal, or sit in a branch whose test is that it is not zero
+  (`p / (1000 * a) if a != 0 else 0.0`): Python raises on zero where Spark may not;
+- `x if test else y`, with tests `p is None`, `p is not None`, comparisons of integers,
+  `==`/`!=` between a float and a number (Python orders NaN otherwise than Spark, so no other
+  test of a float), and `and`/`or`/`not` of them (the verifier checks what a test does on
+  NULL); `None`, numbers, the UDF's parameters and the constants the tracer recorded for it;
+- the UDF returns a double: its body's value is a float (or None) on every branch.
+
+>>> udf = X.PyUdf("diff", (X.Col("s", 1, "double"), X.Col("n", 2, "double")), "double",
+...               "lambda s, n: None if s is None or n is None else s - n")
+>>> print(inlined(udf))
+(s - n)
+>>> inlined(X.PyUdf("f", (X.Col("a", 1, "long"), X.Col("b", 2, "long")), "double", "lambda a, b: a + b"))
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir.types import FRACTIONAL, INTEGER_BITS, INTEGRAL
+from magicpush_lab.symbolic.python_udf import parse_udf, udf_constants
+from magicpush_lab.symbolic.values import NotModelled
+
+_ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+_CMP = {ast.Eq: "=", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_EXACT_INT = 2 ** 53  # integers of at most this size are doubles exactly
+
+
+class _NotSame(Exception):
+    """The body does something Spark's Column expression would not do the same way."""
+
+
+def inlined(call: X.PyUdf) -> X.Expr | None:
+    """The call's body as a Column expression computing the same doubles, or None."""
+    if call.kind != "python" or not call.deterministic or call.source is None or call.dtype != "double":
+        return None
+    try:
+        fn = parse_udf(call.source)
+        constants = udf_constants(call.source)
+    except (SyntaxError, NotModelled, ValueError):
+        return None
+    params = _parameters(fn)
+    if params is None or len(params) != len(call.args):
+        return None
+    body = _body(fn)
+    if body is None:
+        return None
+    scope = dict(zip(params, call.args))
+    try:
+        value, kind = _Writer(scope, constants).expr(body, frozenset())
+    except (_NotSame, RecursionError):
+        return None
+    return value if kind in ("float", "none") else None
+
+
+def inline_calls(e: X.Expr) -> X.Expr | None:
+    """`e` with every Python UDF call inlined, when there is at least one and each can be."""
+    calls = [n for n in X.walk(e) if isinstance(n, X.PyUdf)]
+    if not calls:
+        return None
+    written = {c: inlined(c) for c in calls}
+    if any(v is None for v in written.values()):
+        return None
+    return X.transform(e, lambda n: written.get(n) if isinstance(n, X.PyUdf) else None)
+
+
+def with_calls_inlined(e: X.Expr) -> X.Expr:
+    """`e` with each Python UDF call that can be inlined replaced by its body (the others kept):
+    the same values, with the double arithmetic of those bodies in view."""
+    return X.transform(e, lambda n: inlined(n) if isinstance(n, X.PyUdf) else None)
+
+
+def written_in(call: X.PyUdf, g: X.Expr) -> bool:
+    """`g` computes the call's body itself, on the same arguments: on every input, NaN and the
+    infinities included, it meets the value the call returns."""
+    body = inlined(call)
+    return body is not None and any(n == body for n in X.walk(g))
+
+
+def _parameters(fn: ast.FunctionDef | ast.Lambda) -> list[str] | None:
+    a = fn.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
+        return None
+    return [p.arg for p in a.args]
+
+
+def _body(fn: ast.FunctionDef | ast.Lambda) -> ast.expr | None:
+    """The function's value as one expression: a lambda's body, or a def made of
+    `if test: return v` statements and a last `return v` (read as nested `v if test else ...`)."""
+    if isinstance(fn, ast.Lambda):
+        return fn.body
+    stmts = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]  # docstring
+    if not stmts or not isinstance(stmts[-1], ast.Return) or stmts[-1].value is None:
+        return None
+    value: ast.expr = stmts[-1].value
+    for s in reversed(stmts[:-1]):
+        if not (isinstance(s, ast.If) and not s.orelse and len(s.body) == 1 and isinstance(s.body[0], ast.Return)
+                and s.body[0].value is not None):
+            return None
+        value = ast.IfExp(test=s.test, body=s.body[0].value, orelse=value)
+    return value
+
+
+class _Writer:
+    """Python expression -> (IR expression, Python kind: "float", "int", "none" or "bool")."""
+
+    def __init__(self, scope: dict[str, X.Expr], constants: dict[str, object]) -> None:
+        self.scope, self.constants = scope, constants
+
+    def expr(self, node: ast.expr, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
+        """`nonzero`: the texts of expressions a branch's test says are not zero."""
+        method: Callable[[ast.expr, frozenset[str]], tuple[X.Expr, str]] | None = getattr(
+            self, f"_{type(node).__name__}", None)
+        if method is None:
+            raise _NotSame(type(node).__name__)
+        return method(node, nonzero)
+
+    def _Name(self, node: ast.Name, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
+        if node.id in self.scope:
+            col = self.scope[node.id]
+            dtype = X.dtype_of(col)
+            if dtype in FRACTIONAL:
+                return (col if dtype == "double" else X.Cast(col, "double")), "float"
+            if dtype in INTEGRAL:
+                return col, "int"
+            raise _NotSame(f"a {dtype} argument")
+        if node.id in self.constants:
+            return self._number(self.constants[node.id])
+        raise _NotSame(node.id)
+
+    def _Constant(self, node: ast.Constant, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
+        if node.value is None:
+            return X.Lit(None, "double"), "none"
+        return self._number(node.value)
+
+    @staticmethod
+    def _number(value: object) -> tuple[X.Expr, str]:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _NotSame(repr(value))
+        if isinstance(value, float):
+            return X.Lit(value, "double"), "float"
+        if abs(value) > _EXACT_INT:
+            raise _NotSame("an integer beyond a double's exact range")
+        return X.Lit(value, "int" if -2 ** 31 <= value < 2 ** 31 else "long"), "int"
+
+    def _UnaryOp(self, node: ast.UnaryOp, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
+        value, kind = self.expr(node.operand, nonzero)
+        if isinstance(node.op, ast.UAdd) and kind in ("float", "int"):
+            return value, kind
+        if isinstance(node.op, ast.USub) and kind == "float":
+            return X.Neg(value), "float"
+        if isinstance(node.op, ast.USub) and isinstance(value, X.Lit):
+            return self._number(-value.value)  # a negative literal
+        raise _NotSame("unary " + type(node.op).__name__)
+
+    def _BinOp(self, node: ast.BinOp, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
+        op = _ARITH.get(type(node.op))
+        if op is None:
+            raise _NotSame(type(node.op).__name__)
+        (left, lk), (right, rk) = self.expr(node.left, nonzero), self.expr(node.right, nonzero)
+        if "float" not in (lk, rk):
+            if op != "/" or not (_int32(left) and _int32(right)):
+                raise _NotSame("arithmetic on two integers")
+        elif not {lk, rk} <= {"float", "int"}:
+            raise _NotSame("arithmetic on None")
+        if op == "/" and not _not_zero(node.right, nonzero, self.constants):
+            raise _NotSame("a divisor that may be zero")
+        return X.Arith(op, _double(left), _double(right), "double"), "float"
+
+    def _IfExp(self, node: ast.IfExp, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
+        test = self._test(node.test)
+        value, vk = self.expr(node.body, nonzero | _said_nonzero(node.test))
+        other, ok = self.expr(node.orelse, nonzero)
+        kinds = {vk, ok} - {"none"}
+        if kinds - {"float"}:
+            raise _NotSame("a branch that is not a float")
+        kind = "float" if kinds else "none"
+        for null_when, nulls, computed in ((test, value, other), (_negated(test), other, value)):
+            if null_when is not None and _null(nulls) and _strict(computed, _null_tested(null_when)):
+                return computed, kind  # Spark's arithmetic is NULL on a NULL operand already
+        return X.Case(((test, value),), other), kind
+
+    def _test(self, node: ast.expr) -> X.Expr:
+        if isinstance(node, ast.BoolOp):
+            parts = [self._test(v) for v in node.values]
+            return X.or_(*parts) if isinstance(node.op, ast.Or) else X.and_(*parts)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return X.Not(self._test(node.operand))
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+            raise _NotSame("a test other than a comparison")
+        op, right_node = node.ops[0], node.comparators[0]
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            if not (isinstance(right_node, ast.Constant) and right_node.value is None
+                    and isinstance(node.left, ast.Name) and node.left.id in self.scope):
+                raise _NotSame("`is` other than a parameter against None")
+            col = self.scope[node.left.id]
+            return X.IsNull(col) if isinstance(op, ast.Is) else X.IsNotNull(col)
+        name = _CMP.get(type(op))
+        if name is None:
+            raise _NotSame(type(op).__name__)
+        (left, lk), (right, rk) = self.expr(node.left, frozenset()), self.expr(right_node, frozenset())
+        if not {lk, rk} <= {"float", "int"}:
+            raise _NotSame("a comparison with None")
+        if "float" in (lk, rk):
+            # Python compares NaN otherwise than Spark (`nan > 1` is False there, TRUE here; `nan ==
+            # nan` False, TRUE): only (in)equality with a number that is not NaN is the same test
+            finite = [x for x in (left, right) if isinstance(x, X.Lit) and x.value == x.value]
+            if name not in ("=", "!=") or not finite:
+                raise _NotSame("a comparison of doubles that NaN would decide otherwise")
+            left, right = _double(left), _double(right)
+        return X.Cmp(name, left, right)
+
+
+def _said_nonzero(test: ast.expr) -> frozenset[str]:
+    """Expressions the test, when true, says are not zero: `a != 0` (or `0 != a`), alone or
+    as one of the `and`-ed tests."""
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    found: set[str] = set()
+    for t in tests:
+        if isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.NotEq):
+            for a, b in ((t.left, t.comparators[0]), (t.comparators[0], t.left)):
+                if isinstance(b, ast.Constant) and not isinstance(b.value, bool) and b.value == 0:
+                    found.add(ast.unparse(a))
+    return frozenset(found)
+
+
+def _not_zero(node: ast.expr, nonzero: frozenset[str], constants: dict[str, object]) -> bool:
+    """The divisor is never zero: a non-zero number, an expression a test said is not zero, or
+    the product of such a one and a number of magnitude at least 1 (which cannot underflow)."""
+    if ast.unparse(node) in nonzero:
+        return True
+    number = _number_of(node, constants)
+    if number is not None:
+        return number != 0
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        for c, d in ((node.left, node.right), (node.right, node.left)):
+            factor = _number_of(c, constants)
+            if factor is not None and abs(factor) >= 1 and _not_zero(d, nonzero, constants):
+                return True
+    return False
+
+
+def _number_of(node: ast.expr, constants: dict[str, object]) -> float | None:
+    value = node.value if isinstance(node, ast.Constant) else (
+        constants.get(node.id) if isinstance(node, ast.Name) else None)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _null(e: X.Expr) -> bool:
+    return isinstance(e, X.Lit) and e.value is None
+
+
+def _negated(test: X.Expr) -> X.Expr | None:
+    """`a IS NULL OR b IS NULL` for `a IS NOT NULL AND b IS NOT NULL` (and a single one)."""
+    parts = X.conjuncts(test)
+    if all(isinstance(p, X.IsNotNull) for p in parts):
+        return X.or_(*(X.IsNull(p.arg) for p in parts))
+    return None
+
+
+def _null_tested(test: X.Expr) -> frozenset[X.Expr] | None:
+    """The columns of `c1 IS NULL OR c2 IS NULL ...`, or None for another test."""
+    parts = X.disjuncts(test)
+    if all(isinstance(p, X.IsNull) and isinstance(p.arg, X.Col) for p in parts):
+        return frozenset(p.arg for p in parts)
+    return None
+
+
+def _strict(e: X.Expr, tested: frozenset[X.Expr] | None) -> bool:
+    """`e` is NULL whenever one of the tested columns is: testing them first changes nothing
+    (`None if a is None else a * 2` is Spark's `a * 2`)."""
+    return tested is not None and all(_null_on(e, c) for c in tested)
+
+
+def _null_on(e: X.Expr, c: X.Expr) -> bool:
+    """`e` is NULL whenever `c` is: Spark's arithmetic and casts pass a NULL operand on, and a
+    CASE whose every branch is NULL then is NULL whichever branch it takes."""
+    if e == c or isinstance(e, X.Lit) and e.value is None:
+        return True
+    if isinstance(e, (X.Arith, X.Neg, X.Cast)):
+        return any(_null_on(k, c) for k in X.children(e))
+    if isinstance(e, X.Case):
+        return all(_null_on(v, c) for v in (*(v for _, v in e.branches), e.default))
+    return False
+
+
+def _int32(e: X.Expr) -> bool:
+    dtype = X.dtype_of(e)
+    return dtype in INTEGRAL and INTEGER_BITS[dtype] <= 32
+
+
+def _double(e: X.Expr) -> X.Expr:
+    """An operand brought to double as Python brings an int to float (exactly, within 2**53)."""
+    if isinstance(e, X.Lit) and isinstance(e.value, int):
+        return X.Lit(float(e.value), "double")
+    return e if X.dtype_of(e) == "double" else X.Cast(e, "double")
