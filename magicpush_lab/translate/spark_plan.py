@@ -38,7 +38,7 @@ MonthsBetween CurrentDate CurrentTimestamp ToUnixTimestamp UnixTimestamp FromUni
 Abs Round BRound Floor Ceil Sqrt Log Log10 Log2 Exp Pow Signum Greatest Least Pmod
 Size GetArrayItem ElementAt GetStructField GetMapValue ArrayContains If NaNvl IsNaN AtLeastNNonNulls
 KnownNotNull KnownFloatingPointNormalized Md5 Sha1 Sha2 Crc32 Murmur3Hash XxHash64 Hex Unhex
-CreateNamedStruct CreateArray CreateMap
+CreateNamedStruct CreateArray CreateMap StringSplit
 """.split())
 
 # Spark functions as deterministic as those above (the same inputs give the same output), that
@@ -47,7 +47,7 @@ CreateNamedStruct CreateArray CreateMap
 # function of their own (datetime_sub, timestamp_add_interval), some build values as large as
 # a request asks (sequence, array_repeat, space), and the allow-list stays short.
 _DETERMINISTIC_NEVER_WRITTEN = frozenset("""
-StringSplit SplitPart StringTranslate Overlay SoundEx StringSpace FormatString Elt Bin Conv
+SplitPart StringTranslate Overlay SoundEx StringSpace FormatString Elt Bin Conv
 BitLength OctetLength StringToMap RegExpExtractAll RegExpCount RegExpSubStr RegExpInStr Encode Decode
 ArrayDistinct ArrayJoin ArrayMax ArrayMin ArrayPosition ArrayRemove ArrayUnion ArrayIntersect ArrayExcept
 ArraysOverlap ArrayRepeat ArraysZip Slice Flatten SortArray Sequence ArrayCompact ArrayAppend ArrayInsert
@@ -440,7 +440,7 @@ _FUNCTION_NAMES = {"StartsWith": "startswith", "EndsWith": "endswith", "RegExpEx
                    "StringRepeat": "repeat", "UnBase64": "unbase64", "XxHash64": "xxhash64",
                    "DateFormatClass": "date_format", "FromUnixTime": "from_unixtime",
                    "TruncDate": "trunc", "TruncTimestamp": "date_trunc", "StringLocate": "locate",
-                   "IsNaN": "isnan"}
+                   "IsNaN": "isnan", "StringSplit": "split"}
 
 
 def _snake(name: str) -> str:
