@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -172,7 +173,7 @@ class Evaluator:
             return a
         if isinstance(e.arg, X.Lit) and e.arg.value is None:
             return Cell(default_value(target), F)
-        folded = _cast_literal(e.arg, e.dtype)
+        folded = _cast_literal(e.arg, e.dtype) or _cast_digits(a, src, e.dtype)
         if folded is not None:
             return folded
         if src in INTEGER_RANK and target == z3.RealSort() and not e.dtype.startswith("decimal"):
@@ -360,6 +361,24 @@ def _cast_literal(arg: X.Expr, dtype: str) -> Cell | None:
     if _fits_decimal(value, dtype):
         return Cell(z3.RealVal(str(value) if isinstance(value, Fraction) else value), T)
     return None
+
+
+def _cast_digits(a: Cell, src: str, dtype: str) -> Cell | None:
+    """A known text of plain decimal digits (an optional sign, no spaces) cast to an integer type
+    it fits: the cast cannot fail, and its value is the number (`'041'` is 41).
+
+    >>> _cast_digits(Cell(z3.StringVal("041"), T), "string", "int").value
+    41
+    >>> _cast_digits(Cell(z3.StringVal(" 41"), T), "string", "int") is None
+    True
+    """
+    if src != "string" or dtype not in INTEGER_RANK or not z3.is_true(z3.simplify(a.notnull)):
+        return None
+    text = z3.simplify(a.value)
+    if not z3.is_string_value(text) or not re.fullmatch(r"[+-]?[0-9]{1,19}", text.as_string()):
+        return None
+    value, bits = int(text.as_string()), INTEGER_BITS[dtype]
+    return literal(value, dtype) if -(2 ** (bits - 1)) <= value < 2 ** (bits - 1) else None
 
 
 def _constant_number(e: X.Expr) -> int | float | None:

@@ -11,7 +11,10 @@ Spark and Python agree; other forms stay uninterpreted):
   (calendar.py);
 - `substring(s, pos, len)` with literals `pos >= 1`, `len >= 0`; `concat` of strings;
   `replace(s, search, rep)` with a non-empty literal search; `instr(s, t)`;
-- `rlike(s, pattern)` with a pattern pyregex.py writes.
+- `rlike(s, pattern)` with a pattern pyregex.py writes;
+- `regexp_extract(s, pattern, i)` of constants (an unpivot's column names, a literal): computed,
+  when the text is printable ASCII and the pattern in a subset Java and Python read alike on it
+  (`constant_extract`).
 
 >>> import z3
 >>> from magicpush_lab.symbolic.values import Cell
@@ -23,6 +26,8 @@ Spark and Python agree; other forms stay uninterpreted):
 """
 
 from __future__ import annotations
+
+import re
 
 import z3
 
@@ -59,6 +64,13 @@ def encode(name: str, args: tuple[Cell, ...], arg_types: tuple[str, ...]) -> Cel
         return None
     if name == "instr" and arg_types == ("string", "string"):
         return Cell(z3.IndexOf(args[0].value, args[1].value, 0) + 1, notnull)
+    if name == "regexp_extract" and len(args) == 3:
+        subject, pattern, index = (_constant(a) for a in args)
+        if isinstance(subject, str) and isinstance(pattern, str) and isinstance(index, int):
+            value = constant_extract(subject, pattern, index)
+            if value is not None:
+                return Cell(z3.StringVal(value), T)
+        return None
     if name == "rlike" and arg_types == ("string", "string"):
         pattern = z3.simplify(args[1].value)
         lang = pyregex.language(pattern.as_string()) if z3.is_string_value(pattern) else None
@@ -71,3 +83,67 @@ def encode(name: str, args: tuple[Cell, ...], arg_types: tuple[str, ...]) -> Cel
 def _literal_int(c: Cell) -> int | None:
     v = z3.simplify(c.value)
     return v.as_long() if z3.is_int_value(v) and z3.is_true(z3.simplify(c.notnull)) else None
+
+
+def _constant(c: Cell) -> str | int | None:
+    """A cell's value when it is a known, non-NULL string or integer."""
+    if not z3.is_true(z3.simplify(c.notnull)):
+        return None
+    v = z3.simplify(c.value)
+    if z3.is_string_value(v):
+        return v.as_string()
+    return v.as_long() if z3.is_int_value(v) else None
+
+
+# what a pattern may hold to be folded: escapes of classes and of punctuation, no `(?` (flags,
+# lookaround, named groups: Java spells them otherwise or not at all), no `&&` or `[[` (Java's
+# class intersection and nesting), braces only as `{m}` or `{m,n}` (Python reads a stray brace
+# as a literal where Java fails)
+_ESCAPES = set("dDwWsS.-\\()[]{}|+*?^$/")
+_BRACES = re.compile(r"\{\d+(,\d+)?\}")
+
+
+def constant_extract(subject: str, pattern: str, index: int) -> str | None:
+    """Spark's `regexp_extract(subject, pattern, index)` (Java's `Matcher.find`, "" when nothing
+    matches or the group took no part), computed with Python's `re` where the two agree: a
+    printable ASCII subject (so `\\d`, `\\w`, `\\s` and `.` mean the same) and a pattern in
+    the plain subset above. None otherwise, or when Spark would raise (a group the pattern lacks).
+
+    >>> constant_extract("W41", r"(\\d+)", 1), constant_extract("m1524", r"(\\D)(\\d+)(\\d{2})", 2)
+    ('41', '15')
+    >>> constant_extract("mu", r"(\\D)(\\d+)(\\d{2})", 0), constant_extract("W41", r"(?=W)(\\d+)", 1)
+    ('', None)
+    """
+    if not all(" " <= ch <= "~" for ch in subject) or not _plain(pattern):
+        return None
+    try:
+        compiled = re.compile(pattern, re.ASCII)
+    except re.error:
+        return None
+    if not 0 <= index <= compiled.groups:
+        return None  # Spark raises: the pattern has no such group
+    found = compiled.search(subject)
+    return "" if found is None else found.group(index) or ""
+
+
+def _plain(pattern: str) -> bool:
+    if "(?" in pattern or "&&" in pattern or "[[" in pattern or not all(" " <= ch <= "~" for ch in pattern):
+        return False
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            if i + 1 >= len(pattern) or pattern[i + 1] not in _ESCAPES:
+                return False
+            i += 2
+            continue
+        if ch == "{":
+            brace = _BRACES.match(pattern, i)
+            if brace is None:
+                return False
+            i = brace.end()
+            continue
+        if ch == "}":
+            return False
+        i += 1
+    return True

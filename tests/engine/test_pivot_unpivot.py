@@ -36,6 +36,10 @@ CONNECT_GAPS = {
         'rand() is not read on Spark Connect: the late filter is a barrier (nothing moves, as the case wants), but the case needs a filter to walk',
     'stack() is an unpivot: a filter on its value column pushes the same way':
         'an SQL expression string (selectExpr) is not read on Spark Connect yet',
+    "unpivot, the year read from the column name and the value: only the later year's column is tested":
+        'unpivot is not read on Spark Connect yet',
+    "unpivot, a name pattern with a lookahead is not computed here: Spark computes it in the predicate":
+        'unpivot is not read on Spark Connect yet',
     'pivot, filter on the group key: whole groups, equivalent':
         'pivot is not read on Spark Connect yet',
     "pivot (sum), filter on a pivoted column: only that year's rows without a value go, the rest stay":
@@ -119,6 +123,16 @@ CASES = [
          unpivoted, lambda: F.col("revenue") > F.rand(5) * 4000, None),
     Case("stack() is an unpivot: a filter on its value column pushes the same way",
          stacked, lambda: F.col("revenue") > 3000, SUPERSET, "v2005 > 3000.0 OR v2006 > 3000.0", "UnPivot"),
+    # the name column's values are constants: Spark functions of them are computed (regexp_extract)
+    Case("unpivot, the year read from the column name and the value: only the later year's column is tested",
+         lambda s: unpivoted(s).withColumn("year", F.regexp_extract("year", r"v(\d+)", 1).cast("int")),
+         lambda: (F.col("year") > 2005) & (F.col("revenue") > 2000), SUPERSET, "v2006 > 2000.0", "UnPivot"),
+    Case("unpivot, a name pattern with a lookahead is not computed here: Spark computes it in the predicate",
+         lambda s: unpivoted(s).withColumn("year", F.regexp_extract("year", r"(?=v)v(\d+)", 1).cast("int")),
+         lambda: (F.col("year") > 2005) & (F.col("revenue") > 2000), SUPERSET,
+         "(cast(regexp_extract('v2005', '(?=v)v(\\\\d+)', 1) as int) > 2005 AND v2005 > cast(2000 as double)) OR "
+         "(cast(regexp_extract('v2006', '(?=v)v(\\\\d+)', 1) as int) > 2005 AND v2006 > cast(2000 as double))",
+         "UnPivot"),
     Case("pivot, filter on the group key: whole groups, equivalent",
          pivoted, lambda: F.col("store") == "A", EQUIVALENT, "store = 'A'", "Pivot", "sales"),
     # a pivoted column: tests/engine/test_pivot_values.py has the cases per aggregate
