@@ -62,6 +62,21 @@ CASES = [
           'out = agg.filter(F.col("v") >= 8)'),
          True, names=("out", "agg"),
          expect_lines=('out = agg_pushed.filter(F.col("v") >= 8)',)),
+    Case("a window spec named in a cell of its own, by column name: the copy reads it as it is",
+         (HEAD,
+          'from pyspark.sql import Window\nt = sales.withColumn("w", double("v"))\n'
+          'by_s = Window.partitionBy(F.col("s")).orderBy(F.desc("w"), "id")',
+          'agg = t.withColumn("r", F.row_number().over(by_s)).filter(F.col("r") <= 3)\nagg.show()',
+          'out = agg.filter(F.col("w") >= 16)'),
+         True, names=("out", "agg"),
+         expect_lines=('agg_pushed = t_pushed.withColumn("r", F.row_number().over(by_s)).filter(F.col("r") <= 3)',)),
+    Case("must not copy: the window spec holds a column of a copied DataFrame (t[\"s\"]), bound to the original",
+         (HEAD,
+          'from pyspark.sql import Window\nt = sales.withColumn("w", double("v"))\n'
+          'by_s = Window.partitionBy(t["s"]).orderBy(F.desc("w"), "id")',
+          'agg = t.withColumn("r", F.row_number().over(by_s)).filter(F.col("r") <= 3)\nagg.show()',
+          'out = agg.filter(F.col("w") >= 16)'),
+         False, names=("out", "agg")),
     Case("must not copy: a filter on a window's partition key, which Spark passes by itself",
          (HEAD,
           'from pyspark.sql import Window\n'

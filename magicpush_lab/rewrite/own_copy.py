@@ -82,6 +82,7 @@ def own_copy(trace: Trace, pushed: Pushed, top: int | None, path: set[int]) -> O
     if receiver != ordered[-1].target or (last_var is not None and last_var != receiver):
         raise NoCopy("the late filter's receiver is not the name of the path's last DataFrame")
     _check_no_rebinding(trees, ordered, late_stmt)
+    _check_no_bound_columns(trees, ordered)
     copied, current, taken = [], {}, _names_in(trees)
     for stmt in ordered:
         renames = tuple((old, current[old]) for old in sorted(_loads(stmt.node.value)) if old in current)
@@ -146,6 +147,31 @@ def _late_receiver(trees: dict[int, ast.Module | None], late: Event) -> str | No
 
 def _loads(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+# a DataFrame's attributes that are not columns bound to it
+_NOT_COLUMNS = {"columns", "dtypes", "schema", "isStreaming"}
+
+
+def _check_no_bound_columns(trees: dict[int, ast.Module | None], ordered: list[_Statement]) -> None:
+    """A copied step must not read a name made from a column of a copied DataFrame (`w =
+    Window.partitionBy(df["genre"])`, `key = df.genre`): such a column is bound to the original
+    DataFrame, and Spark cannot find it in the copy's plan (MISSING_ATTRIBUTES)."""
+    copied = {stmt.target for stmt in ordered}
+    read = {name for stmt in ordered for name in _loads(stmt.node.value)} - copied
+    for tree in trees.values():
+        for node in tree.body if tree is not None else ():
+            if not (isinstance(node, ast.Assign) and _binds(node) & read):
+                continue
+            calls = {id(n.func) for n in ast.walk(node.value) if isinstance(n, ast.Call)}
+            for n in ast.walk(node.value):
+                base = n.value if isinstance(n, (ast.Subscript, ast.Attribute)) else None
+                if not (isinstance(base, ast.Name) and base.id in copied):
+                    continue
+                if isinstance(n, ast.Attribute) and (id(n) in calls or n.attr in _NOT_COLUMNS):
+                    continue
+                name = sorted(_binds(node) & read)[0]
+                raise NoCopy(f"`{name}` holds a column of `{base.id}`, which a copy cannot use")
 
 
 def _binds(node: ast.AST) -> set[str]:
