@@ -85,7 +85,7 @@ def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
     result = WalkResult()
     seen: set[tuple] = set()
     with bounded_by(budget):
-        walks = [push_down(node, budget) for node in filters_to_push(plan)]
+        walks = [_with_stacked(node, push_down(node, budget), budget) for node in filters_to_push(plan)]
         walks += [_push_join_conjunct(join, side, g, budget) for join, side, g in join_conjuncts(plan)]
     for walk in walks:
         for pushed in walk.pushed:
@@ -96,6 +96,51 @@ def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
                 result.pushed.append(pushed)
         result.refusals.extend(walk.refusals)
     return result
+
+
+def stacked(filter_node: P.Filter) -> P.Filter | None:
+    """The filter with the conditions of the filters right below it (through sorts, column drops
+    and other filters) joined to its own, as Spark's CombineFilters joins them; None when there
+    are none. Rows reaching the filter passed those below, so the conjunction selects the same
+    rows above them; walked on its own, it may tell apart rows its parts alone cannot (after an
+    unpivot, `week > 40` and `sales > 30` together name the columns of the weeks after 40).
+    Only conditions on columns the filter itself sees are joined.
+
+    >>> k, v = X.Col("k", 1, "int"), X.Col("v", 2, "int")
+    >>> low = P.Filter(P.Reorder(P.Source("t", (k, v)), "Sort"), X.Cmp(">", k, X.Lit(1, "int")))
+    >>> print(stacked(P.Filter(low, X.Cmp("<", v, X.Lit(5, "int")))).condition)
+    v < 5 AND k > 1
+    """
+    below, node = [], filter_node.child
+    seen = set(filter_node.child.output)
+    while isinstance(node, (P.Filter, P.Reorder)) or isinstance(node, P.Project) and node.kind == "DropColumn":
+        if isinstance(node, P.Filter) and X.is_deterministic(node.condition) and X.columns(node.condition) <= seen:
+            below.extend(c for c in X.conjuncts(node.condition) if c not in below)
+        node = node.child
+    own = X.conjuncts(filter_node.condition)
+    extra = [c for c in below if c not in own]
+    if not extra or not X.is_deterministic(filter_node.condition):
+        return None
+    return replace(filter_node, condition=X.and_(*own, *extra))
+
+
+def _with_stacked(filter_node: P.Filter, walk: WalkResult, budget: Budget) -> WalkResult:
+    """The walk of `filter_node`, where the walk of its stacked conjunction (`stacked`) reached a
+    source with a predicate as good (the same kind, or an equivalence): that one instead. The
+    stacked walk's predicate is sound for the filter alone, since the filters below stay."""
+    combined = stacked(filter_node)
+    if combined is None or budget.spent:
+        return walk
+    other = push_down(combined, budget)
+    if not other.pushed:
+        return walk
+    better = {p.source.origin: p for p in other.pushed if not p.branches}
+    mine = {p.source.origin for p in walk.pushed}
+    kept = [better[p.source.origin] if p.source.origin in better and not p.branches
+            and (better[p.source.origin].kind == p.kind or better[p.source.origin].kind == EQUIVALENT) else p
+            for p in walk.pushed]
+    kept += [p for origin, p in better.items() if origin not in mine]
+    return WalkResult(pushed=kept, refusals=walk.refusals)
 
 
 def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult:
