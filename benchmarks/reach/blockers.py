@@ -94,7 +94,7 @@ def _copy_reason(reason: str) -> str:
     why = reason.split("its own copy:")[-1]
     for words in ("bound again", "runs more than once", "not a plain assignment", "inside a block",
                   "same statement", "receiver", "comes after the late filter", "different",
-                  "does not read the copied steps by name"):
+                  "does not read the copied steps by name", "holds a column of"):
         if words in why:
             return words
     return _first_words(why)
