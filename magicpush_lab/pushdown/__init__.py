@@ -18,7 +18,8 @@ imports walk.py, which would otherwise import this file back.
 
 from magicpush_lab.pushdown.operators import check
 from magicpush_lab.pushdown.records import Pushed, Refusal, Step, WalkResult
-from magicpush_lab.pushdown.walk import filters_to_push, join_conjuncts, late_filter, push_down, push_down_all
+from magicpush_lab.pushdown.walk import (filters_to_push, join_conjuncts, late_filter, push_down, push_down_all,
+                                         push_down_stacked)
 
 __all__ = ["Pushed", "Refusal", "Step", "WalkResult", "check", "filters_to_push", "join_conjuncts", "late_filter",
-           "push_down", "push_down_all"]
+           "push_down", "push_down_all", "push_down_stacked"]

@@ -85,7 +85,7 @@ def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
     result = WalkResult()
     seen: set[tuple] = set()
     with bounded_by(budget):
-        walks = [_with_stacked(node, push_down(node, budget), budget) for node in filters_to_push(plan)]
+        walks = [push_down_stacked(node, budget) for node in filters_to_push(plan)]
         walks += [_push_join_conjunct(join, side, g, budget) for join, side, g in join_conjuncts(plan)]
     for walk in walks:
         for pushed in walk.pushed:
@@ -124,10 +124,11 @@ def stacked(filter_node: P.Filter) -> P.Filter | None:
     return replace(filter_node, condition=X.and_(*own, *extra))
 
 
-def _with_stacked(filter_node: P.Filter, walk: WalkResult, budget: Budget) -> WalkResult:
+def push_down_stacked(filter_node: P.Filter, budget: Budget) -> WalkResult:
     """The walk of `filter_node`, where the walk of its stacked conjunction (`stacked`) reached a
     source with a predicate as good (the same kind, or an equivalence): that one instead. The
     stacked walk's predicate is sound for the filter alone, since the filters below stay."""
+    walk = push_down(filter_node, budget)
     combined = stacked(filter_node)
     if combined is None or budget.spent:
         return walk

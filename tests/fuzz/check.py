@@ -14,7 +14,7 @@ from typing import Any
 
 from magicpush_lab.ir import plan as P
 from magicpush_lab.budget import Budget
-from magicpush_lab.pushdown import push_down
+from magicpush_lab.pushdown import push_down_stacked
 
 from tests.engine.reference import Undefined, bag, run
 
@@ -62,8 +62,9 @@ def variants(late: P.Filter, pushed: list) -> list[Variant]:
 
 
 def proposals(late: P.Filter) -> list:
-    """The engine's pushed predicates for `late` (a crash of the engine is a finding too)."""
-    return push_down(late, Budget(BUDGET_SECONDS)).pushed
+    """The engine's pushed predicates for `late` (a crash of the engine is a finding too), with
+    the filters right below it joined where that pushes as well (pushdown/walk.stacked)."""
+    return push_down_stacked(late, Budget(BUDGET_SECONDS)).pushed
 
 
 def outcome(plan: P.Plan, tables: dict) -> tuple[str, Any]:
