@@ -85,7 +85,12 @@ def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
     result = WalkResult()
     seen: set[tuple] = set()
     with bounded_by(budget):
-        walks = [push_down_stacked(node, budget) for node in filters_to_push(plan)]
+        filters = filters_to_push(plan)
+        # a filter in another one's stack is walked joined with it there: once is enough (a
+        # chain of n filters makes one joined walk, not n)
+        stacked_below = {id(f) for node in filters for f in _stack(node)}
+        walks = [push_down(node, budget) if id(node) in stacked_below else push_down_stacked(node, budget)
+                 for node in filters]
         walks += [_push_join_conjunct(join, side, g, budget) for join, side, g in join_conjuncts(plan)]
     for walk in walks:
         for pushed in walk.pushed:
@@ -111,17 +116,26 @@ def stacked(filter_node: P.Filter) -> P.Filter | None:
     >>> print(stacked(P.Filter(low, X.Cmp("<", v, X.Lit(5, "int")))).condition)
     v < 5 AND k > 1
     """
-    below, node = [], filter_node.child
     seen = set(filter_node.child.output)
-    while isinstance(node, (P.Filter, P.Reorder)) or isinstance(node, P.Project) and node.kind == "DropColumn":
-        if isinstance(node, P.Filter) and X.is_deterministic(node.condition) and X.columns(node.condition) <= seen:
+    below: list[X.Expr] = []
+    for node in _stack(filter_node):
+        if X.is_deterministic(node.condition) and X.columns(node.condition) <= seen:
             below.extend(c for c in X.conjuncts(node.condition) if c not in below)
-        node = node.child
     own = X.conjuncts(filter_node.condition)
     extra = [c for c in below if c not in own]
     if not extra or not X.is_deterministic(filter_node.condition):
         return None
     return replace(filter_node, condition=X.and_(*own, *extra))
+
+
+def _stack(filter_node: P.Filter) -> list[P.Filter]:
+    """The filters right below `filter_node`, through sorts and column drops."""
+    found, node = [], filter_node.child
+    while isinstance(node, (P.Filter, P.Reorder)) or isinstance(node, P.Project) and node.kind == "DropColumn":
+        if isinstance(node, P.Filter):
+            found.append(node)
+        node = node.child
+    return found
 
 
 def push_down_stacked(filter_node: P.Filter, budget: Budget) -> WalkResult:

@@ -70,3 +70,26 @@ def test_stacked_filter_case(spark, case: Case):
         filtered = filtered.filter(to_column(p.predicate))
     assert bag(case.body([filtered]).filter(case.late())) == bag(original)
     assert bag(original), "the data should keep some rows, or the comparison proves little"
+
+
+@pytest.mark.parametrize("n", [1, 4, 16])
+def test_a_chain_of_filters_makes_one_joined_walk_not_one_per_filter(monkeypatch, n):
+    """A notebook that drops values one `.filter` at a time: every filter is walked once on its
+    own, and only the top one joined with those below it (n + 2 walks for n + 1 filters, where a
+    joined walk per filter would be 2n + 1, each as long as the chain)."""
+    from magicpush_lab.ir import expr as X
+    from magicpush_lab.ir import plan as P
+    from magicpush_lab.pushdown import walk as W
+
+    k, v, w = X.Col("k", 1, "string"), X.Col("v", 2, "int"), X.Col("w", 3, "int")
+    plan: P.Plan = P.Project(P.Source("t", (k, v)), ((k, k), (v, v), (w, X.Arith("+", v, X.Lit(1, "int"), "int"))))
+    for i in range(n):
+        plan = P.Filter(plan, X.Not(X.Cmp("=", k, X.Lit(f"c{i}", "string"))))
+    plan = P.Filter(plan, X.Cmp(">", w, X.Lit(5, "int")))
+    walked = []
+    inner = W.push_down
+    monkeypatch.setattr(W, "push_down", lambda node, budget=None: walked.append(node) or inner(node, budget))
+    result = W.push_down_all(plan)
+    assert len(walked) == n + 2
+    assert max(len(X.conjuncts(f.condition)) for f in walked) == n + 1
+    assert result.pushed, "the joined filter reaches the source"
