@@ -91,10 +91,22 @@ def with_calls_inlined(e: X.Expr) -> X.Expr:
 
 
 def written_in(call: X.PyUdf, g: X.Expr) -> bool:
-    """`g` computes the call's body itself, on the same arguments: on every input, NaN and the
-    infinities included, it meets the value the call returns."""
+    """`g` computes the call's body itself, on the same arguments, and reads the call's double
+    arguments nowhere else: on every input, NaN and the infinities included, it meets the value
+    the call returns (a conjunct read back from the model elsewhere in `g` would not).
+
+    >>> a = X.Col("a", 1, "double")
+    >>> call = X.PyUdf("twice", (a,), "double", "lambda a: a * 2.0")
+    >>> body = X.Cmp(">", X.Arith("*", a, X.Lit(2.0, "double"), "double"), X.Lit(1.0, "double"))
+    >>> written_in(call, body), written_in(call, X.and_(body, X.Cmp("<", a, X.Lit(3.0, "double"))))
+    (True, False)
+    """
     body = inlined(call)
-    return body is not None and any(n == body for n in X.walk(g))
+    if body is None:
+        return False
+    rest = X.transform(g, lambda n: X.Lit(None, "double") if n == body else None)
+    doubles = {a for a in call.args if X.dtype_of(a) in FRACTIONAL}
+    return rest != g and not any(n in doubles for n in X.walk(rest))
 
 
 def _parameters(fn: ast.FunctionDef | ast.Lambda) -> list[str] | None:
