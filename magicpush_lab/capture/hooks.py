@@ -308,13 +308,13 @@ class Hooks:
     def _udf_called(self) -> Callable[[Any], Any]:
         """Each call of a UDF gives a PythonUDF expression: tie it to the function called, since
         Spark's plans name it only by the function's name (udfs.py)."""
-        return self._after_udf("udf call", lambda udf, args, result: self.tracer.udfs.called(udf, result))
+        return self._after_udf("udf call", lambda udf, result: self.tracer.udfs.called(udf, result))
 
     def _udf_defined(self) -> Callable[[Any], Any]:
-        return self._after_udf("udf", lambda udf, args, result: self.tracer.udfs.defined(udf, udf.func))
+        return self._after_udf("udf", lambda udf, result: self.tracer.udfs.defined(udf, udf.func))
 
-    def _after_udf(self, label: str, note: Callable[[Any, tuple, Any], None]) -> Callable[[Any], Any]:
-        """A wrapper of a UserDefinedFunction method that runs it, then `note(udf, args, result)`
+    def _after_udf(self, label: str, note: Callable[[Any, Any], None]) -> Callable[[Any], Any]:
+        """A wrapper of a UserDefinedFunction method that runs it, then `note(udf, result)`
         while tracing; a failure of the note is a warning, never the user's error."""
         tracer = self.tracer
 
@@ -324,7 +324,7 @@ class Hooks:
                 result = original(udf_self, *args, **kwargs)
                 try:
                     if tracer.active:
-                        note(udf_self, args, result)
+                        note(udf_self, result)
                 except Exception as err:
                     tracer.warn(f"{label}: {type(err).__name__}: {err}")
                 return result

@@ -81,8 +81,8 @@ def encode(name: str, args: tuple[Cell, ...], arg_types: tuple[str, ...]) -> Cel
 
 
 def _literal_int(c: Cell) -> int | None:
-    v = z3.simplify(c.value)
-    return v.as_long() if z3.is_int_value(v) and z3.is_true(z3.simplify(c.notnull)) else None
+    v = _constant(c)
+    return v if isinstance(v, int) else None
 
 
 def _constant(c: Cell) -> str | int | None:
