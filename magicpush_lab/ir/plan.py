@@ -216,6 +216,9 @@ class WindowCall:
     upper: int | None
     rows: bool = True  # a ROWS frame (False: a RANGE frame, which counts ties as the current row)
     dtype: str = "other"
+    # the value reads only the frame's rows whose argument is not NULL (`sum`, `max`, `count` of
+    # a column, `first(x, ignorenulls=True)`, ...): a row whose argument is NULL adds nothing
+    skips_nulls: bool = False
 
     def reads(self) -> str:
         """"before": rows sorting no later than the current row (its ties included); "after":
@@ -225,6 +228,19 @@ class WindowCall:
         if self.lower is not None and self.lower >= 0:
             return "after"
         return "partition"
+
+    def reads_only_non_null(self) -> bool:
+        """Dropping a row whose argument is NULL changes no other row's value: the function skips
+        such rows, and its frame is set by order values (RANGE) or runs to the partition's end
+        or the current row (a ROWS frame counting rows would shift).
+
+        >>> WindowCall("sum", (Col("v", 1, "double"),), None, None, skips_nulls=True).reads_only_non_null()
+        True
+        >>> WindowCall("sum", (Col("v", 1, "double"),), -2, 0, skips_nulls=True).reads_only_non_null()
+        False
+        """
+        counted = self.rows and not {self.lower, self.upper} <= {None, 0}
+        return self.skips_nulls and len(self.args) == 1 and not counted
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 from magicpush_lab.capture.trace import Udf
@@ -753,10 +753,10 @@ def _pivot_slot(agg: X.Agg, chosen: X.Expr) -> X.Expr:
     return X.Case(((X.Cmp(">", rows, X.Lit(0, "long")), counted),), none)
 
 
-def _inline_partition(partition: tuple[X.Expr, ...], child: P.Plan) -> tuple[X.Expr, ...]:
-    """Spark partitions (and orders) by an expression through a helper column (`upper(s) AS _w0`)
-    it adds just below the window; read the expression back when its inputs pass through
-    unchanged."""
+def _inline_helpers(partition: tuple[X.Expr, ...], child: P.Plan) -> tuple[X.Expr, ...]:
+    """Spark partitions (and orders) by an expression, and passes it to a window function, through
+    a helper column (`upper(s) AS _w0`) it adds just below the window; read the expression back
+    when its inputs pass through unchanged."""
     if not isinstance(child, P.Project):
         return partition
     defined = {c: e for c, e in child.outputs if e != c}
@@ -778,8 +778,10 @@ def _window(n: Node, ctx: Context, origin: int | None) -> P.Window:
         call = _window_call(e.kids[0], ctx)
         computed.append(X.Col(e.field("name"), _expr_id(e), call.dtype if call else "other"))
         calls.append(call)
-    keys = _inline_partition(partition + tuple(k for k, _, _ in order), child)
+    keys = _inline_helpers(partition + tuple(k for k, _, _ in order), child)
     inlined_order = tuple((k, asc, nulls) for k, (_, asc, nulls) in zip(keys[len(partition):], order))
+    if all(calls):  # arguments too go through helper columns (`when(...) AS _w0`)
+        calls = [replace(c, args=_inline_helpers(c.args, child)) for c in calls]
     return P.Window(child, keys[:len(partition)], tuple(computed), origin, inlined_order,
                     tuple(calls) if all(calls) else ())  # type: ignore[arg-type]
 
@@ -806,7 +808,17 @@ def _window_call(n: Node, ctx: Context) -> P.WindowCall | None:
     if frame is not None and inner.cls not in _WHOLE_PARTITION and len(frame.kids) == 2:
         lower, upper = (_frame_bound(b) for b in frame.kids)
         rows = str((frame.field("frameType") or {}).get("object", "")).endswith("RowFrame$")
-    return P.WindowCall(name, args, lower, upper, rows, dtype)
+    skips = inner.cls in _SKIP_NULLS or (inner.cls in {"First", "Last"} and _true(inner.field("ignoreNulls")))
+    return P.WindowCall(name, args, lower, upper, rows, dtype, skips)
+
+
+# aggregate functions whose value reads only the non-NULL values of their argument
+_SKIP_NULLS = {"Sum", "Min", "Max", "Average", "Count", "CollectList", "CollectSet",
+               "StddevSamp", "StddevPop", "VarianceSamp", "VariancePop"}
+
+
+def _true(value: object) -> bool:
+    return value is True or str(value).lower() == "true"
 
 
 def _frame_bound(n: Node) -> int | None:

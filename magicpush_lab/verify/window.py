@@ -9,7 +9,10 @@ columns that keeps, with every row it keeps, every row its window values read ke
 those values as they were:
   before: same_partition(r1, r2) and r1 sorts no later than r2 and G(r2) => G(r1)
   after:  same_partition(r1, r2) and r2 sorts no later than r1 and G(r2) => G(r1)
-  both:   same_partition(r1, r2) => (G(r1) <=> G(r2))  (G keeps or drops whole partitions)
+  both:   same_partition(r1, r2) and G(r2) => G(r1)  (G keeps or drops whole partitions)
+Where every function skips rows whose argument is NULL and its frame is not counted in rows
+(ir/plan.WindowCall.reads_only_non_null), only the rows some function reads need to stay:
+each condition gets "and an argument of r1 is not NULL" among its premises.
 Then W(G(T)) = G(W(T)) for every table T. Each condition speaks of two rows and is proved
 on 2 symbolic rows, whatever the partitions' sizes. With it:
   equivalent: F = G on every row (the window's results free), so F(W(T)) = W(G(T));
@@ -95,21 +98,34 @@ def _closed(op: P.Window, pred: X.Expr) -> tuple[list[tuple[str, z3.BoolRef]], l
     r1, r2 = SymbolicRow("first"), SymbolicRow("second")
     same = same_keys(op.partition, r1, r2, ev)
     keeps1, keeps2 = truth(ev.eval(pred, r1)), truth(ev.eval(pred, r2))
+    read = _read(op, r1, ev)  # r1 is one a window function reads (always, unless all skip NULLs)
     reads = op.reads()
     conditions = []
     if "partition" in reads or {"before", "after"} <= reads:
-        conditions.append(("the predicate is not constant within a partition", z3.Implies(same, keeps1 == keeps2)))
+        conditions.append(("the predicate is not constant within a partition",
+                           z3.Implies(z3.And(same, keeps2, read), keeps1)))
     elif "before" in reads:
         before = sorts_no_later(op.order, r1, r2, ev)
         conditions.append(("the predicate does not keep every row of a partition that sorts before one it keeps",
-                           z3.Implies(z3.And(same, before, keeps2), keeps1)))
+                           z3.Implies(z3.And(same, before, keeps2, read), keeps1)))
     elif "after" in reads:
         after = sorts_no_later(op.order, r2, r1, ev)
         conditions.append(("the predicate does not keep every row of a partition that sorts after one it keeps",
-                           z3.Implies(z3.And(same, after, keeps2), keeps1)))
+                           z3.Implies(z3.And(same, after, keeps2, read), keeps1)))
     keys = (*op.partition, *(k for k, _, _ in op.order))
     facts = z3.And(domain([r1, r2]), z3.Not(ev.error()), nan.order_facts(ev, [r1, r2], (pred, *keys)))
     return [(why, z3.Implies(facts, c)) for why, c in conditions], [r1, r2]
+
+
+def _read(op: P.Window, row: SymbolicRow, ev: Evaluator) -> z3.BoolRef:
+    """That a window function reads `row`: when every function skips rows whose argument is NULL
+    (WindowCall.reads_only_non_null), that one of its arguments is not NULL; true otherwise.
+    A predicate need keep only such rows with a row it keeps:
+    `first(when(year == 2007, v), ignorenulls=True)` reads the 2007 rows alone, so `year >= 2007`
+    may move below it."""
+    if not op.calls or len(op.calls) != len(op.computed) or not all(c.reads_only_non_null() for c in op.calls):
+        return z3.BoolVal(True)
+    return z3.Or(*(ev.eval(c.args[0], row).notnull for c in op.calls))
 
 
 def _row_claim(f: X.Expr, pred: X.Expr, kind: str) -> tuple[z3.BoolRef, SymbolicRow]:

@@ -96,6 +96,18 @@ def total_by_amount(s):
     return s[0].withColumn("same_amount", F.count("*").over(Window.partitionBy("amount")))
 
 
+def indexed(s):
+    """Each row against its customer's ts == 3 value, as notebooks index a series on a base year."""
+    base = F.first(F.when(F.col("ts") == 3, F.col("amount")), ignorenulls=True).over(by_cust())
+    return s[0].withColumn("base", base).withColumn("change", F.col("amount") - F.col("base"))
+
+
+def indexed_first_row(s):
+    """The same without ignorenulls, in ts order: the first row's value, NULL unless its ts is 3."""
+    base = F.first(F.when(F.col("ts") == 3, F.col("amount"))).over(by_cust(F.col("ts")))
+    return s[0].withColumn("base", base)
+
+
 def always(x):
     return x is None or x > 1.0 or x <= 1.0
 
@@ -152,6 +164,13 @@ CASES = [
          lambda: F.col("cust").isNull() | (F.col("cust") == "b"), EQUIVALENT, "cust IS NULL OR cust = 'b'"),
     Case("first and last over the whole partition: a prefix of ts must not", firsts,
          lambda: F.col("ts") <= 5, None, naive_differs=True),
+    # functions that skip NULL arguments read only the rows whose argument is not NULL
+    Case("first non-NULL of when(ts = 3): a filter keeping every ts = 3 row moves below", indexed,
+         lambda: (F.col("ts") >= 3) & F.col("cust").isin("a", "b", "c"), EQUIVALENT, "ts >= 3 AND cust IN ('a', 'b', 'c')"),
+    Case("first non-NULL of when(ts = 3): a filter dropping the ts = 3 rows must not", indexed,
+         lambda: F.col("ts") >= 4, None, naive_differs=True),
+    Case("first of when(ts = 3) with NULLs counted: its first row may be dropped, must not", indexed_first_row,
+         lambda: F.col("ts") >= 3, None, naive_differs=True),
     # partition by an expression
     Case("partition by upper(cust): an equality on cust gives the key's value (superset)", by_upper,
          lambda: F.col("cust") == "a", SUPERSET, "upper(cust) <=> upper('a')"),
