@@ -361,6 +361,13 @@ def _binop(op: ast.operator, a: Elem, b: Elem, right: ast.expr, reading: Reading
         both = z3.And(z3.Not(a.missing), z3.Not(b.missing))
         value = z3.And(a.value, b.value) if isinstance(op, ast.BitAnd) else z3.Or(a.value, b.value)
         return Elem("bool", z3.And(both, value), F, _shape(a, b))
+    if isinstance(op, ast.Pow):
+        # numpy squares with one multiplication (its fast path for `** 2`); other powers go
+        # through the C library's pow, whose rounding the model does not know
+        exponent = right.value if isinstance(right, ast.Constant) else None
+        if type(exponent) is not int or exponent not in (1, 2):
+            raise NotModelled("a power other than `** 2` or `** 1`")
+        return a if exponent == 1 else _binop(ast.Mult(), a, a, right, reading)
     kind, x, y = _number_pair(a, b)
     missing = z3.Or(a.missing, b.missing)
     shape, bits = _shape(a, b), _bits(a, b)

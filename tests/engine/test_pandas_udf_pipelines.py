@@ -76,6 +76,14 @@ def above_100(s: pd.Series) -> pd.Series:
     return s > 100
 
 
+def squared(s: pd.Series) -> pd.Series:
+    return s ** 2
+
+
+def cubed(s: pd.Series) -> pd.Series:
+    return s ** 3
+
+
 def centred(s: pd.Series) -> pd.Series:
     return s - s.mean()
 
@@ -124,6 +132,8 @@ UDFS = {
     "v_in_store_a": (pandas_udf(v_in_store_a, LongType()), pandas_udf_record("v_in_store_a", v_in_store_a)),
     "twice_amount": (pandas_udf(twice_amount, DoubleType()), pandas_udf_record("twice_amount", twice_amount, "double")),
     "above_100": (pandas_udf(above_100, BooleanType()), pandas_udf_record("above_100", above_100, "boolean")),
+    "squared": (pandas_udf(squared, DoubleType()), pandas_udf_record("squared", squared, "double")),
+    "cubed": (pandas_udf(cubed, DoubleType()), pandas_udf_record("cubed", cubed, "double")),
     "centred": (pandas_udf(centred, DoubleType()), pandas_udf_record("centred", centred, "double")),
     "previous": (pandas_udf(previous, DoubleType()), pandas_udf_record("previous", previous, "double")),
     "above_mean": (pandas_udf(above_mean, BooleanType()), pandas_udf_record("above_mean", above_mean, "boolean")),
@@ -200,7 +210,16 @@ CASES = [
     Case("a decorated pandas UDF is read from its source",
          lambda s: s[0].withColumn("w", udf("decorated_cap")(F.col("v"))),
          lambda: F.col("w") >= 300, EQUIVALENT, ("decorated_cap",)),
+    Case("the square of a double is one row's value: a filter on another column moves past it",
+         lambda s: s[0].withColumn("sq", udf("squared")(F.col("amount"))),
+         lambda: F.col("store") == "a", EQUIVALENT, ("squared",), ("store = 'a'",), nan_rows=True),
+    Case("a filter on the square itself would be written as amount * amount in doubles: refused",
+         lambda s: s[0].withColumn("sq", udf("squared")(F.col("amount"))),
+         lambda: F.col("sq") > 16.0, None, ("squared",), nan_rows=True),
     # must not push: values that depend on the batch
+    Case("a cube goes through the C library's pow, not modelled: a filter on another column must not move",
+         lambda s: s[0].withColumn("cube", udf("cubed")(F.col("amount"))),
+         lambda: F.col("store") == "a", None, ("cubed",)),
     Case("s - s.mean() reads the batch: a filter on its output is not pushed",
          lambda s: s[0].withColumn("w", udf("centred")(F.col("v"))),
          lambda: F.col("w") > 0, None, ("centred",)),

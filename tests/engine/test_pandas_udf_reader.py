@@ -77,6 +77,8 @@ CASES = [
         "def f(s):\n    return s.str.startswith('a') & (s != 'q')", "string", STRS, "boolean"),
     one("doubles: arithmetic and where", "def f(s):\n    return (s * 2).where(s > 0, 0.0)", "double", DOUBLES,
         "double"),
+    one("a square is one multiplication", "def f(s):\n    return s ** 2 + s ** 1", "double", DOUBLES, "double"),
+    one("a clipped int32 squared stays in range", "def f(s):\n    return s.clip(-1000, 1000) ** 2", "int", INTS),
     one("an int result for a double column", "def f(s):\n    return s.fillna(-1) // 2", "int", INTS, "double"),
     Case("two series arguments", "def f(a, b):\n    return a.where(b.str.startswith('a', na=False), a // 10)",
          ("int", "string"), ([None, 1, 2, 3, 4, 5, None, 7], [None, "a", "b", None, "ab", "x", "a", "a"])),
@@ -108,6 +110,8 @@ UNREADABLE = [
     ("another decorator may change the function",
      "@pandas_udf('long')\n@functools.lru_cache\ndef f(s):\n    return s.fillna(0)"),
     ("int32 arithmetic that can wrap", "def f(s):\n    return s * 2 + 1"),
+    ("an int32 squared can wrap", "def f(s):\n    return s ** 2"),
+    ("a cube goes through the C library's pow", "def f(s):\n    return s ** 3"),
     ("abs of the smallest int32 wraps", "def f(s):\n    return s.abs()"),
     ("a literal outside int32", "def f(s):\n    return s + 3000000000"),
 ]
