@@ -17,7 +17,7 @@ turns some matched rows into NULL-padded ones, which the late filter then remove
 every operator between the join and the late filter, and the filter itself, now runs on
 those padded rows: a Python UDF there can raise on the NULLs, a job failing where the
 original ran. Each step's proof only covers its own input rows, so the walk refuses
-when a Python UDF runs above an outer join it pushed through.
+when a Python UDF that may raise runs above an outer join it pushed through.
 
 >>> d, u = X.Col("d", 1, "double"), X.Col("u", 2, "double")
 >>> late = P.Filter(P.Project(P.Source("t", (d,)), ((u, X.Arith("*", X.Lit(0.0, "double"), d, "double")),)),
@@ -34,12 +34,18 @@ when a Python UDF runs above an outer join it pushed through.
 
 from __future__ import annotations
 
+import functools
 import itertools
+
+import z3
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL
+from magicpush_lab.symbolic.python_udf import interpret_call
+from magicpush_lab.symbolic.solver import satisfiable
 from magicpush_lab.symbolic.udf_inline import with_calls_inlined
+from magicpush_lab.symbolic.values import NotModelled, fresh_cell
 from magicpush_lab.verify.overflow import same_source_columns
 
 _OUTER = ("LeftOuterJoin", "RightOuterJoin", "FullOuterJoin")
@@ -178,15 +184,40 @@ def double_sort_key(late: P.Filter, pred: X.Expr, steps) -> str:
 
 
 def udf_on_padded_rows(late: P.Filter, steps) -> str:
-    """Why a walk through an outer join may run a Python UDF on rows it NULL-padded anew, or ""."""
+    """Why a walk through an outer join may run a Python UDF on rows it NULL-padded anew, or "".
+    A UDF whose body reads, and raises for no argument values at all (NULLs included), is safe
+    there: `str(name).replace("\\n", "")` gives "None" for a padded row, which the late filter
+    then removes."""
     if not any(s.operator in _OUTER for s in steps):
         return ""
     exprs = [late.condition] + [e for n in P.nodes(late.child) if _above_outer_join(n)
                                 for e in P.expressions(n)]
-    udf = next((x for e in exprs for x in X.walk(e) if isinstance(x, X.PyUdf)), None)
+    udf = next((x for e in exprs for x in X.walk(e) if isinstance(x, X.PyUdf) and not never_raises(x)), None)
     if udf is None:
         return ""
     return f"{udf.shown_name}() runs above an outer join the predicate passed, on rows it may NULL-pad"
+
+
+@functools.lru_cache(maxsize=256)
+def never_raises(udf: X.PyUdf, timeout_ms: int = 2000) -> bool:
+    """The Python UDF's body reads and raises for no values of its arguments, NULL or not (a
+    time-out or a body not read counts as "may raise").
+
+    >>> s = X.Col("s", 1, "string")
+    >>> never_raises(X.PyUdf("clean", (s,), "string", "lambda v: str(v).strip()"))
+    True
+    >>> never_raises(X.PyUdf("clean", (s,), "string", "lambda v: v.strip()"))  # None.strip()
+    False
+    """
+    if udf.kind != "python" or udf.source is None or not udf.deterministic:
+        return False
+    types = tuple(X.dtype_of(a) for a in udf.args)
+    try:
+        _, error = interpret_call(udf.source, tuple(fresh_cell(f"a{i}", t) for i, t in enumerate(types)),
+                                  udf.dtype, types, udf.arrow)
+    except (NotModelled, SyntaxError, z3.Z3Exception):  # a body not read may raise, for all we know
+        return False
+    return satisfiable(error, timeout_ms) is False
 
 
 def _above_outer_join(node: P.Plan) -> bool:
