@@ -74,14 +74,15 @@ def verify(op: P.Window, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
         return verdicts.refuse(
             f"the late filter passes {exposed[0]} to a Python UDF, where NaN compares unlike in Spark")
     with Modelling() as modelling:
-        claims, rows = _closed(op, pred)
+        claims, rows, hint = _closed(op, pred)
         row_claim = _row_claim(f, pred, kind)
     if modelling.failed:
         return verdicts.refuse(modelling.reason)
     for why, claim in claims:
         proof = prove(claim, timeout_ms)
         if not proof.proved:
-            example = tables_from_model(proof.model, [rows]) if proof.model is not None else {}
+            model = _telling_model(claim, hint, timeout_ms) or proof.model
+            example = tables_from_model(model, [rows]) if model is not None else {}
             return verdicts.refuse(f"{why}: {proof.reason}", example)
     proof = prove(row_claim[0], timeout_ms)
     if not proof.proved:
@@ -91,9 +92,10 @@ def verify(op: P.Window, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     return verdicts.proved()
 
 
-def _closed(op: P.Window, pred: X.Expr) -> tuple[list[tuple[str, z3.BoolRef]], list[SymbolicRow]]:
+def _closed(op: P.Window, pred: X.Expr) -> tuple[list[tuple[str, z3.BoolRef]], list[SymbolicRow], z3.BoolRef]:
     """The two-row conditions under which `pred` leaves every kept row's window values as they
-    were, for what the window's functions read (module docstring)."""
+    were, for what the window's functions read (module docstring); and a hint for a telling
+    counterexample: the first row's numeric arguments are not 0 (a dropped 0 leaves a sum alone)."""
     ev = Evaluator()
     r1, r2 = SymbolicRow("first"), SymbolicRow("second")
     same = same_keys(op.partition, r1, r2, ev)
@@ -114,7 +116,18 @@ def _closed(op: P.Window, pred: X.Expr) -> tuple[list[tuple[str, z3.BoolRef]], l
                            z3.Implies(z3.And(same, after, keeps2, read), keeps1)))
     keys = (*op.partition, *(k for k, _, _ in op.order))
     facts = z3.And(domain([r1, r2]), z3.Not(ev.error()), nan.order_facts(ev, [r1, r2], (pred, *keys)))
-    return [(why, z3.Implies(facts, c)) for why, c in conditions], [r1, r2]
+    hint = z3.And(*(z3.Or(z3.Not(cell.notnull), cell.value != 0) for cell in
+                    (ev.eval(a, r1) for c in op.calls for a in c.args[:1]) if cell.value.sort() in _NUMBERS))
+    return [(why, z3.Implies(facts, c)) for why, c in conditions], [r1, r2], hint
+
+
+_NUMBERS = (z3.IntSort(), z3.RealSort())
+
+
+def _telling_model(claim: z3.BoolRef, hint: z3.BoolRef, timeout_ms: int) -> z3.ModelRef | None:
+    """A model refuting `claim` where `hint` holds, or None (then the plain one is shown)."""
+    proof = prove(z3.Implies(hint, claim), timeout_ms)
+    return None if proof.proved else proof.model
 
 
 def _read(op: P.Window, row: SymbolicRow, ev: Evaluator) -> z3.BoolRef:
