@@ -888,6 +888,13 @@ _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
 
 def _compare(e: ast.Compare, st: State, out: Outcome, frame: _Frame | None) -> PyVal:
+    if len(e.ops) == 1 and isinstance(e.ops[0], (ast.Eq, ast.NotEq)) and \
+            (_is_nan_literal(e.left) or _is_nan_literal(e.comparators[0])):
+        # NaN equals nothing, itself included: `x == float("nan")` is False for every value the
+        # model has (an unknown object's __eq__ might say otherwise)
+        other = _expr(e.comparators[0] if _is_nan_literal(e.left) else e.left, st, out, frame)
+        if other.kind != "opaque":
+            return PyVal("bool", F if isinstance(e.ops[0], ast.Eq) else T, F)
     result: z3.BoolRef = T
     left = _expr(e.left, st, out, frame)
     live = st.live
@@ -903,6 +910,20 @@ def _compare(e: ast.Compare, st: State, out: Outcome, frame: _Frame | None) -> P
         live = z3.And(live, c)  # chained comparisons short-circuit
         left = right
     return PyVal("bool", result, F)
+
+
+def _is_nan_literal(node: ast.expr) -> bool:
+    """`float("nan")` (any case, signed) or `math.nan`, `np.nan`, `numpy.nan`.
+
+    >>> [_is_nan_literal(ast.parse(t, mode="eval").body) for t in ('float("NaN")', "np.nan", "float(x)", "nan")]
+    [True, True, False, False]
+    """
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and \
+            len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant):
+        text = node.args[0].value
+        return isinstance(text, str) and text.strip().lower().lstrip("+-") == "nan"
+    return (isinstance(node, ast.Attribute) and node.attr in ("nan", "NaN", "NAN")
+            and isinstance(node.value, ast.Name) and node.value.id in ("math", "np", "numpy"))
 
 
 def _compare_one(op: ast.cmpop, a: PyVal, b: PyVal, st: State, out: Outcome) -> z3.BoolRef:

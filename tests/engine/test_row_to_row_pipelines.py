@@ -56,6 +56,14 @@ def shift(v):
     return v + 200 if v < 500 else v
 
 
+def unknown_if_nan(store):
+    return "Unknown" if store == float("nan") else store  # NaN equals nothing: the identity
+
+
+def low_if_below_nan(amount):
+    return "low" if amount < float("nan") else "high"  # never true, but a NULL amount raises
+
+
 def plus_one(v):
     return v + 1
 
@@ -146,6 +154,10 @@ UDFS = {
     "either": (session_udf(either, IntegerType(), useArrow=True), udf_record("either", either)),
     "low_amount": (session_udf(low_amount, IntegerType(), useArrow=True), udf_record("low_amount", low_amount)),
     "category": (session_udf(category, StringType(), useArrow=True), udf_record("category", category, return_type="string")),
+    "unknown_if_nan": (session_udf(unknown_if_nan, StringType(), useArrow=True),
+                       udf_record("unknown_if_nan", unknown_if_nan, return_type="string")),
+    "low_if_below_nan": (session_udf(low_if_below_nan, StringType(), useArrow=True),
+                         udf_record("low_if_below_nan", low_if_below_nan, return_type="string")),
     "noisy": (session_udf(bonus, IntegerType(), useArrow=True).asNondeterministic(), udf_record("bonus", bonus, deterministic=False)),
     "bonus_pickled": (session_udf(bonus, IntegerType(), useArrow=False), udf_record("bonus", bonus)),
 }
@@ -199,6 +211,12 @@ CASES = [
     Case("filter on a UDF output pushes as the equivalent source predicate",
          lambda s: s[0].withColumn("score", udf("bonus")(F.col("v"))),
          lambda: F.col("score") > 1000, EQUIVALENT, ("v > 995",), ("bonus",), hides_errors=False),
+    Case("x == float('nan') is False for every value: the UDF is the identity and the filter pushes",
+         lambda s: s[0].withColumn("level", udf("unknown_if_nan")(F.col("store"))),
+         lambda: F.col("level") == "a", EQUIVALENT, ("store = 'a'",), ("unknown_if_nan",)),
+    Case("x < float('nan') is not read (it raises on None, is False otherwise): nothing is pushed",
+         lambda s: s[0].withColumn("band", udf("low_if_below_nan")(F.col("amount"))),
+         lambda: F.col("band") == "high", None, udfs=("low_if_below_nan",)),
     Case("the same UDF pickled: v + 5 wraps past 2**31 - 1 instead of raising, so only v IS NOT NULL is pushed",
          lambda s: s[0].withColumn("score", udf("bonus_pickled")(F.col("v"))),
          lambda: F.col("score") > 1000, SUPERSET, ("v IS NOT NULL",), ("bonus_pickled",)),
