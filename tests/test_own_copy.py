@@ -106,6 +106,13 @@ CASES = [
           'out = agg.filter(F.col("mv") >= 8)'),
          True,
          expect_lines=('data_pushed = sales_pushed.withColumn("w", F.col("v") * 2)',)),
+    Case("rows holding their group's maximum, joined on the value: Spark stops at the groupBy on the other side, so copied",
+         (HEAD,
+          'top = sales.groupBy("s").agg(F.max("v").alias("v"))\n'
+          'agg = sales.join(top, ["s", "v"])\nagg.show()',
+          'out = agg.filter(F.col("v") >= 8)'),
+         True,
+         expect_lines=('top_pushed = sales_pushed.groupBy("s").agg(F.max("v").alias("v"))',)),
     Case("must not copy: two reads of the source proved to take different filters",
          (HEAD,
           'a = sales.withColumn("w", F.col("v") * 2)\nb = sales.withColumn("w", F.col("s") * 3)\n'

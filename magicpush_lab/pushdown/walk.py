@@ -457,12 +457,17 @@ def nondeterministic_column(node: P.Project) -> str | None:
 
 def spark_stops_at(node: P.Plan, pred: X.Expr) -> bool:
     """Spark's optimizer would not move `pred` through `node` by itself: a grouped map, a UDF
-    over a collected table, a limit, or a window whose partition keys do not hold every column
-    `pred` reads (its PushPredicateThroughNonJoin passes a window only on those keys).
+    over a collected table, a limit, or a window, a groupBy, an unpivot or an explode where
+    `pred` reads a column other than the partition or grouping keys or the copied columns
+    (its PushPredicateThroughNonJoin passes those on such columns only).
 
     >>> k, v = X.Col("k", 1, "int"), X.Col("v", 2, "int")
     >>> w = P.Window(P.Source("t", (k, v)), (k,), (), ())
     >>> spark_stops_at(w, X.Cmp(">", k, X.Lit(1, "int"))), spark_stops_at(w, X.Cmp(">", v, X.Lit(1, "int")))
+    (False, True)
+    >>> m = X.Col("m", 3, "int")
+    >>> g = P.Aggregate(P.Source("t", (k, v)), (k,), ((k, k), (m, X.Agg("max", v, "int"))))
+    >>> spark_stops_at(g, X.Cmp(">", k, X.Lit(1, "int"))), spark_stops_at(g, X.Cmp(">", m, X.Lit(1, "int")))
     (False, True)
     """
     if isinstance(node, (P.GroupedMap, P.RowIterPipeline, P.TopK)):
@@ -470,4 +475,12 @@ def spark_stops_at(node: P.Plan, pred: X.Expr) -> bool:
     if isinstance(node, P.Window):
         keys = {c for c in node.partition if isinstance(c, X.Col)}
         return not X.columns(pred) <= keys
+    if isinstance(node, P.Aggregate):  # a groupBy passes filters on its keys only
+        return not X.columns(pred) <= {c for c, e in node.outputs if e in node.keys}
+    if isinstance(node, P.RowExpand):  # explode passes filters on the columns it does not make
+        return bool(X.columns(pred) & set(node.generated))
+    if isinstance(node, P.Expand):  # unpivot, stack: only columns every output row copies as they are
+        kept = {c for j, c in enumerate(node.output)
+                if all(isinstance(p[j], X.Col) and p[j] == node.projections[0][j] for p in node.projections)}
+        return not X.columns(pred) <= kept
     return False
