@@ -38,7 +38,8 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
                    *, time_budget: float | None = None, all_pipelines: bool = False,
                    cell_ids: Sequence[str | None] | None = None,
                    only_sinks: Collection[int] | None = None, budget: Budget | None = None) -> OptimizeResult:
-    """Find proved pushdowns for the longest pipeline of `trace`.
+    """Find proved pushdowns for the longest pipeline of `trace`; when none of them stands in
+    for that pipeline's last filter, for the next longest, up to FALLBACK_PIPELINES more.
 
     notebook_cells: the notebook's cell sources in notebook order (markdown cells
     included, so indices match the notebook); a suggestion's cell indices refer to
@@ -71,32 +72,52 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
         return OptimizeResult((), time.monotonic() - started, (notes.NOTHING_TRACED,))
     cells = list(notebook_cells) if notebook_cells is not None else trace_cells(trace)
     index_of = cell_index(trace, cells, cell_ids if notebook_cells is not None else None)
-    parts: list[Assembled] = []
+    parts: list[tuple[str, Assembled]] = []
     graphs: list[dict] = []
-    for path in paths if all_pipelines else paths[:1]:
+    moved = False
+    for path in paths if all_pipelines else paths[:1 + FALLBACK_PIPELINES]:
+        if not all_pipelines and parts and (moved or budget.spent):
+            break
         sink = path[-1]
         name = pipeline_name(trace, sink)
         if sink.plan is None:
-            parts.append(Assembled(notes=(notes.in_pipeline(name, notes.PLAN_UNREAD),)))
+            parts.append((name, Assembled(notes=(notes.in_pipeline(name, notes.PLAN_UNREAD),))))
             continue
         graphs.append(graph(trace, sink.id, name))
         try:
-            got = _optimize_plan(trace, translate(trace, sink.id, budget), cells, index_of, budget, name)
+            plan = translate(trace, sink.id, budget)
+            got = _optimize_plan(trace, plan, cells, index_of, budget, name)
         except Exception as err:  # noqa: BLE001 - one pipeline the engine fails on is a note, not the notebook's failure
-            parts.append(Assembled(notes=(notes.in_pipeline(name, notes.failed(err)),)))
+            parts.append((name, Assembled(notes=(notes.in_pipeline(name, notes.failed(err)),))))
             continue
-        got = got.for_pipeline(name, sink.id)
-        parts.append(got.named(name) if all_pipelines else got)
+        moved = _moves_its_last_filter(plan, got)
+        parts.append((name, got.for_pipeline(name, sink.id)))
+    # several pipelines looked at: each note says which one it is about
+    named = [got.named(name) if all_pipelines or len(parts) > 1 else got for name, got in parts]
     for call in to_pandas_calls(trace):
         if only_sinks is not None and call.event not in only_sinks:
             continue
         try:
             name, got = _optimize_pandas_tail(trace, call, cells, index_of, budget)
         except Exception as err:  # noqa: BLE001 - as for a pipeline: a note, not the notebook's failure
-            parts.append(Assembled(notes=(notes.pandas_failed(call, err),)))
+            named.append(Assembled(notes=(notes.pandas_failed(call, err),)))
             continue
-        parts.append(got.for_pipeline(name, call.event))
-    return joined(parts, time.monotonic() - started, graphs)
+        named.append(got.for_pipeline(name, call.event))
+    return joined(named, time.monotonic() - started, graphs)
+
+
+#: pipelines looked at after the longest, in order of length, while the one before moved
+#: none of its last filter (a ranking shown with `rank <= 15`, say, beside the pipeline that
+#: filters the same table on a column that can move)
+FALLBACK_PIPELINES = 3
+
+
+def _moves_its_last_filter(plan: P.Plan, got: Assembled) -> bool:
+    """Some suggestion stands in for the pipeline's last filter (its top one)."""
+    last = next(iter(filters_to_push(plan)), None)
+    if last is None or last.origin is None:
+        return bool(got.suggestions)
+    return any(s.late_filter_event == last.origin for s in got.suggestions)
 
 
 @contextmanager
