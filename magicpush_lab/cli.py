@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from magicpush_lab.budget import DEFAULT_SECONDS
+from magicpush_lab.rewrite.merge import merged
 
 EXIT_OK, EXIT_UNMEASURED, EXIT_FAILED = 0, 1, 2
 
@@ -75,19 +76,21 @@ def _output_path(path: Path, out: str, many: bool) -> Path:
 
 def cell_changes(result: Any) -> tuple[dict[int, str], list[str]]:
     """index -> rewritten source over all suggestions. A pipeline with several suggestions is
-    rewritten by its joint rewrite (`result.together`), as proved; a cell that two rewrites
-    change differently keeps the first one's text, and the later rewrite is reported as skipped."""
+    rewritten by its joint rewrite (`result.together`), as proved; a cell two rewrites change
+    gets both where they change different lines (rewrite/merge.py), else the first one's text,
+    and the later rewrite is reported as skipped."""
     joint = {t.pipeline: t for t in getattr(result, "together", ())}
     rewrites = [(f"the {t.suggestions} filters of pipeline {t.pipeline}", t.cells) for t in joint.values()]
     rewrites += [(f"filter on {s.source}", s.cells) for s in result.suggestions if s.pipeline not in joint]
     changes: dict[int, str] = {}
     skipped: list[str] = []
     for what, cells in rewrites:
-        if any(c.index in changes and changes[c.index] != c.rewritten for c in cells):
-            skipped.append(f"not applied (it rewrites a cell another suggestion rewrote): {what}")
+        texts = {c.index: merged(c.original, changes[c.index], c.rewritten) if c.index in changes else c.rewritten
+                 for c in cells}
+        if any(t is None for t in texts.values()):
+            skipped.append(f"not applied (it changes lines of a cell another suggestion changed): {what}")
             continue
-        for c in cells:
-            changes[c.index] = c.rewritten
+        changes.update(texts)  # type: ignore[arg-type]
     return changes, skipped
 
 

@@ -128,7 +128,7 @@ def _located(kind: str, operator: str, reason: str, note: str) -> Blocker:
 
 
 # notes that say why a filter stopped without a refusal of their own
-_NOTE_RULES = ("could not analyse", "inspected on its own", "cannot be rewritten", "not applied (it rewrites")
+_NOTE_RULES = ("could not analyse", "inspected on its own", "cannot be rewritten", "not applied (it ")
 
 
 def blockers_of(optimized: Any, budget: float) -> list[Blocker]:
@@ -145,7 +145,7 @@ def blockers_of(optimized: Any, budget: float) -> list[Blocker]:
     for note in list(optimized.notes) + list(optimized.skipped):
         if note in refused_notes or not any(w in note for w in _NOTE_RULES):
             continue
-        kind = "rewrite conflict" if "not applied (it rewrites" in note else kind_of("", note)
+        kind = "rewrite conflict" if note.startswith("not applied (it ") else kind_of("", note)
         found.append(_located(kind, "", note, note))
     if optimized.seconds > budget and not any(b.kind == "over budget" for b in found):
         found.append(Blocker("over budget", "", f"the optimizer took {optimized.seconds:.1f} s of {budget:g} s"))
