@@ -598,8 +598,35 @@ def _distinct(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         raise TranslateError(_BARRIERS["Deduplicate"])
     if set(keys) == set(child.output):
         return P.Aggregate(child, tuple(child.output), tuple((c, c) for c in child.output), origin)
-    outputs = tuple((c, c) if c in keys else (c, X.Agg("first", c, c.dtype)) for c in child.output)
+    outputs = tuple((c, c) if c in keys else (c, function_of_keys(child, c, set(keys)) or X.Agg("first", c, c.dtype))
+                    for c in child.output)
     return P.Aggregate(child, tuple(k for k in child.output if k in keys), outputs, origin, deduplicate=True)
+
+
+def function_of_keys(child: P.Plan, col: X.Col, keys: set[X.Col]) -> X.Expr | None:
+    """`col` as a deterministic expression of `keys` alone, when a projection below `child`
+    computes it so (through filters, reorderings and projections passing it on): every row of
+    a group then has the same value, and `first` of the group is that expression of its keys.
+    `word_count = udf(text)` below `dropDuplicates(["text"])` is `udf(text)` of the group, also
+    through an earlier `dropDuplicates(["title", "text"])`, which read it so itself.
+
+    >>> t, n = X.Col("t", 1, "string"), X.Col("n", 2, "int")
+    >>> counted = P.Project(P.Source("s", (t,)), ((t, t), (n, X.Func("length", (t,), "int"))))
+    >>> str(function_of_keys(P.Filter(counted, X.TRUE), n, {t})), function_of_keys(counted, n, set())
+    ('length(t)', None)
+    """
+    node = child
+    while isinstance(node, (P.Filter, P.Reorder, P.Project, P.Aggregate)):
+        if isinstance(node, (P.Project, P.Aggregate)):
+            made = dict(node.outputs).get(col)
+            if made is None or any(isinstance(n, X.Agg) for n in X.walk(made)):
+                return None
+            if made != col:
+                # the key columns it reads are the group's own: the same ids, so the same values
+                fits = X.columns(made) <= keys and X.first_nondeterministic(made) is None
+                return made if fits else None
+        node = node.child
+    return None
 
 
 def _grouped_map(n: Node, ctx: Context, origin: int | None) -> P.Plan:

@@ -133,6 +133,7 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
         out = SymbolicRow("out")  # aggregate outputs: fresh, unconstrained cells
         for col, e in on_keys.items():
             out.cells[(col.name, col.id)] = original.eval(e, r1)
+            original.eval(e, r2)  # every group's output is computed: r2's raising there raised before
         passes = _passes(f, out, original)
         g1, g2 = truth(rewritten.eval(g, r1)), truth(rewritten.eval(g, r2))
         reads = Evaluator()  # the aggregates read every row; a dropped group may have raised there

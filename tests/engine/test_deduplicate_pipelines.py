@@ -55,10 +55,19 @@ class Case:
     late: Callable
     expect: str | None
     predicate: str | None = None
+    made: Callable | None = None  # a column added before dropDuplicates: df -> df
 
 
-def body(keys):
-    return lambda s: s[0].dropDuplicates(list(keys))
+def body(keys, made=None):
+    return lambda s: (made(s[0]) if made else s[0]).dropDuplicates(list(keys))
+
+
+def tag_length(df):
+    return df.withColumn("n", F.length("tag"))
+
+
+def tag_length_plus_id(df):
+    return df.withColumn("n", F.length("tag") + F.col("id"))
 
 
 CASES = [
@@ -78,6 +87,10 @@ CASES = [
          lambda: F.col("score") < 8, None),
     Case("a disjunction across a key and another column must not move", ("dept",),
          lambda: (F.col("dept") == 3) | (F.col("tag") == "z"), None),
+    Case("a column computed from the key alone is the same on every row of a group: a filter on it moves below",
+         ("tag",), lambda: F.col("n") >= 1, EQUIVALENT, "length(tag) >= 1", made=tag_length),
+    Case("a column computed from the key and another column must not move: it differs within a group",
+         ("tag",), lambda: F.col("n") >= 3, None, made=tag_length_plus_id),
     Case("a double key with NaN, -0.0 and 0.0: a comparison on it moves below", ("score",),
          lambda: F.col("score") >= 0.0, EQUIVALENT, "score >= 0.0"),
     Case("a double key: its string tells -0.0 from 0.0, which share a group, and must not move", ("score",),
@@ -98,7 +111,7 @@ def possible(df, source, keys, late) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_deduplicate_case(spark, case: Case):
     sources = [spark.createDataFrame(rows(), SCHEMA)]
-    original = body(case.keys)(sources).filter(case.late())
+    original = body(case.keys, case.made)(sources).filter(case.late())
     walk = run_engine(sources, original)
     if case.expect is None:
         assert walk.pushed == [], f"must not push, pushed {[str(p.predicate) for p in walk.pushed]}"
@@ -106,13 +119,14 @@ def test_deduplicate_case(spark, case: Case):
         return
     assert walk.pushed, f"expected a pushdown; refusals: {walk.refusals}"
     assert [(p.kind, str(p.predicate)) for p in walk.pushed] == [(case.expect, case.predicate)]
-    rewritten = rewritten_pipeline(walk, sources, body(case.keys), case.late, case.expect == SUPERSET)
+    rewritten = rewritten_pipeline(walk, sources, body(case.keys, case.made), case.late, case.expect == SUPERSET)
     # the same groups, each represented by a row of the input that passes the late filter
     key_bag = lambda df: Counter(tuple(canon(v) for v in r) for r in df.select(*case.keys).collect())  # noqa: E731
     assert key_bag(rewritten) == key_bag(original)
     assert key_bag(original), "the data should keep some groups, or the comparison proves little"
-    possible(rewritten, sources[0].filter(case.late()), case.keys, case.late)
-    possible(original, sources[0], case.keys, case.late)
+    made = case.made or (lambda df: df)
+    possible(rewritten, made(sources[0]).filter(case.late()), case.keys, case.late)
+    possible(original, made(sources[0]), case.keys, case.late)
 
 
 def test_a_filter_on_another_column_is_refused_by_name(spark):
