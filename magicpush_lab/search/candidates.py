@@ -21,6 +21,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.search.candidate import Candidate
 from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula, written_decimals
 from magicpush_lab.search.padded import padded_predicate
+from magicpush_lab.search.preimage import preimage
 from magicpush_lab.symbolic.udf_inline import inline_calls
 from magicpush_lab.symbolic.aggregate_ops import PivotSlot, pivot_slots
 from magicpush_lab.symbolic.encode import Evaluator, truth
@@ -124,6 +125,10 @@ def through_project(op: P.Project, f: X.Expr, budget: Budget) -> Iterator[Candid
         # the UDFs' arithmetic written as Column code: the same doubles, where a formula read
         # back from the model may round differently (search/udf_inline.py)
         yield Candidate((written,), "the late filter with the UDFs' arithmetic written as Column expressions")
+    looked_up = _with_preimages(op, f, mapping)
+    if looked_up is not None:
+        # `udf(x) = 'CALIFORNIA'` as the inputs the UDF maps there, from its own constants
+        yield Candidate((looked_up,), "the late filter's constants as the inputs the UDF maps to them")
     parts = []  # per conjunct of F: its expression over the input, or None
     for conjunct in X.conjuncts(f):
         parts.append(_rewrite_conjunct(op, conjunct, mapping, whole, budget))
@@ -135,6 +140,23 @@ def through_project(op: P.Project, f: X.Expr, budget: Budget) -> Iterator[Candid
     else:
         # conjuncts on columns with no expressible counterpart below are dropped
         yield Candidate((X.and_(*usable),), "conjuncts that can be expressed below the projection")
+
+
+def _with_preimages(op: P.Project, f: X.Expr, mapping: dict[X.Col, X.Expr]) -> X.Expr | None:
+    """F below the projection with each `udf(x) = 'c'` conjunct as the inputs that give 'c'
+    (search/preimage.py) and the conjuncts without a UDF as they are; None when no conjunct
+    has such a preimage."""
+    parts, found = [], False
+    for conjunct in X.conjuncts(f):
+        substituted = X.substitute(conjunct, mapping)
+        pre = preimage(substituted)
+        if pre is not None:
+            parts.append(pre)
+            found = True
+        elif not X.has_python_udf(substituted) and X.is_deterministic(substituted) \
+                and not unwritten_call(substituted):
+            parts.append(substituted)
+    return X.and_(*parts) if found else None
 
 
 def _same_names_below(op: P.Project, f: X.Expr) -> X.Expr | None:

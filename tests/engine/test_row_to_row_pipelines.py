@@ -56,6 +56,26 @@ def shift(v):
     return v + 200 if v < 500 else v
 
 
+REGIONS = {"a": "north", "b": "south"}
+
+
+def region(store):
+    return REGIONS[store] if store in REGIONS else store  # a lookup, other values as they are
+
+
+def region_or_lower(store):
+    if store is None:
+        return None
+    return REGIONS[store] if store in REGIONS else store.lower()  # "NORTH" gives "north" too
+
+
+def with_constants(record, **constants):
+    """The record with the notebook constants in front of the function, as the tracer writes them."""
+    from dataclasses import replace
+
+    return replace(record, source="".join(f"{k} = {v!r}\n" for k, v in constants.items()) + record.source)
+
+
 def unknown_if_nan(store):
     return "Unknown" if store == float("nan") else store  # NaN equals nothing: the identity
 
@@ -154,6 +174,10 @@ UDFS = {
     "either": (session_udf(either, IntegerType(), useArrow=True), udf_record("either", either)),
     "low_amount": (session_udf(low_amount, IntegerType(), useArrow=True), udf_record("low_amount", low_amount)),
     "category": (session_udf(category, StringType(), useArrow=True), udf_record("category", category, return_type="string")),
+    "region": (session_udf(region, StringType(), useArrow=True), with_constants(udf_record(
+        "region", region, return_type="string"), REGIONS=REGIONS)),
+    "region_or_lower": (session_udf(region_or_lower, StringType(), useArrow=True), with_constants(udf_record(
+        "region_or_lower", region_or_lower, return_type="string"), REGIONS=REGIONS)),
     "unknown_if_nan": (session_udf(unknown_if_nan, StringType(), useArrow=True),
                        udf_record("unknown_if_nan", unknown_if_nan, return_type="string")),
     "low_if_below_nan": (session_udf(low_if_below_nan, StringType(), useArrow=True),
@@ -211,6 +235,12 @@ CASES = [
     Case("filter on a UDF output pushes as the equivalent source predicate",
          lambda s: s[0].withColumn("score", udf("bonus")(F.col("v"))),
          lambda: F.col("score") > 1000, EQUIVALENT, ("v > 995",), ("bonus",), hides_errors=False),
+    Case("a dict lookup with a fallback: the constant as the keys that map to it and itself",
+         lambda s: s[0].withColumn("region", udf("region")(F.col("store"))),
+         lambda: F.col("region") == "north", EQUIVALENT, ("store IN ('a', 'north')",), ("region",)),
+    Case("a lookup whose fallback lowers the case: 'NORTH' maps there too, so the guess from its constants is refused",
+         lambda s: s[0].withColumn("region", udf("region_or_lower")(F.col("store"))),
+         lambda: F.col("region") == "north", SUPERSET, ("store IS NOT NULL",), ("region_or_lower",)),
     Case("x == float('nan') is False for every value: the UDF is the identity and the filter pushes",
          lambda s: s[0].withColumn("level", udf("unknown_if_nan")(F.col("store"))),
          lambda: F.col("level") == "a", EQUIVALENT, ("store = 'a'",), ("unknown_if_nan",)),
