@@ -70,10 +70,20 @@ CASES = [
           'out = agg.filter(F.col("w") >= 16)'),
          True, names=("out", "agg"),
          expect_lines=('agg_pushed = t_pushed.withColumn("r", F.row_number().over(by_s)).filter(F.col("r") <= 3)',)),
-    Case("must not copy: the window spec holds a column of a copied DataFrame (t[\"s\"]), bound to the original",
+    Case("a window spec holding a column of a copied DataFrame (t[\"s\"]) is copied too, reading the copy",
          (HEAD,
           'from pyspark.sql import Window\nt = sales.withColumn("w", double("v"))\n'
-          'by_s = Window.partitionBy(t["s"]).orderBy(F.desc("w"), "id")',
+          'by_s = Window.partitionBy(t["s"]).orderBy(*[F.desc(c) for c in ["w"]], "id")',
+          'agg = t.withColumn("r", F.row_number().over(by_s)).filter(F.col("r") <= 3)\nagg.show()',
+          'out = agg.filter(F.col("w") >= 16)'),
+         True, names=("out", "agg"),
+         expect_lines=('by_s_pushed = Window.partitionBy(t_pushed["s"]).orderBy(*[F.desc(c) for c in ["w"]], "id")',
+                       'agg_pushed = t_pushed.withColumn("r", F.row_number().over(by_s_pushed)).filter(F.col("r") <= 3)')),
+    Case("must not copy: a window spec holding a column of a copied DataFrame is bound twice",
+         (HEAD,
+          'from pyspark.sql import Window\nt = sales.withColumn("w", double("v"))\n'
+          'by_s = Window.partitionBy(t["s"]).orderBy(F.desc("w"), "id")\n'
+          'if t.columns:\n    by_s = Window.partitionBy(t["s"]).orderBy(F.desc("w"), "id")',
           'agg = t.withColumn("r", F.row_number().over(by_s)).filter(F.col("r") <= 3)\nagg.show()',
           'out = agg.filter(F.col("w") >= 16)'),
          False, names=("out", "agg")),

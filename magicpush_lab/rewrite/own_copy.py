@@ -81,8 +81,10 @@ def own_copy(trace: Trace, pushed: Pushed, top: int | None, path: set[int]) -> O
     receiver = _late_receiver(trees, late)
     if receiver != ordered[-1].target or (last_var is not None and last_var != receiver):
         raise NoCopy("the late filter's receiver is not the name of the path's last DataFrame")
+    ordered = _with_bound_columns(trees, ordered)
+    if (ordered[-1].execution_count, ordered[-1].node.lineno) > (late_stmt.execution_count, late_stmt.node.lineno):
+        raise NoCopy("a name a step reads is made after the late filter")
     _check_no_rebinding(trees, ordered, late_stmt)
-    _check_no_bound_columns(trees, ordered)
     copied, current, taken = [], {}, _names_in(trees)
     for stmt in ordered:
         renames = tuple((old, current[old]) for old in sorted(_loads(stmt.node.value)) if old in current)
@@ -153,15 +155,38 @@ def _loads(node: ast.AST) -> set[str]:
 _NOT_COLUMNS = {"columns", "dtypes", "schema", "isStreaming"}
 
 
-def _check_no_bound_columns(trees: dict[int, ast.Module | None], ordered: list[_Statement]) -> None:
-    """A copied step must not read a name made from a column of a copied DataFrame (`w =
-    Window.partitionBy(df["genre"])`, `key = df.genre`): such a column is bound to the original
-    DataFrame, and Spark cannot find it in the copy's plan (MISSING_ATTRIBUTES)."""
-    copied = {stmt.target for stmt in ordered}
-    read = {name for stmt in ordered for name in _loads(stmt.node.value)} - copied
-    for tree in trees.values():
+def _with_bound_columns(trees: dict[int, ast.Module | None], ordered: list[_Statement]) -> list[_Statement]:
+    """`ordered` with the statements that make a name a copied step reads from a column of a
+    copied DataFrame (`w = Window.partitionBy(df["genre"])`, `key = df.genre`): such a column is
+    bound to the original DataFrame, and Spark cannot find it in the copy's plan
+    (MISSING_ATTRIBUTES), so the statement is copied too, reading the copies. Only a top-level
+    `name = ...`, the one binding of its name in the notebook, made after the first copied step;
+    otherwise NoCopy."""
+    while True:
+        copied = {stmt.target for stmt in ordered}
+        read = {name for stmt in ordered for name in _loads(stmt.node.value) - _inner(stmt.node.value)} - copied
+        found = _holding_columns(trees, read, copied)
+        if not found:
+            return ordered
+        name, base, execution_count, node = found
+        bindings = [n for t in trees.values() for n in (t.body if t is not None else ()) if name in _binds(n)]
+        first = (ordered[0].execution_count, ordered[0].node.lineno)
+        if len(bindings) != 1 or not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                                      and isinstance(node.targets[0], ast.Name)) \
+                or (execution_count, node.lineno) < first:
+            raise NoCopy(f"`{name}` holds a column of `{base}`, which a copy cannot use")
+        ordered = sorted([*ordered, _Statement(execution_count, node, name)],
+                         key=lambda st: (st.execution_count, st.node.lineno))
+
+
+def _holding_columns(trees: dict[int, ast.Module | None], read: set[str],
+                     copied: set[str]) -> tuple[str, str, int, ast.stmt] | None:
+    """A statement binding a name of `read` from a column of a DataFrame named in `copied`:
+    (the name, the DataFrame's name, its execution, the statement), or None."""
+    for execution_count, tree in sorted(trees.items()):
         for node in tree.body if tree is not None else ():
-            if not (isinstance(node, ast.Assign) and _binds(node) & read):
+            bound = _binds(node) - _inner(node.value) if isinstance(node, ast.Assign) else set()
+            if not bound & read:
                 continue
             calls = {id(n.func) for n in ast.walk(node.value) if isinstance(n, ast.Call)}
             for n in ast.walk(node.value):
@@ -170,8 +195,13 @@ def _check_no_bound_columns(trees: dict[int, ast.Module | None], ordered: list[_
                     continue
                 if isinstance(n, ast.Attribute) and (id(n) in calls or n.attr in _NOT_COLUMNS):
                     continue
-                name = sorted(_binds(node) & read)[0]
-                raise NoCopy(f"`{name}` holds a column of `{base.id}`, which a copy cannot use")
+                return sorted(bound & read)[0], base.id, execution_count, node
+    return None
+
+
+def _inner(value: ast.AST) -> set[str]:
+    """Names an expression binds for itself: a comprehension's variables, a lambda's parameters."""
+    return _binds(value) | _parameters(value)
 
 
 def _binds(node: ast.AST) -> set[str]:
