@@ -188,3 +188,24 @@ def test_a_joint_rewrite_copies_the_pipeline_with_the_filter_another_suggestion_
     assert 'm_pushed.filter(F.col("s") == 3).withColumn(' in copy, copy
     new = rewritten(cells, joint[0])
     assert rows_of(spark, new, ("out", "m", "agg")) == rows_of(spark, cells, ("out", "m", "agg")), new
+
+
+def test_a_joint_rewrite_makes_one_copy_that_filters_each_source_of_a_join(spark, shell):
+    """Two sources, each through its own aggregate, joined and shown, then filtered on both
+    aggregates: each source's suggestion is its own copy of the pipeline; the joint rewrite is one
+    copy with both reads filtered (each proved for whatever the other read gives)."""
+    cells = [HEAD + '\nstores = spark.createDataFrame([(i % 7, i % 5) for i in range(40)], "s int, w int")',
+             'a = sales.groupBy("s").agg(F.max("v").alias("top"))\n'
+             'b = stores.groupBy("s").agg(F.max("w").alias("wtop"))\n'
+             't = a.join(b, "s")\nt.show()',
+             'out = t.filter((F.col("top") >= 9) & (F.col("wtop") >= 4))']
+    trace = traced(shell, cells)
+    result = optimize_trace(trace, [c.source for c in trace.cells])
+    copies = [s for s in result.suggestions if any(COPY_NOTE in c.rewritten for c in s.cells)]
+    assert sorted(s.source for s in copies) == ["sales", "stores"], result.notes
+    (joint,) = result.together
+    (last,) = [c for c in joint.cells if c.index == 2]
+    assert last.rewritten.count(COPY_NOTE) == 1
+    assert "t_pushed = a_pushed.join(b_pushed, \"s\")" in last.rewritten.splitlines(), last.rewritten
+    new = rewritten(cells, joint)
+    assert rows_of(spark, new, ("out", "t")) == rows_of(spark, cells, ("out", "t")), new

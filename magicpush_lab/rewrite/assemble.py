@@ -20,7 +20,7 @@ from magicpush_lab.ir.serialize import expr_to_json
 from magicpush_lab.pushdown.records import Pushed, WalkResult
 from magicpush_lab.rewrite import notes
 from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
-from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
+from magicpush_lab.rewrite.edits import AddFilter, Edit, OwnCopy, RemoveFilter, merged_copies
 from magicpush_lab.rewrite.placement import CannotPlace, edits_as_own_copy, edits_for, edits_on_the_way
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
 from magicpush_lab.suggestion import CellChange, OptimizeResult, ProofStep, Suggestion, Together
@@ -351,6 +351,7 @@ def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of
                 continue
             if e not in edits:  # two equivalences remove the same late filter once
                 edits.append(e)
+    edits = _one_copy_per_late_filter(edits)
     alias, _ = functions_alias(cells)
     try:
         rewritten = apply(cells, index_of, edits, alias)
@@ -358,6 +359,24 @@ def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of
         return None
     return Together(pipeline, kind, tuple(CellChange(i, cells[i], src, _count_of(index_of, i))
                                           for i, src in sorted(rewritten.items())), len(pushes))
+
+
+def _one_copy_per_late_filter(edits: list[Edit]) -> list[Edit]:
+    """The pipeline's own copies of one late filter (each filtering another source's read) as
+    one copy filtering every read; left as they are when they cannot be one (edits.merged_copies).
+    Each push was proved for every table the other reads give, so the reads filter together."""
+    copies: dict[object, list[OwnCopy]] = {}
+    for e in edits:
+        if isinstance(e, OwnCopy):
+            copies.setdefault(e.site, []).append(e)
+    merged = {site: merged_copies(group) for site, group in copies.items() if len(group) > 1}
+    out: list[Edit] = []
+    for e in edits:
+        if not isinstance(e, OwnCopy) or merged.get(e.site) is None:
+            out.append(e)
+        elif merged[e.site] not in out:
+            out.append(merged[e.site])
+    return out
 
 
 def _alternatives(trace: Trace, placed: _Placed, cells: list[str], index_of: dict[int, int],

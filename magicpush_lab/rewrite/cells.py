@@ -19,11 +19,11 @@ import ast
 import io
 import tokenize
 from dataclasses import dataclass, replace
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from magicpush_lab.capture.trace import Site
 from magicpush_lab.rewrite.cellparse import mask_ipython, parse_cell
-from magicpush_lab.ir.expr import TRUE
+from magicpush_lab.ir.expr import TRUE, Expr
 from magicpush_lab.rewrite.edits import AddFilter, CopiedStatement, Edit, OwnCopy, RemoveFilter
 from magicpush_lab.rewrite.pyspark_code import (
     FUNCTIONS_IMPORT, module_aliases, datetime_alias, to_pyspark, uses_datetime)
@@ -303,17 +303,19 @@ class _NotFound(Exception):
 COPY_NOTE = "# this pipeline's own copy of its steps, filtered at the read (other code keeps every row):"
 
 
-def _copied_steps(cell_sources: Sequence[str], cells_of_sites: Mapping[int, int], edit: OwnCopy, code: str,
-                  imports: Sequence[str]) -> str:
+def _copied_steps(cell_sources: Sequence[str], cells_of_sites: Mapping[int, int], edit: OwnCopy,
+                  write: Callable[[Expr], str], imports: Sequence[str]) -> str:
     """The text of an OwnCopy's statements: each as written, its target and its reads of
-    earlier copies renamed, the source's read filtered; one after another, a note first."""
+    earlier copies renamed, the source's read filtered (by the copy's predicate, or the
+    statement's own in a copy of several reads); one after another, a note first."""
     out = [COPY_NOTE]
     for st in edit.statements:
         idx = cells_of_sites.get(st.span.execution_count)
         if idx is None or not 0 <= idx < len(cell_sources):
             raise RewriteError(f"the cell that ran as execution [{st.span.execution_count}] is not in the notebook")
         cell = _Cell(cell_sources[idx], f"cell {idx} (execution [{st.span.execution_count}])")
-        out.append(_copied_statement(cell, st, code, imports))
+        out.append(_copied_statement(cell, st, write(st.predicate if st.predicate is not None else edit.predicate),
+                                     imports))
     return "\n".join(out) + "\n"
 
 
@@ -435,7 +437,7 @@ def apply(cell_sources: Sequence[str], cells_of_sites: Mapping[int, int], edits:
     # become, so it carries the filters the same rewrite puts on the way (a joint rewrite)
     for phase in (False, True):
         sources = [out.get(i, src) for i, src in enumerate(cell_sources)]
-        copies = {e: _copied_steps(sources, cells_of_sites, e, to_pyspark(e.predicate, alias, dt), ours)
+        copies = {e: _copied_steps(sources, cells_of_sites, e, lambda p: to_pyspark(p, alias, dt), ours)
                   for e in edits if phase and isinstance(e, OwnCopy)}
         for idx, cell_edits in sorted(by_cell.items()):
             mine = [e for e in cell_edits if isinstance(e, OwnCopy) == phase]
