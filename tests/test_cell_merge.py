@@ -25,6 +25,8 @@ CASES = [
     ("a line added apart from the other's change: both", A_FILTERED, LINE_ADDED,
      A_FILTERED.replace("out = ", "# filter moved to the source\nout = ")),
     ("the same line changed differently: refused", A_FILTERED, A_OTHER, None),
+    ("two changes apart in one line: both, by character", BASE.replace("join(b,", "join(b.filter(F.col('y') < 2),"),
+     A_FILTERED, A_FILTERED.replace("join(b,", "join(b.filter(F.col('y') < 2),")),
     ("a line inserted where the other inserts another: refused",
      BASE.replace("out = ", "x = 1\nout = "), BASE.replace("out = ", "y = 2\nout = "), None),
 ]

@@ -67,3 +67,31 @@ def test_the_joint_rewrite_adds_every_filter_and_keeps_the_rows(name, spark, she
     # the command line writes the joint rewrite, not one suggestion with the others skipped
     changes, skipped = cell_changes(result)
     assert skipped == [] and changes == {c.index: c.rewritten for c in joint.cells}
+
+
+def test_a_push_that_cannot_be_written_is_left_out_of_the_joint_rewrite_which_keeps_the_late_filter(
+        spark, shell, monkeypatch):
+    """Three sources, each filter placeable, then the third one's placement refused (as when its
+    read is in code that cannot take it): the joint rewrite holds the other two filters, and the
+    late filter stays."""
+    from magicpush_lab.rewrite import assemble
+    from magicpush_lab.rewrite.placement import CannotPlace
+
+    cells = [SOURCES + '\nc = spark.createDataFrame([(i, i % 4) for i in range(50)], ["k", "z"])',
+             JOINED + 'j = j.join(c, "k")\nout = j.filter((F.col("s") > 5) & (F.col("x") < 3) & (F.col("z") < 2))']
+    placed = assemble._place
+
+    def refusing_c(trace, pushed, peers):
+        if any(col.name == "z" for col in pushed.source.output):
+            raise CannotPlace("refused for the test")
+        return placed(trace, pushed, peers)
+
+    monkeypatch.setattr(assemble, "_place", refusing_c)
+    result = optimize_trace(traced(shell, cells), cells)
+    [joint] = result.together
+    assert (joint.kind, joint.suggestions) == ("superset", 2), result.notes
+    new = list(cells)
+    for change in joint.cells:
+        new[change.index] = change.rewritten
+    assert new[0].count(".filter(") == 2 and ".filter(" in new[1], new
+    assert _out(spark, new) == _out(spark, cells), new

@@ -337,13 +337,20 @@ def _late_filter_cell(trace: Trace, pushed: Pushed, index_of: dict[int, int]) ->
 def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of: dict[int, int],
               pipeline: str) -> Together | None:
     """All of one pipeline's pushes as one rewrite, the way the walk proved them: the late filter
-    goes only if every push is an equivalence (a superset elsewhere still needs it)."""
-    try:  # each where its own suggestion puts it: the source, the way, or the pipeline's own copy
-        planned = [(placed.edits, placed.kind, placed.source_event) for placed in (_place(trace, p, pushes)
-                                                                                  for p in pushes)]
-    except CannotPlace:
+    goes only if every push is an equivalence (a superset elsewhere still needs it) and every
+    push can be written; those that cannot are left out (each push holds for whatever the
+    other reads give, so the rest still hold together)."""
+    planned = []
+    for p in pushes:  # each where its own suggestion puts it: the source, the way, or the pipeline's own copy
+        try:
+            placed = _place(trace, p, pushes)
+        except CannotPlace:
+            continue  # the others still hold together; the late filter then stays
+        planned.append((placed.edits, placed.kind, placed.source_event))
+    if len(planned) < 2:
         return None
-    kind = EQUIVALENT if all(k == EQUIVALENT for _, k, _ in planned) else SUPERSET
+    every = len(planned) == len(pushes)
+    kind = EQUIVALENT if every and all(k == EQUIVALENT for _, k, _ in planned) else SUPERSET
     edits: list[Edit] = []
     for placed, _, _ in planned:
         for e in placed:
@@ -358,7 +365,7 @@ def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of
     except (RewriteError, ValueError):  # a predicate without a PySpark form has no joint rewrite either
         return None
     return Together(pipeline, kind, tuple(CellChange(i, cells[i], src, _count_of(index_of, i))
-                                          for i, src in sorted(rewritten.items())), len(pushes))
+                                          for i, src in sorted(rewritten.items())), len(planned))
 
 
 def _one_copy_per_late_filter(edits: list[Edit]) -> list[Edit]:
