@@ -190,8 +190,10 @@ def _window_value(plan: P.Window, call: P.WindowCall, ordered: list[Row], i: int
     else:
         raise Undefined(f"a RANGE frame {call.lower}..{call.upper}")
     if call.fn in ("first", "last"):
-        picked = frame[0] if call.fn == "first" else frame[-1]
-        return evaluate(call.args[0], picked) if frame else None
+        values = [evaluate(call.args[0], o) for o in frame]
+        if call.skips_nulls:  # first(x, ignorenulls=True): the first value that is not NULL
+            values = [v for v in values if v is not None]
+        return (values[0] if call.fn == "first" else values[-1]) if values else None
     agg = X.Agg(call.fn, call.args[0] if call.args else None, call.dtype)
     return _agg(agg, frame)
 

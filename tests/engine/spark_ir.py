@@ -94,6 +94,8 @@ def _window_function(call: P.WindowCall, spec: Any) -> Any:
     framed = spec.rowsBetween(*bounds) if call.rows else spec.rangeBetween(*bounds)
     fn = {"count": F.count, "sum": F.sum, "max": F.max, "min": F.min, "first": F.first, "last": F.last,
           "avg": F.avg}[call.fn]
+    if call.fn in ("first", "last"):
+        return fn(args[0], ignorenulls=call.skips_nulls).over(framed)
     return fn(args[0] if args else F.lit(1)).over(framed)
 
 

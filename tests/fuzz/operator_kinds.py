@@ -116,9 +116,18 @@ def _call(rng: random.Random, cols: tuple[X.Col, ...]) -> P.WindowCall | None:
     args = [c for c in cols if c.dtype in _NUMERIC] if fn == "sum" else list(cols)
     if not args:
         return None
-    arg = rng.choice(args)
-    dtype = {"count": "long"}.get(fn, "long" if fn == "sum" and arg.dtype != "double" else arg.dtype)
-    return P.WindowCall(fn, (arg,), lower, upper, rows, dtype)
+    column = rng.choice(args)
+    dtype = {"count": "long"}.get(fn, "long" if fn == "sum" and column.dtype != "double" else column.dtype)
+    # functions that skip NULL arguments, sometimes over `CASE WHEN <test> THEN x END` (a base
+    # year's value, as notebooks index a series on it): only the rows the test keeps are read
+    skips = fn in ("sum", "count", "max", "min") or rng.random() < 0.5
+    arg: X.Expr = column
+    tests = [c for c in cols if c.dtype in ("int", "long")]
+    if skips and tests and rng.random() < 0.4:
+        t = rng.choice(tests)
+        arg = X.Case(((X.Cmp(rng.choice(["=", ">="]), t, X.Lit(rng.randint(0, 3), t.dtype)), column),),
+                     X.Lit(None, column.dtype))
+    return P.WindowCall(fn, (arg,), lower, upper, rows, dtype, skips)
 
 
 def deduplicate(rng: random.Random, plan: P.Plan, names: Names, used: set[int]) -> P.Plan | None:
