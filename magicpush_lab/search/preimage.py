@@ -53,7 +53,8 @@ def preimage(conjunct: X.Expr) -> X.Expr | None:
     if not hits and not on_null:
         return None
     arg = call.args[0]
-    parts = [X.In(arg, tuple(X.Lit(s, "string") for s in hits))] if hits else []
+    values = tuple(X.Lit(s, "string") for s in hits)
+    parts = [X.Cmp("=", arg, values[0]) if len(values) == 1 else X.In(arg, values)] if values else []
     if on_null:
         parts.append(X.IsNull(arg))
     return X.or_(*parts)

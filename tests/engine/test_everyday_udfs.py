@@ -293,7 +293,7 @@ CASES = [
     Case("a label mapped to a number by a dict, a number no label maps to: no row passes, at the read either",
          priority_of, ("code",), "int", lambda x: x == 7, EQUIVALENT, "False"),
     Case("a fifty-entry name table, `in` then index: one name kept is its code, or the name itself",
-         full_name, ("code",), "string", lambda x: x == "ALPHA", EQUIVALENT, "code = 'AB-12' OR code = 'ALPHA'"),
+         full_name, ("code",), "string", lambda x: x == "ALPHA", EQUIVALENT, "code IN ('AB-12', 'ALPHA')"),
     Case("dict.get with the key as default pushes as the keys and the key itself", region, ("code",), "string",
          lambda x: x == "EU", EQUIVALENT),
     Case("membership in a recorded set pushes as IN", allowed, ("code",), "boolean", lambda x: x, EQUIVALENT),
