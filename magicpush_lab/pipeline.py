@@ -72,8 +72,7 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
         return OptimizeResult((), time.monotonic() - started, (notes.NOTHING_TRACED,))
     cells = list(notebook_cells) if notebook_cells is not None else trace_cells(trace)
     index_of = cell_index(trace, cells, cell_ids if notebook_cells is not None else None)
-    parts: list[tuple[str, Assembled]] = []
-    graphs: list[dict] = []
+    parts: list[tuple[str, Assembled, dict | None]] = []  # (pipeline, its result, its graph)
     moved = False
     for path in paths if all_pipelines else paths[:1 + FALLBACK_PIPELINES]:
         if not all_pipelines and parts and (moved or budget.spent):
@@ -81,19 +80,23 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
         sink = path[-1]
         name = pipeline_name(trace, sink)
         if sink.plan is None:
-            parts.append((name, Assembled(notes=(notes.in_pipeline(name, notes.PLAN_UNREAD),))))
+            parts.append((name, Assembled(notes=(notes.in_pipeline(name, notes.PLAN_UNREAD),)), None))
             continue
-        graphs.append(graph(trace, sink.id, name))
+        drawn = graph(trace, sink.id, name)
         try:
             plan = translate(trace, sink.id, budget)
             got = _optimize_plan(trace, plan, cells, index_of, budget, name)
         except Exception as err:  # noqa: BLE001 - one pipeline the engine fails on is a note, not the notebook's failure
-            parts.append((name, Assembled(notes=(notes.in_pipeline(name, notes.failed(err)),))))
+            parts.append((name, Assembled(notes=(notes.in_pipeline(name, notes.failed(err)),)), drawn))
             continue
         moved = _moves_its_last_filter(plan, got)
-        parts.append((name, got.for_pipeline(name, sink.id)))
-    # several pipelines looked at: each note says which one it is about
-    named = [got.named(name) if all_pipelines or len(parts) > 1 else got for name, got in parts]
+        parts.append((name, got.for_pipeline(name, sink.id), drawn))
+    if not all_pipelines and len(parts) > 1:
+        # the longest pipeline, and those after it that have a suggestion; the others said nothing new
+        parts = parts[:1] + [p for p in parts[1:] if p[1].suggestions]
+    graphs = [drawn for _, _, drawn in parts if drawn is not None]
+    # several pipelines in the result: each note says which one it is about
+    named = [got.named(name) if all_pipelines or len(parts) > 1 else got for name, got, _ in parts]
     for call in to_pandas_calls(trace):
         if only_sinks is not None and call.event not in only_sinks:
             continue

@@ -49,3 +49,16 @@ def test_pipeline_choice(spark, shell, case: Case):
     for s in result.suggestions:
         new = rewritten(list(case.cells), s)
         assert rows_of(spark, new, case.names) == rows_of(spark, list(case.cells), case.names), new
+
+
+def test_pipelines_after_the_longest_that_move_nothing_add_nothing_to_the_result(spark, shell):
+    """Neither the ranking nor the next pipeline moves: the result is the longest pipeline's, its
+    notes unnamed, as if only it had been looked at."""
+    cells = [HEAD, RANKED,
+             'few = per_s.withColumn("r2", F.row_number().over(Window.orderBy("n"))).filter(F.col("r2") <= 2)\n'
+             'few.show()']
+    trace = traced(shell, cells)
+    result = optimize_trace(trace, [c.source for c in trace.cells])
+    assert result.suggestions == ()
+    assert result.notes and not any(n.startswith("pipeline ending in") for n in result.notes), result.notes
+    assert len(result.pipelines) == 1, [p.get("name") for p in result.pipelines]
