@@ -241,7 +241,7 @@ def _check_no_rebinding(trees: dict[int, ast.Module | None], ordered: list[_Stat
     bound_by_copy: dict[str, tuple[int, int]] = {}
     for stmt in ordered:
         here = (stmt.execution_count, stmt.node.lineno)
-        inner = _binds(stmt.node.value) | _parameters(stmt.node.value)  # a comprehension's, a lambda's
+        inner = _inner(stmt.node.value)  # a comprehension's, a lambda's
         if inner & targets:
             raise NoCopy("a step binds a name of the path inside its own expression")
         for name in sorted(_loads(stmt.node.value) - inner):
