@@ -22,7 +22,11 @@ Only what is the same operation on both sides is written; anything else gives No
   `==`/`!=` between a float and a number (Python orders NaN otherwise than Spark, so no other
   test of a float), and `and`/`or`/`not` of them (the verifier checks what a test does on
   NULL); `None`, numbers, the UDF's parameters and the constants the tracer recorded for it;
-- the UDF returns a double: its body's value is a float (or None) on every branch.
+- the UDF returns a double: its body's value is a float (or None) on every branch;
+- or the UDF returns a string made of its string parameters, string constants and
+  `s.replace(old, new)` with a non-empty constant `old` (Python's and Spark's `replace` both
+  replace every occurrence, left to right), under tests `isinstance(p, str)` (a Spark string
+  reaches Python as a str or None), `p is None` and `==`/`!=` of strings.
 
 >>> udf = X.PyUdf("diff", (X.Col("s", 1, "double"), X.Col("n", 2, "double")), "double",
 ...               "lambda s, n: None if s is None or n is None else s - n")
@@ -52,7 +56,8 @@ class _NotSame(Exception):
 
 def inlined(call: X.PyUdf) -> X.Expr | None:
     """The call's body as a Column expression computing the same doubles, or None."""
-    if call.kind != "python" or not call.deterministic or call.source is None or call.dtype != "double":
+    if call.kind != "python" or not call.deterministic or call.source is None \
+            or call.dtype not in ("double", "string"):
         return None
     try:
         fn = parse_udf(call.source)
@@ -70,6 +75,8 @@ def inlined(call: X.PyUdf) -> X.Expr | None:
         value, kind = _Writer(scope, constants).expr(body, frozenset())
     except (_NotSame, RecursionError):
         return None
+    if call.dtype == "string":
+        return _typed_null(value, "string") if kind in ("str", "none") else None
     return value if kind in ("float", "none") else None
 
 
@@ -134,7 +141,7 @@ def _body(fn: ast.FunctionDef | ast.Lambda) -> ast.expr | None:
 
 
 class _Writer:
-    """Python expression -> (IR expression, Python kind: "float", "int", "none" or "bool")."""
+    """Python expression -> (IR expression, Python kind: "float", "int", "str", "none" or "bool")."""
 
     def __init__(self, scope: dict[str, X.Expr], constants: dict[str, object]) -> None:
         self.scope, self.constants = scope, constants
@@ -155,6 +162,8 @@ class _Writer:
                 return (col if dtype == "double" else X.Cast(col, "double")), "float"
             if dtype in INTEGRAL:
                 return col, "int"
+            if dtype == "string":
+                return col, "str"
             raise _NotSame(f"a {dtype} argument")
         if node.id in self.constants:
             return self._number(self.constants[node.id])
@@ -163,7 +172,27 @@ class _Writer:
     def _Constant(self, node: ast.Constant, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
         if node.value is None:
             return X.Lit(None, "double"), "none"
+        if isinstance(node.value, str):
+            return X.Lit(node.value, "string"), "str"
         return self._number(node.value)
+
+    def _Call(self, node: ast.Call, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
+        """`s.replace(old, new)` with constant strings, `old` not empty ('' inserts `new`
+        between characters in Python and changes nothing in Spark)."""
+        f = node.func
+        if not (isinstance(f, ast.Attribute) and f.attr == "replace" and len(node.args) == 2 and not node.keywords):
+            raise _NotSame("a call other than str.replace")
+        (text, kind), old, new = self.expr(f.value, nonzero), self._string(node.args[0]), self._string(node.args[1])
+        if kind != "str" or not old.value:
+            raise _NotSame("replace of an empty text, or not on a string")
+        return X.Func("replace", (text, old, new), "string"), "str"
+
+    def _string(self, node: ast.expr) -> X.Lit:
+        value = node.value if isinstance(node, ast.Constant) else (
+            self.constants.get(node.id) if isinstance(node, ast.Name) and node.id not in self.scope else None)
+        if not isinstance(value, str):
+            raise _NotSame("an argument other than a constant string")
+        return X.Lit(value, "string")
 
     @staticmethod
     def _number(value: object) -> tuple[X.Expr, str]:
@@ -204,6 +233,9 @@ class _Writer:
         value, vk = self.expr(node.body, nonzero | _said_nonzero(node.test))
         other, ok = self.expr(node.orelse, nonzero)
         kinds = {vk, ok} - {"none"}
+        if kinds == {"str"}:
+            # a string CASE: a None branch is a NULL string; Spark's replace passes a NULL on
+            return X.Case(((test, _typed_null(value, "string")),), _typed_null(other, "string")), "str"
         if kinds - {"float"}:
             raise _NotSame("a branch that is not a float")
         kind = "float" if kinds else "none"
@@ -218,6 +250,11 @@ class _Writer:
             return X.or_(*parts) if isinstance(node.op, ast.Or) else X.and_(*parts)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return X.Not(self._test(node.operand))
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+                and len(node.args) == 2 and isinstance(node.args[1], ast.Name) and node.args[1].id == "str"
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in self.scope
+                and X.dtype_of(self.scope[node.args[0].id]) == "string"):
+            return X.IsNotNull(self.scope[node.args[0].id])  # a Spark string arrives as a str or None
         if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
             raise _NotSame("a test other than a comparison")
         op, right_node = node.ops[0], node.comparators[0]
@@ -231,6 +268,10 @@ class _Writer:
         if name is None:
             raise _NotSame(type(op).__name__)
         (left, lk), (right, rk) = self.expr(node.left, frozenset()), self.expr(right_node, frozenset())
+        if lk == rk == "str" and name in ("=", "!="):
+            # Python's str equality is Spark's: the same code points (a None operand is not
+            # a str, so a NULL reaches this test only where the verifier sees it)
+            return X.Cmp(name, left, right)
         if not {lk, rk} <= {"float", "int"}:
             raise _NotSame("a comparison with None")
         if "float" in (lk, rk):
@@ -314,6 +355,10 @@ def _null_on(e: X.Expr, c: X.Expr) -> bool:
     if isinstance(e, X.Case):
         return all(_null_on(v, c) for v in (*(v for _, v in e.branches), e.default))
     return False
+
+
+def _typed_null(e: X.Expr, dtype: str) -> X.Expr:
+    return X.Lit(None, dtype) if _null(e) else e
 
 
 def _int32(e: X.Expr) -> bool:

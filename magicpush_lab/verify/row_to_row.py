@@ -26,6 +26,7 @@ from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_filter, apply_op, op_expressions
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic import nan
+from magicpush_lab.verify.congruence import by_congruence
 from magicpush_lab.verify.counterexample import rows_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import SUPERSET, Modelling, Verdict, Verdicts, nondeterministic
@@ -48,6 +49,12 @@ def verify(op: P.Plan, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     refusal = _refusal(op, f, g, kind, nan_is_null)
     if refusal:
         return verdicts.refuse(refusal)
+    if len(g) == 1 and g[0] is not None:
+        # the late filter over the definitions, string UDF calls written as Column code: proved
+        # call by call, where the whole filter may be a goal beyond the solver
+        congruent = by_congruence(op, f, g[0], kind, timeout_ms)
+        if congruent is not None and congruent.proved:
+            return congruent
     op = _unread_results_modelled(op, f)
     with Modelling() as modelling:
         inputs = [SymbolicRow(f"in{i}") for i in range(len(op.children))]

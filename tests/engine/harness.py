@@ -134,7 +134,7 @@ def check_pushdown(walk: WalkResult, sources: list, body: Callable, late: Callab
     assert walk.pushed, f"expected a pushdown; refusals: {walk.refusals}"
     assert {p.kind for p in walk.pushed} == {expect}
     if predicates is not None:
-        assert [str(p.predicate) for p in walk.pushed] == list(predicates)
+        assert [str(p.predicate) for p in walk.pushed] == list(predicates), [str(p.predicate) for p in walk.pushed]
     if not_pushed is not None:
         assert all(str(p.predicate) != not_pushed for p in walk.pushed)
     if hides_errors is not None:

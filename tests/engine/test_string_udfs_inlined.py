@@ -1,0 +1,135 @@
+"""Python UDFs that clean text, written at the source as the same Column code
+(symbolic/udf_inline.py) and proved call by call (verify/congruence.py), on real Spark.
+
+A notebook strips thousands separators with `s.replace(",", "")`, casts the text to a double and
+filters on a quantity computed from it. Python's `str.replace` and Spark's `replace` replace every
+occurrence alike, so the late filter moves with the call written as Column code; each pushing case
+runs the original and the rewritten pipeline on rows with NULL, empty text, repeated separators and
+duplicates and compares the bags. Each has a neighbour where Python and Spark part (an empty text to
+replace, a `!=` test that a None passes in Python and a NULL fails in Spark), which must not be
+written as Column code.
+"""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from dataclasses import dataclass
+from typing import Callable
+
+import pytest
+from pyspark.sql import functions as F
+
+from magicpush_lab.capture.trace import Udf
+from magicpush_lab.capture.udfs import with_captured_constants
+from magicpush_lab.ir import expr as X
+from magicpush_lab.symbolic.udf_inline import inlined
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
+
+from .harness import bag, check_pushdown, run_engine_with_notes
+
+SCHEMA = "id int, area string, people long, code string"
+ROWS = [
+    (1, "1,234.5", 90_000_000, "a-b"),
+    (1, "1,234.5", 90_000_000, "a-b"),  # a duplicate
+    (2, "12", 900_000, "ab"),
+    (3, None, 5_000, None),
+    (4, "", 100, ""),
+    (5, "1,,0", 700_000, "--"),
+    (6, "0", 8_000, "a--b"),
+    (7, "n/a", 10, "x"),
+    (8, "3,000", 600_000_000, "b-a"),
+]
+
+# a cast of malformed text raises under ANSI mode, in the original pipeline as in the rewrite
+NUMBERS = [r for r in ROWS if r[1] is None or r[1].replace(",", "").replace(".", "").isdigit()]
+
+SEPARATOR = ","  # a notebook's constant, recorded in front of the UDF that reads it
+
+
+def clean_area(area):
+    return area.replace(",", "") if isinstance(area, str) else "0"
+
+
+def without_separator(area):
+    return None if area is None else area.replace(SEPARATOR, "")
+
+
+def no_dashes(code):
+    return code.replace("-", "") if code is not None else None
+
+
+def dashes_between(code):
+    return code.replace("", "-") if isinstance(code, str) else None
+
+
+def missing_unless_x(code):
+    return "missing" if code != "x" else code
+
+
+@dataclass(frozen=True)
+class Case:
+    title: str
+    fn: Callable
+    column: str
+    late: Callable
+    expect: str | None
+    written: bool = True  # the UDF call is written as Column code
+    predicate: str | None = None
+    rows: tuple = tuple(ROWS)
+
+
+CASES = [
+    Case("separators stripped, then cast and compared: the same replace at the source",
+         clean_area, "area", lambda: F.col("x").cast("double") > 100, EQUIVALENT,
+         predicate="cast(CASE WHEN area IS NOT NULL THEN replace(area, ',', '') ELSE '0' END as double) > cast(100 as double)",
+         rows=tuple(NUMBERS)),
+    Case("a separator the notebook keeps in a constant: the same replace at the source",
+         without_separator, "area", lambda: F.col("x") == "1234.5", EQUIVALENT),
+    Case("a None-guarded replace compared with a text: the same replace at the source",
+         no_dashes, "code", lambda: F.col("x") == "ab", EQUIVALENT),
+    Case("an empty text to replace inserts between characters in Python and changes nothing in Spark:"
+         " not written: must not (only what the model says of a NULL moves)",
+         dashes_between, "code", lambda: F.col("x") == "-a-b-", SUPERSET, written=False,
+         predicate="code IS NOT NULL"),
+]
+
+
+def _record(fn: Callable) -> Udf:
+    return Udf(fn.__name__, with_captured_constants(textwrap.dedent(inspect.getsource(fn)), fn), True, "string")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.title for c in CASES])
+def test_string_udf_case(spark, case: Case):
+    source = spark.createDataFrame(list(case.rows), SCHEMA)
+    udf = F.udf(case.fn, "string")
+
+    def body(s):
+        return s[0].withColumn("x", udf(F.col(case.column)))
+
+    original = body([source]).filter(case.late())
+    walk, _ = run_engine_with_notes([source], [body([source])], original, [_record(case.fn)])
+    check_pushdown(walk, [source], body, case.late, case.expect, [case.predicate] if case.predicate else None)
+    if case.expect is not None:
+        assert bag(original), "the data should keep some rows, or the comparison proves little"
+    call = X.PyUdf(case.fn.__name__, (X.Col(case.column, 1, "string"),), "string", _record(case.fn).source)
+    assert (inlined(call) is not None) == case.written
+
+
+def test_a_written_call_that_a_null_passes_otherwise_is_not_proved_by_its_column_code(spark):
+    """`"missing" if code != "x" else code`: None != "x" is True in Python, NULL in Spark, so the
+    Column code would drop the NULL rows the UDF keeps; what moves must keep them."""
+    source = spark.createDataFrame(ROWS, SCHEMA)
+    udf = F.udf(missing_unless_x, "string")
+
+    def body(s):
+        return s[0].withColumn("x", udf(F.col("code")))
+
+    late = lambda: F.col("x") == "missing"  # noqa: E731
+    original = body([source]).filter(late())
+    walk, _ = run_engine_with_notes([source], [body([source])], original, [_record(missing_unless_x)])
+    wrong = "CASE WHEN code != 'x' THEN 'missing' ELSE code END = 'missing'"
+    assert all(str(p.predicate) != wrong for p in walk.pushed)
+    if walk.pushed:
+        check_pushdown(walk, [source], body, late, walk.pushed[0].kind)
+    assert any(r["code"] is None for r in original.collect()), "the NULL row is what tells them apart"
