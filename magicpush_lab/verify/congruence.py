@@ -1,5 +1,5 @@
 """A candidate that is the late filter with each string UDF call written as a Column
-expression (symbolic/udf_inline.py), proved one call at a time.
+expression (symbolic/udf_inline.py) or as its argument, proved one call at a time.
 
 Below a row-by-row projection, the late filter with the projection's columns replaced by their
 definitions keeps exactly the rows it kept above: the same function on the same input gives the
@@ -21,11 +21,15 @@ double's are real numbers (the NaN and rounding questions stay with the whole-fi
 >>> g = X.Cmp(">", X.Cast(inlined(call), "double"), X.Lit(50.0, "double"))
 >>> by_congruence(op, f, g, "equivalent", 2000).proved
 True
->>> by_congruence(op, f, X.Cmp(">", X.Cast(s, "double"), X.Lit(50.0, "double")), "equivalent", 2000) is None
+>>> by_congruence(op, f, X.Cmp(">", X.Cast(s, "double"), X.Lit(50.0, "double")), "equivalent", 2000).proved
+False
+>>> by_congruence(op, f, X.Cmp("<", X.Cast(s, "double"), X.Lit(50.0, "double")), "equivalent", 2000) is None
 True
 """
 
 from __future__ import annotations
+
+import itertools
 
 import z3
 
@@ -39,6 +43,7 @@ from magicpush_lab.verify.verdict import Modelling, Verdict, Verdicts
 
 CATEGORY = "ROW-TO-ROW"
 BASE_CASE_ROWS = 1
+MAX_CALLS = 6  # each call has at most two stand-ins: 64 shapes to compare at most
 
 
 def by_congruence(op: P.Plan, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int) -> Verdict | None:
@@ -48,20 +53,31 @@ def by_congruence(op: P.Plan, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int) 
     if not isinstance(op, P.Project):
         return None
     whole = X.substitute(f, dict(op.outputs))
-    calls = {n for n in X.walk(whole) if isinstance(n, X.PyUdf)}
-    written = {c: inlined(c) for c in calls}
-    if not calls or not all(_strings_only(c) and written[c] is not None for c in calls):
+    calls = sorted({n for n in X.walk(whole) if isinstance(n, X.PyUdf)}, key=str)
+    if not calls or len(calls) > MAX_CALLS or not all(_strings_only(c) for c in calls):
         return None
-    if X.transform(whole, lambda n: written.get(n) if isinstance(n, X.PyUdf) else None) != g:
+    written = _matching(whole, calls, g)
+    if written is None:
         return None
     verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     hides = False
-    for call in sorted(calls, key=str):
+    for call in calls:
         agrees, may_hide = _agree(call, written[call], timeout_ms)
         if isinstance(agrees, str):
             return verdicts.refuse(agrees)
         hides = hides or may_hide
     return verdicts.proved("proved: each UDF call agrees with its Column expression", may_hide_errors=hides)
+
+
+def _matching(whole: X.Expr, calls: list[X.PyUdf], g: X.Expr) -> dict[X.PyUdf, X.Expr] | None:
+    """For each call, the stand-in that makes `whole` into `g`: its Column code, or its one
+    argument (a UDF that gives its input back, as a cleaning step often does for most values)."""
+    choices = [[e for e in (inlined(c), c.args[0] if len(c.args) == 1 else None) if e is not None] for c in calls]
+    for picked in itertools.product(*choices):
+        stand_in = dict(zip(calls, picked))
+        if X.transform(whole, lambda n: stand_in.get(n) if isinstance(n, X.PyUdf) else None) == g:
+            return stand_in
+    return None
 
 
 def _strings_only(call: X.PyUdf) -> bool:

@@ -63,6 +63,21 @@ def dashes_between(code):
     return code.replace("", "-") if isinstance(code, str) else None
 
 
+CODES = {"ab": "AB", "a-b": "A-B", "x": "ex"}
+
+
+def code_name(code):
+    return CODES[code] if code in CODES else code
+
+
+def code_or_unknown(code):
+    return CODES.get(code, "unknown")
+
+
+def code_or_shouted(code):
+    return CODES[code] if code in CODES else code.upper()
+
+
 def missing_unless_x(code):
     return "missing" if code != "x" else code
 
@@ -88,6 +103,12 @@ CASES = [
          without_separator, "area", lambda: F.col("x") == "1234.5", EQUIVALENT),
     Case("a None-guarded replace compared with a text: the same replace at the source",
          no_dashes, "code", lambda: F.col("x") == "ab", EQUIVALENT),
+    Case("a lookup in a constant dict or the text itself: a CASE over the dict's keys at the source",
+         code_name, "code", lambda: F.col("x").isin("AB", "--"), EQUIVALENT),
+    Case("dict.get with a default: a CASE over the keys whose ELSE is the default",
+         code_or_unknown, "code", lambda: F.col("x") != "unknown", EQUIVALENT),
+    Case("a lookup whose other branch changes case (Python's and Spark's Unicode tables differ): not written:"
+         " must not", code_or_shouted, "code", lambda: F.col("x") == "AB", None, written=False),
     Case("an empty text to replace inserts between characters in Python and changes nothing in Spark:"
          " not written: must not (only what the model says of a NULL moves)",
          dashes_between, "code", lambda: F.col("x") == "-a-b-", SUPERSET, written=False,
