@@ -27,6 +27,10 @@ from magicpush_lab.verify.verdict import unmodelled
 
 from .corpus import corpus
 
+# a claim about the whole test corpus, not a check of one behaviour: it runs the engine on every
+# case again (about three minutes on 2 cores), so it is in the slow tier, run before an issue closes
+pytestmark = pytest.mark.slow
+
 PROOF_MS = 5000
 CASES = corpus()
 

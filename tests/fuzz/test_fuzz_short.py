@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from .run import fuzz
 
-PUSHDOWNS = 120
-MAX_PIPELINES = 600  # about 310 are needed for seed 11: a fuzzer that stops pushing fails here
+PUSHDOWNS = 60
+MAX_PIPELINES = 400  # about 160 are needed for seed 11: a fuzzer that stops pushing fails here
 
 
 def test_a_short_fuzz_run_finds_no_mismatch_on_the_reference_and_spark(spark):
