@@ -34,6 +34,13 @@ from magicpush_lab.translate.spark_plan import unwritten_call
 
 def through_row_selection(op: P.Plan, f: X.Expr, budget: Budget) -> Iterator[Candidate]:
     """Filter, Reorder, TopK, Window, RowExpand: operators that keep the input's columns."""
+    if isinstance(op, P.Filter) and isinstance(op.child, P.Expand) and X.is_deterministic(op.condition):
+        # right above an unpivot, the filter's own condition joined: rows reaching it passed the
+        # condition, and below the unpivot the two together name columns neither names alone
+        # (`reason IN ('breach', ...)` and `status = TRUE` make `breach = TRUE OR ...`)
+        joined = X.and_(*X.conjuncts(f), *(c for c in X.conjuncts(op.condition) if c not in X.conjuncts(f)))
+        if joined != f:
+            yield Candidate((joined,), "late filter joined to the filter right above the UnPivot")
     # a filter commutes with another filter (which stays where it is) and with reordering
     yield Candidate((f,), f"late filter moved below the {P.operator_name(op)}")
     if isinstance(op, P.RowExpand):

@@ -40,6 +40,8 @@ CONNECT_GAPS = {
         'unpivot is not read on Spark Connect yet',
     "unpivot, a name pattern with a lookahead is not computed here: Spark computes it in the predicate":
         'unpivot is not read on Spark Connect yet',
+    "unpivot, a value filter right above it and a later name filter past a group-by: together they test"
+    " that year's column below": 'unpivot is not read on Spark Connect yet',
     'pivot, filter on the group key: whole groups, equivalent':
         'pivot is not read on Spark Connect yet',
     "pivot (sum), filter on a pivoted column: only that year's rows without a value go, the rest stay":
@@ -133,6 +135,12 @@ CASES = [
          "(cast(regexp_extract('v2005', '(?=v)v(\\\\d+)', 1) as int) > 2005 AND v2005 > cast(2000 as double)) OR "
          "(cast(regexp_extract('v2006', '(?=v)v(\\\\d+)', 1) as int) > 2005 AND v2006 > cast(2000 as double))",
          "UnPivot"),
+    Case("unpivot, a value filter right above it and a later name filter past a group-by: together they test"
+         " that year's column below", lambda s: unpivoted(s).filter(F.col("revenue") > 1000).groupBy("year").count(),
+         lambda: F.col("year") == "v2006", SUPERSET, "v2006 > 1000.0", "UnPivot"),
+    Case("unpivot, the filter right above it draws random numbers: not joined, the name filter alone moves nothing",
+         lambda s: unpivoted(s).filter(F.col("revenue") > F.rand(3) * 4000).groupBy("year").count(),
+         lambda: F.col("year") == "v2006", None),
     Case("pivot, filter on the group key: whole groups, equivalent",
          pivoted, lambda: F.col("store") == "A", EQUIVALENT, "store = 'A'", "Pivot", "sales"),
     # a pivoted column: tests/engine/test_pivot_values.py has the cases per aggregate
