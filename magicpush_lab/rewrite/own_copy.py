@@ -84,6 +84,7 @@ def own_copy(trace: Trace, pushed: Pushed, top: int | None, path: set[int]) -> O
     ordered = _with_bound_columns(trees, ordered)
     if (ordered[-1].execution_count, ordered[-1].node.lineno) > (late_stmt.execution_count, late_stmt.node.lineno):
         raise NoCopy("a name a step reads is made after the late filter")
+    ordered, helpers = _with_rebound_inputs(trees, ordered, late_stmt)
     _check_no_rebinding(trees, ordered, late_stmt)
     copied, current, taken = [], {}, _names_in(trees)
     for stmt in ordered:
@@ -94,7 +95,7 @@ def own_copy(trace: Trace, pushed: Pushed, top: int | None, path: set[int]) -> O
         span = Site(stmt.execution_count, stmt.node.lineno, stmt.node.col_offset, stmt.node.end_lineno,
                     stmt.node.end_col_offset)
         filter_at = source.site if _contains(stmt, source.site) else None
-        if filter_at is None and not renames:
+        if filter_at is None and not renames and (stmt.execution_count, stmt.node.lineno) not in helpers:
             # the step reads its input other than by a name copied before it (SQL text over a
             # temporary view, say): the copy would compute from the unfiltered rows
             raise NoCopy(f"`{stmt.target} = ...` (execution [{stmt.execution_count}]) does not read the copied "
@@ -177,6 +178,57 @@ def _with_bound_columns(trees: dict[int, ast.Module | None], ordered: list[_Stat
             raise NoCopy(f"`{name}` holds a column of `{base}`, which a copy cannot use")
         ordered = sorted([*ordered, _Statement(execution_count, node, name)],
                          key=lambda st: (st.execution_count, st.node.lineno))
+
+
+def _with_rebound_inputs(trees: dict[int, ast.Module | None], ordered: list[_Statement],
+                         late: _Statement) -> tuple[list[_Statement], set[tuple[int, int]]]:
+    """`ordered` with the statement that made a name a copied step reads, where that name is bound
+    again (by the step itself, say: `table = table.join(...)`) before the late filter: the copy
+    runs in the late filter's cell, where the name means its last value, so the statement that
+    made the value the step read is copied too, and the step reads that copy. Also the positions
+    of the statements so added. Only a top-level `name = ...`; otherwise NoCopy."""
+    end = (late.execution_count, late.node.lineno)
+    bindings = sorted(((count, node.lineno), node) for count, tree in trees.items() if tree is not None
+                      for node in tree.body)
+    added: set[tuple[int, int]] = set()
+    while True:
+        found = _rebound_read(ordered, bindings, end)
+        if found is None:
+            return ordered, added
+        name, here = found
+        before = [(where, node) for where, node in bindings if where < here and name in _binds(node)]
+        if not before:
+            raise NoCopy(f"`{name}` is bound again between the pipeline's steps and the late filter")
+        where, node = before[-1]
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == name):
+            raise NoCopy(f"`{name}` is bound again (line {where[1]} of execution [{where[0]}]) and was made "
+                         "other than by a plain assignment")
+        called = sorted({n.func.id for n in ast.walk(node.value) if isinstance(n, ast.Call)
+                         and isinstance(n.func, ast.Name)} - _PURE_CALLS)
+        if called:
+            # run a second time in the copy: a function of the notebook's may do more than compute
+            raise NoCopy(f"`{name}` is bound again and was made by a call of `{called[0]}`, which a copy would repeat")
+        added.add(where)
+        ordered = sorted([*ordered, _Statement(where[0], node, name)], key=lambda st: (st.execution_count, st.node.lineno))
+
+
+# builtins a copied assignment may call again: they compute a value and do nothing else
+_PURE_CALLS = {"len", "int", "float", "str", "bool", "list", "tuple", "dict", "set", "sorted", "range", "min", "max",
+               "sum", "abs", "round"}
+
+
+def _rebound_read(ordered: list[_Statement], bindings: list, end: tuple[int, int]) -> tuple[str, tuple[int, int]] | None:
+    """A name a copied step reads, not from an earlier copied step, that some statement from that
+    step up to the late filter binds again: (the name, the step's position); None when none is."""
+    made: set[str] = set()
+    for stmt in ordered:
+        here = (stmt.execution_count, stmt.node.lineno)
+        for name in sorted(_loads(stmt.node.value) - _inner(stmt.node.value) - made):
+            if any(here <= where < end and name in _binds(node) for where, node in bindings):
+                return name, here
+        made.add(stmt.target)
+    return None
 
 
 def _holding_columns(trees: dict[int, ast.Module | None], read: set[str],
