@@ -17,9 +17,11 @@ filter's cell just before it; everything else keeps reading the DataFrames it re
 It reads the same plan from a filtered source, so the proof of `G` for the path holds for it.
 The late filter stays (a superset rewrite): the copy changes no other DataFrame, so nothing else
 has to be proved. Refused (CannotPlace) unless every step of the path is a top-level
-assignment of one name, run once, in the cells up to the late filter's; no name a copied step
-reads or binds is bound again, by other code, between the first copied step and the late filter;
-and the late filter's receiver is the name of the path's last DataFrame.
+assignment of one name, run once, in the cells up to the late filter's; a name a copied step
+reads that is bound again before the late filter (`t = t.join(...)`, a constant set anew) has the
+plain assignment that made it copied too, so the copy reads what the step read; other names are
+not bound again, by other code, between the first copied step and the late filter; and the late
+filter's receiver is the name of the path's last DataFrame.
 """
 
 from __future__ import annotations
