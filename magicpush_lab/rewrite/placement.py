@@ -346,6 +346,10 @@ class _Region:
         unknown = sorted({s.execution_count for s in [site, *later] if s is not None} - set(self.cells))
         if unknown:  # without the cell's text its blocks are unknown: say so, not "conditional"
             return f"the trace has no source for the cell that ran as execution {unknown}"
+        if any(self.trace.event(x).op == "unknown" and self.trace.event(x).site is None for x in region if x != start):
+            # an ML transformer's `transform`, a library's function: where in the cells it ran
+            # (and under which condition) the trace cannot say
+            return "a step of the pipeline was made by code the tracer does not see (an ML transformer, a library)"
         paths = [self._building_loops_left_out(s, region | {self.top}) for s in later]
         if not runs_after(site_path(self.cells, site), paths):
             return ("a later step of the pipeline is in a conditional block (if/else, match, loop, try) "

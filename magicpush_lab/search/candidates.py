@@ -127,15 +127,16 @@ def through_project(op: P.Project, f: X.Expr, budget: Budget) -> Iterator[Candid
         # on the input's columns of the same names; it is simpler and cheaper to evaluate
         yield Candidate((unchanged,), "the late filter unchanged, on the input's columns")
     whole = X.substitute(f, mapping)
-    written = inline_calls(whole)
-    if written is not None:
-        # the UDFs' arithmetic written as Column code: the same doubles, where a formula read
-        # back from the model may round differently (search/udf_inline.py)
-        yield Candidate((written,), "the late filter with the UDFs' arithmetic written as Column expressions")
     looked_up = _with_preimages(op, f, mapping)
     if looked_up is not None:
-        # `udf(x) = 'CALIFORNIA'` as the inputs the UDF maps there, from its own constants
+        # `udf(x) = 'CALIFORNIA'` as the inputs the UDF maps there, from its own constants: first,
+        # since `x IN (...)` reads better than the lookup written out as a CASE
         yield Candidate((looked_up,), "the late filter's constants as the inputs the UDF maps to them")
+    written = inline_calls(whole)
+    if written is not None:
+        # the UDFs' arithmetic (or text cleaning, lookups) written as Column code: the same
+        # values, where a formula read back from the model may differ (symbolic/udf_inline.py)
+        yield Candidate((written,), "the late filter with the UDFs' bodies written as Column expressions")
     parts = []  # per conjunct of F: its expression over the input, or None
     for conjunct in X.conjuncts(f):
         parts.append(_rewrite_conjunct(op, conjunct, mapping, whole, budget))

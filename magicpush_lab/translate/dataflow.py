@@ -21,16 +21,18 @@ def with_view_inputs(trace: Trace) -> Trace:
     """`trace` with each `spark.sql(...)` and `spark.table(view)` event tied to the DataFrames
     it reads through temp views: Spark's analyzed plan holds each view's own plan, so an
     earlier event whose plan appears in it is an input (the outermost such subtrees; the
-    latest of equal plans). Without one, the event stays a source."""
+    latest of equal plans). Without one, the event stays a source. A DataFrame made by code
+    the tracer does not see (an ML transformer's `transform`, a library's function) is tied
+    to the traced DataFrames its plan is built on the same way."""
     from dataclasses import replace
 
-    if not any(e.op in VIEW_READERS and not e.inputs for e in trace.events):
+    if not any(_reads_by_plan(e) and not e.inputs for e in trace.events):
         return trace
     nodes = PlanNodes(trace.plans)
     latest: dict[int, int] = {}
     events = []
     for e in sorted(trace.events, key=lambda e: e.id):
-        if e.op in VIEW_READERS and not e.inputs and e.plan is not None:
+        if _reads_by_plan(e) and not e.inputs and e.plan is not None:
             found = _view_inputs(nodes.node(e.plan), latest)
             if found:
                 e = replace(e, inputs=found)
@@ -38,6 +40,10 @@ def with_view_inputs(trace: Trace) -> Trace:
             latest[e.plan] = e.id
         events.append(e)
     return replace(trace, events=tuple(events))
+
+
+def _reads_by_plan(e: Event) -> bool:
+    return e.op in VIEW_READERS or e.op == "unknown"
 
 
 def _view_inputs(root, latest: Mapping[int, int]) -> tuple[int, ...]:

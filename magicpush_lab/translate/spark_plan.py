@@ -244,7 +244,9 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
         name=_snake(n.cls),
         args=kids,
         dtype=spark_type(n.field("dataType")) if n.field("dataType") else _result_type(n.cls, kids),
-        deterministic=n.cls in _DETERMINISTIC,
+        # a JVM UDF (an ML transformer's, a library's) says itself whether it is deterministic; it
+        # is never written into a predicate (unwritten_call), so a filter only moves past it
+        deterministic=n.cls in _DETERMINISTIC or n.cls == "ScalaUDF" and n.field("udfDeterministic", False) is True,
         params=function_params(n),
     )
 
@@ -953,5 +955,5 @@ def output_of(n: Node) -> tuple[X.Col, ...]:
 
 # the PySpark names of _DETERMINISTIC_NEVER_WRITTEN (what translation names their calls); a
 # try_cast is written (Column.try_cast), as the same uninterpreted function of the same value
-_NEVER_WRITTEN_NAMES = frozenset(_snake(c) for c in _DETERMINISTIC_NEVER_WRITTEN) - {
-    _snake(c) for c in _PREDICATE_FUNCTIONS}
+_NEVER_WRITTEN_NAMES = (frozenset(_snake(c) for c in _DETERMINISTIC_NEVER_WRITTEN) - {
+    _snake(c) for c in _PREDICATE_FUNCTIONS}) | {_snake("ScalaUDF")}  # a JVM UDF has no PySpark code
