@@ -29,6 +29,7 @@ from magicpush_lab.rewrite.assemble import (Assembled, after_to_pandas, assemble
 from magicpush_lab.suggestion import OptimizeResult
 from magicpush_lab.symbolic.pandas_udf import unreadable_reason
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by, z3_turn
+from magicpush_lab.rewrite.untraced_sites import with_untraced_sites
 from magicpush_lab.translate.dataflow import longest_path, sink_paths, translate_event, with_view_inputs
 from magicpush_lab.translate.pandas_tail import NotATail, read_tail, to_pandas_calls
 from magicpush_lab.translate.plan_json import PlanNodes
@@ -65,6 +66,7 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
                     budget: Budget) -> OptimizeResult:
     started = time.monotonic()
     trace = with_view_inputs(trace)  # spark.sql / spark.table over temp views read notebook DataFrames
+    trace = with_untraced_sites(trace)  # an ML transformer's output: the statement that made it
     paths = sink_paths(trace)
     if only_sinks is not None:
         paths = [p for p in paths if p[-1].id in only_sinks]
