@@ -18,6 +18,15 @@ from pathlib import Path
 
 import pytest
 
+try:
+    # PySpark's Connect client checks its dependencies on first import by reading
+    # `sys.modules["__main__"].__spec__`; an IPython shell made by a test (the `shell` fixture)
+    # puts a module without that attribute there, so a worker that reached Connect only after such
+    # a test failed to import it. Imported here, first, with the worker's own __main__.
+    import pyspark.sql.connect.session  # noqa: F401
+except ImportError:  # a client without the Connect extras: the Connect tests skip themselves
+    pass
+
 FAST_TIER = "not spark and not kernel and not slow"
 
 # Every JVM the suite starts (its own session, the Connect servers, the kernels replaying
