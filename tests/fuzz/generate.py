@@ -72,6 +72,9 @@ UDFS = {
         "def f(x):\n    if x is None or x.startswith(('x', ' ')):\n        return 'p'\n    return x.replace('y', 'Y')\n",
         "import re\ndef f(x):\n    return None if x is None else re.sub('x+', 'z', x)\n",
         "def f(x):\n    return f'<{x}>'\n",
+        # text cleaning written as Column code at the source (symbolic/udf_inline.py)
+        "def f(x):\n    return x.replace('x', '') if isinstance(x, str) else '0'\n",
+        "CODES = {'x': 'X', 'y': 'z'}\ndef f(x):\n    return CODES[x] if x in CODES else x\n",
     ],
     "double": [
         "def f(x):\n    if x is None:\n        return None\n    return 1 if x > 1.0 else 0\n",
