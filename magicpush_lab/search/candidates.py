@@ -129,10 +129,11 @@ def through_project(op: P.Project, f: X.Expr, budget: Budget) -> Iterator[Candid
     whole = X.substitute(f, mapping)
     looked_up = _with_preimages(op, f, mapping)
     if looked_up is not None:
-        # `udf(x) = 'CALIFORNIA'` as the inputs the UDF maps there, from its own constants: first,
-        # since `x IN (...)` reads better than the lookup written out as a CASE
+        # `udf(x) = 'CALIFORNIA'` as the inputs the UDF maps there, from its own constants; then
+        # the body is not also written as Column code: `x IN (...)` reads better, and the written
+        # body, an equivalence where the preimage drops another conjunct, would be preferred
         yield Candidate((looked_up,), "the late filter's constants as the inputs the UDF maps to them")
-    written = inline_calls(whole)
+    written = inline_calls(whole) if looked_up is None else None
     if written is not None:
         # the UDFs' arithmetic (or text cleaning, lookups) written as Column code: the same
         # values, where a formula read back from the model may differ (symbolic/udf_inline.py)

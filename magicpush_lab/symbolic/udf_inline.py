@@ -26,9 +26,9 @@ Only what is the same operation on both sides is written; anything else gives No
 - or the UDF returns a string made of its string parameters, string constants and
   `s.replace(old, new)` with a non-empty constant `old` (Python's and Spark's `replace` both
   replace every occurrence, left to right), under tests `isinstance(p, str)` (a Spark string
-  reaches Python as a str or None), `p is None` and `==`/`!=` of strings; a lookup in a
-  constant dict, `d[p] if p in d else q` or `d.get(p, q)`, is a CASE over the dict's keys whose
-  values are computed (`str(d[p])` for each key): constants are computable.
+  reaches Python as a str or None), `p is None` and `==`/`!=` of strings. (A lookup in a
+  constant dict is not written: the preimage of its constants, search/preimage.py, reads better,
+  and a CASE of fifty branches would be preferred to it as an equivalence.)
 
 >>> udf = X.PyUdf("diff", (X.Col("s", 1, "double"), X.Col("n", 2, "double")), "double",
 ...               "lambda s, n: None if s is None or n is None else s - n")
@@ -180,54 +180,14 @@ class _Writer:
 
     def _Call(self, node: ast.Call, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
         """`s.replace(old, new)` with constant strings, `old` not empty ('' inserts `new`
-        between characters in Python and changes nothing in Spark); `d.get(p, default)`."""
+        between characters in Python and changes nothing in Spark)."""
         f = node.func
-        if (isinstance(f, ast.Attribute) and f.attr == "get" and len(node.args) == 2 and not node.keywords
-                and isinstance(f.value, ast.Name) and isinstance(self.constants.get(f.value.id), dict)):
-            table = self.constants[f.value.id]
-            key = ast.Subscript(value=f.value, slice=node.args[0])
-            return self._cases(node.args[0], table, key, node.args[1], nonzero)
         if not (isinstance(f, ast.Attribute) and f.attr == "replace" and len(node.args) == 2 and not node.keywords):
             raise _NotSame("a call other than str.replace")
         (text, kind), old, new = self.expr(f.value, nonzero), self._string(node.args[0]), self._string(node.args[1])
         if kind != "str" or not old.value:
             raise _NotSame("replace of an empty text, or not on a string")
         return X.Func("replace", (text, old, new), "string"), "str"
-
-    def _lookup(self, node: ast.IfExp) -> tuple[X.Expr, str] | None:
-        """`v if p in d else w` for a string parameter `p` and a constant dict, set, list or tuple
-        `d`: None when the test is another one."""
-        t = node.test
-        if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.In)
-                and isinstance(t.comparators[0], ast.Name)):
-            return None
-        table = self.constants.get(t.comparators[0].id)
-        if not isinstance(table, (dict, set, frozenset, list, tuple)):
-            return None
-        return self._cases(t.left, table, node.body, node.orelse, frozenset())
-
-    def _cases(self, key_node: ast.expr, table, value: ast.expr, other: ast.expr,
-               nonzero: frozenset[str]) -> tuple[X.Expr, str]:
-        """CASE WHEN p = k THEN <value at p = k> ... ELSE <other> END over the table's keys, each
-        value computed from the constants; every value a string (None a NULL)."""
-        if not (isinstance(key_node, ast.Name) and key_node.id in self.scope
-                and X.dtype_of(self.scope[key_node.id]) == "string"):
-            raise _NotSame("a lookup of other than a string parameter")
-        keys = list(table)
-        if not keys or len(keys) > _MAX_KEYS or not all(isinstance(k, str) for k in keys):
-            raise _NotSame("a lookup table of other than strings")
-        col = self.scope[key_node.id]
-        branches = []
-        for k in dict.fromkeys(keys):
-            v = _computed(value, {**self.constants, key_node.id: k}, self.scope.keys() - {key_node.id})
-            if v is not None and not isinstance(v, str):
-                raise _NotSame("a looked-up value that is not a string")
-            branches.append((X.Cmp("=", col, X.Lit(k, "string")), X.Lit(v, "string")))
-        rest, kind = self.expr(other, nonzero)
-        if kind not in ("str", "none"):
-            raise _NotSame("a lookup whose other branch is not a string")
-        # None is no key (the keys are strings), and a NULL key matches no branch: both the other
-        return X.Case(tuple(branches), _typed_null(rest, "string")), "str"
 
     def _string(self, node: ast.expr) -> X.Lit:
         value = node.value if isinstance(node, ast.Constant) else (
@@ -271,9 +231,6 @@ class _Writer:
         return X.Arith(op, _double(left), _double(right), "double"), "float"
 
     def _IfExp(self, node: ast.IfExp, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
-        looked_up = self._lookup(node)
-        if looked_up is not None:
-            return looked_up
         test = self._test(node.test)
         value, vk = self.expr(node.body, nonzero | _said_nonzero(node.test))
         other, ok = self.expr(node.orelse, nonzero)
@@ -327,34 +284,6 @@ class _Writer:
                 raise _NotSame("a comparison of doubles that NaN would decide otherwise")
             left, right = _double(left), _double(right)
         return X.Cmp(name, left, right)
-
-
-_MAX_KEYS = 200  # a bigger table is a CASE nobody would read
-_PURE = {"str": str, "int": int, "float": float, "len": len, "abs": abs}
-
-
-def _computed(node: ast.expr, constants: dict[str, object], parameters) -> object:
-    """The value of a constant expression: names of constants, subscripts of them, string
-    methods without arguments and the pure builtins above; _NotSame for anything else (a
-    parameter other than the key, a call with effects)."""
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Name) and node.id in constants and node.id not in parameters:
-        return constants[node.id]
-    try:
-        if isinstance(node, ast.Subscript):
-            return _computed(node.value, constants, parameters)[_computed(node.slice, constants, parameters)]
-        if isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1 \
-                and isinstance(node.func, ast.Name) and node.func.id in _PURE:
-            return _PURE[node.func.id](_computed(node.args[0], constants, parameters))
-        if (isinstance(node, ast.Call) and not node.args and not node.keywords and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("upper", "lower", "strip", "title", "capitalize")):
-            text = _computed(node.func.value, constants, parameters)
-            if isinstance(text, str):
-                return getattr(text, node.func.attr)()
-    except (KeyError, IndexError, TypeError, ValueError):
-        raise _NotSame("a constant expression that raises") from None
-    raise _NotSame(f"not a constant: {ast.unparse(node)}")
 
 
 def _said_nonzero(test: ast.expr) -> frozenset[str]:

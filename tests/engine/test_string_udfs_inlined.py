@@ -103,12 +103,12 @@ CASES = [
          without_separator, "area", lambda: F.col("x") == "1234.5", EQUIVALENT),
     Case("a None-guarded replace compared with a text: the same replace at the source",
          no_dashes, "code", lambda: F.col("x") == "ab", EQUIVALENT),
-    Case("a lookup in a constant dict or the text itself: a CASE over the dict's keys at the source",
-         code_name, "code", lambda: F.col("x").isin("AB", "--"), EQUIVALENT),
-    Case("dict.get with a default: a CASE over the keys whose ELSE is the default",
-         code_or_unknown, "code", lambda: F.col("x") != "unknown", EQUIVALENT),
-    Case("a lookup whose other branch changes case (Python's and Spark's Unicode tables differ): not written:"
-         " must not", code_or_shouted, "code", lambda: F.col("x") == "AB", None, written=False),
+    Case("a lookup in a constant dict is not written as a CASE: the keys that give the constants move instead",
+         code_name, "code", lambda: F.col("x").isin("AB", "--"), EQUIVALENT, written=False),
+    Case("dict.get with a default is not written either; what the model proves of it moves",
+         code_or_unknown, "code", lambda: F.col("x") != "unknown", EQUIVALENT, written=False),
+    Case("a lookup whose other branch changes case (Python's and Spark's Unicode tables differ): must not",
+         code_or_shouted, "code", lambda: F.col("x") == "AB", None, written=False),
     Case("an empty text to replace inserts between characters in Python and changes nothing in Spark:"
          " not written: must not (only what the model says of a NULL moves)",
          dashes_between, "code", lambda: F.col("x") == "-a-b-", SUPERSET, written=False,
