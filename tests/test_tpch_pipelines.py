@@ -32,6 +32,7 @@ def tpch(spark, tmp_path_factory):
 
 # ----------------------------------------------------------------------------- pipelines against SQL
 
+@pytest.mark.slow  # the benchmark's own queries against the specification (about a minute): slow tier
 @needs_generator
 @pytest.mark.parametrize("number", sorted(queries.QUERIES))
 def test_naive_pipeline_returns_the_rows_of_the_spec_sql(spark, tpch, number):
