@@ -21,7 +21,8 @@ from magicpush_lab.pushdown.records import Pushed, WalkResult
 from magicpush_lab.rewrite import notes
 from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
 from magicpush_lab.rewrite.edits import AddFilter, Edit, OwnCopy, RemoveFilter, merged_copies
-from magicpush_lab.rewrite.placement import CannotPlace, edits_as_own_copy, edits_for, edits_on_the_way
+from magicpush_lab.rewrite.placement import (CannotPlace, edits_as_own_copy, edits_for, edits_on_the_way,
+                                             on_copied_path)
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
 from magicpush_lab.suggestion import CellChange, OptimizeResult, ProofStep, Suggestion, Together
 from magicpush_lab.translate.pandas_tail import PandasTail
@@ -340,16 +341,17 @@ def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of
     goes only if every push is an equivalence (a superset elsewhere still needs it) and every
     push can be written; those that cannot are left out (each push holds for whatever the
     other reads give, so the rest still hold together)."""
-    planned = []
+    placed_by_push = []
     for p in pushes:  # each where its own suggestion puts it: the source, the way, or the pipeline's own copy
         try:
-            placed = _place(trace, p, pushes)
+            placed_by_push.append((p, _place(trace, p, pushes)))
         except CannotPlace:
             continue  # the others still hold together; the late filter then stays
-        planned.append((placed.edits, placed.kind, placed.source_event))
-    if len(planned) < 2:
+    planned = [(placed.edits, placed.kind, placed.source_event)
+               for placed in _copies_take_their_peers(trace, placed_by_push)]
+    if len(placed_by_push) < 2:
         return None
-    every = len(planned) == len(pushes)
+    every = len(placed_by_push) == len(pushes)
     kind = EQUIVALENT if every and all(k == EQUIVALENT for _, k, _ in planned) else SUPERSET
     edits: list[Edit] = []
     for placed, _, _ in planned:
@@ -365,7 +367,44 @@ def _together(trace: Trace, pushes: Sequence[Pushed], cells: list[str], index_of
     except (RewriteError, ValueError):  # a predicate without a PySpark form has no joint rewrite either
         return None
     return Together(pipeline, kind, tuple(CellChange(i, cells[i], src, _count_of(index_of, i))
-                                          for i, src in sorted(rewritten.items())), len(planned))
+                                          for i, src in sorted(rewritten.items())), len(placed_by_push))
+
+
+def _copies_take_their_peers(trace: Trace, placed: Sequence[tuple[Pushed, _Placed]]) -> list[_Placed]:
+    """The placed pushes, where one went to the pipeline's own copy and others from the same
+    source, for the same late filter or for a filter among the copied steps (a `dropna`, an
+    earlier `filter`), went elsewhere (on the way, past a DataFrame other code reads): the copy
+    filters its read by all their predicates, and the others' edits go. The pipeline then reads
+    only the copy, so a filter left on the original steps would save nothing for it.
+
+    Sound by composition: each predicate was proved at the source, for every table the source
+    may hold, to keep what its own late filter passes; that filter is the copy's or one of its
+    copied steps, whose output is all the copy reads of the path below it. So each holds for the
+    source already filtered by the others. The copy keeps the late filter (a superset rewrite),
+    and copies the other filters as they are written, so no equivalence need hold. When the copy
+    cannot take the conjunction, everything stays as it was placed."""
+    out = [q for _, q in placed]
+    for i, (pushed, q) in enumerate(placed):
+        if not any(isinstance(e, OwnCopy) for e in q.edits) or pushed.branches:
+            continue
+        peers = [j for j, (other, r) in enumerate(placed)
+                 if j != i and not other.branches and not any(isinstance(e, OwnCopy) for e in r.edits)
+                 and other.source.origin == pushed.source.origin
+                 and (other.late_filter.origin == pushed.late_filter.origin
+                      or on_copied_path(trace, pushed, other.late_filter.origin))]
+        if not peers:
+            continue
+        both = X.and_(*dict.fromkeys(c for k in (i, *peers) for c in X.conjuncts(placed[k][0].predicate)))
+        try:
+            edits, kind, source_event = edits_as_own_copy(trace, replace(q.pushed, predicate=both))
+        except CannotPlace:
+            continue
+        steps = tuple(dict.fromkeys(s for k in (i, *peers) for s in placed[k][0].steps))
+        out[i] = _Placed(replace(q.pushed, predicate=both, steps=steps, kind=kind), tuple(edits), kind,
+                         source_event, q.not_at_source)
+        for j in peers:
+            out[j] = None
+    return [q for q in out if q is not None]
 
 
 def _one_copy_per_late_filter(edits: list[Edit]) -> list[Edit]:

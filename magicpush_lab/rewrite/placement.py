@@ -308,6 +308,15 @@ def _top_event(pushed: Pushed) -> int | None:
     return late.origin if late.origin is not None else getattr(late.child, "origin", None)
 
 
+def on_copied_path(trace: Trace, pushed: Pushed, event: int | None) -> bool:
+    """Whether `event` is a step the pipeline's own copy for `pushed` copies: between the
+    source's read and the late filter."""
+    top, source = _top_event(pushed), pushed.source.origin
+    if event is None or top is None or source is None:
+        return False
+    return event in _Region(trace, top)._between(source) - {top}
+
+
 class _Region:
     """The events from a source up to the late filter's event `top`, with their readers and
     their places among the notebook's conditional blocks."""
