@@ -195,6 +195,14 @@ class Evaluator:
 
     # -- functions
     def _Func(self, e: X.Func, row: SymbolicRow) -> Cell:
+        if e.name == "size" and len(e.args) == 1 and isinstance(e.args[0], X.Func) and e.args[0].name == "split" \
+                and len(e.args[0].args) == 3 and all(isinstance(a, X.Lit) for a in e.args[0].args[1:]) \
+                and X.dtype_of(e.args[0].args[0]) == "string":
+            split = e.args[0]
+            pieces = spark_functions.size_of_split(self.eval(split.args[0], row), split.args[1].value,
+                                                   split.args[2].value)
+            if pieces is not None:
+                return pieces
         args = tuple(self.eval(a, row) for a in e.args)
         sort = sort_of(e.dtype)
         if not e.deterministic:

@@ -478,6 +478,21 @@ def replace_all(s: z3.SeqRef, old: z3.SeqRef, new: z3.SeqRef) -> z3.SeqRef:
     return z3.SeqRef(z3.Z3_mk_seq_replace_all(s.ctx_ref(), s.as_ast(), old.as_ast(), new.as_ast()), s.ctx)
 
 
+def pieces_count(text: z3.SeqRef, sep: str) -> z3.ArithRef:
+    """How many pieces `text.split(sep)` gives, for a non-empty constant `sep`: an
+    uninterpreted function of the text, one per separator. Spark's `size(split(s, p, -1))`,
+    `p` a pattern that matches `sep` literally, is the same count (empty pieces kept, leading
+    and trailing ones too, one piece for the empty text: Java's split with a negative limit),
+    so both sides name this one term (spark_functions.size_of_split).
+
+    >>> a, b = pieces_count(z3.String("t"), " "), pieces_count(z3.String("t"), ",")
+    >>> z3.eq(a, pieces_count(z3.String("t"), " ")), z3.eq(a, b)
+    (True, False)
+    """
+    count = z3.Function(f"py_split_count_{sep.encode().hex()}", z3.StringSort(), z3.IntSort())
+    return count(text)
+
+
 def subscript_split(parts: PyVal, index: PyVal, st: State, out: Outcome) -> PyVal:
     """s.split(sep)[i] for a constant i >= 0 or -1: the text between the i-th and (i+1)-th
     separator; IndexError when there are not that many parts."""

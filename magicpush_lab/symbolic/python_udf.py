@@ -1072,9 +1072,10 @@ def _builtin(name: str, args: list[PyVal], kwargs: dict[str, PyVal], e: ast.Call
         if v.kind == "str":
             out.fail_when(st.live, v.none)
             return PyVal("int", z3.Length(v.value), F)
-        if v.kind in ("opaque", "split"):
-            return opaque("len", (v if v.kind == "opaque" else PyVal("str", v.value, v.none),), st, out, *where,
-                          kind="int")
+        if v.kind == "split":  # the count of pieces, a function of the text and the separator
+            return PyVal("int", L.pieces_count(v.value, v.extra), F)
+        if v.kind == "opaque":
+            return opaque("len", (v,), st, out, *where, kind="int")
         if v.kind in ("int", "float", "bool", "date", "timedelta", "none"):
             out.fail_when(st.live, T)  # object of type ... has no len()
             return NONE

@@ -12,6 +12,8 @@ Spark and Python agree; other forms stay uninterpreted):
 - `substring(s, pos, len)` with literals `pos >= 1`, `len >= 0`; `concat` of strings;
   `replace(s, search, rep)` with a non-empty literal search; `instr(s, t)`;
 - `rlike(s, pattern)` with a pattern pyregex.py writes;
+- `size(split(s, pattern, -1))` with a pattern that matches one non-empty text literally:
+  the count of pieces Python's `len(s.split(sep))` gives (`size_of_split`);
 - `regexp_extract(s, pattern, i)` of constants (an unpivot's column names, a literal): computed,
   when the text is printable ASCII and the pattern in a subset Java and Python read alike on it
   (`constant_extract`).
@@ -33,7 +35,7 @@ import z3
 
 from magicpush_lab.symbolic import calendar as C
 from magicpush_lab.symbolic import pyregex
-from magicpush_lab.symbolic.py_library import replace_all
+from magicpush_lab.symbolic.py_library import pieces_count, replace_all
 from magicpush_lab.symbolic.values import Cell
 
 T = z3.BoolVal(True)
@@ -147,3 +149,35 @@ def _plain(pattern: str) -> bool:
             return False
         i += 1
     return True
+
+
+# characters a Java pattern reads as themselves wherever they stand outside a class
+_LITERAL_IN_PATTERN = re.compile(r"[A-Za-z0-9 ,;:_\-/#@%&=~'\"<>!`\t]+")
+
+
+def reads_itself(pattern: str) -> bool:
+    """Whether a Java pattern `pattern` matches exactly the text `pattern`, and nothing else.
+
+    >>> reads_itself(" "), reads_itself(", "), reads_itself("."), reads_itself("")
+    (True, True, False, False)
+    """
+    return bool(_LITERAL_IN_PATTERN.fullmatch(pattern))
+
+
+def size_of_split(text: Cell, pattern: object, limit: object) -> Cell | None:
+    """Spark's `size(split(text, pattern, limit))` for a constant pattern made of characters
+    that match themselves and a limit of -1 (`F.split`'s default): the count of pieces, the
+    term Python's `len(text.split(pattern))` has; None for other forms. A NULL text gives NULL
+    (ANSI) or -1 (the legacy `sizeOfNull`): left unknown, so no proof depends on which.
+
+    >>> n = size_of_split(Cell(z3.String("t"), z3.Bool("nn")), " ", -1)
+    >>> z3.eq(z3.simplify(z3.substitute(n.value, (z3.Bool("nn"), T))), pieces_count(z3.String("t"), " "))
+    True
+    >>> size_of_split(Cell(z3.String("t"), T), ".", -1) is None
+    True
+    """
+    if not isinstance(pattern, str) or not reads_itself(pattern) or limit != -1:
+        return None
+    # one unknown for every NULL text: Spark gives it the same value wherever it is computed
+    return Cell(z3.If(text.notnull, pieces_count(text.value, pattern), z3.Int("spark_size_of_null")),
+                z3.Or(text.notnull, z3.Bool("spark_size_of_null_notnull")))

@@ -45,6 +45,7 @@ from typing import Callable
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.types import FRACTIONAL, INTEGER_BITS, INTEGRAL
 from magicpush_lab.symbolic.python_udf import parse_udf, udf_constants
+from magicpush_lab.symbolic.spark_functions import reads_itself
 from magicpush_lab.symbolic.values import NotModelled
 
 _ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
@@ -59,7 +60,7 @@ class _NotSame(Exception):
 def inlined(call: X.PyUdf) -> X.Expr | None:
     """The call's body as a Column expression computing the same doubles, or None."""
     if call.kind != "python" or not call.deterministic or call.source is None \
-            or call.dtype not in ("double", "string"):
+            or call.dtype not in ("double", "string", "int"):
         return None
     try:
         fn = parse_udf(call.source)
@@ -79,7 +80,13 @@ def inlined(call: X.PyUdf) -> X.Expr | None:
         return None
     if call.dtype == "string":
         return _typed_null(value, "string") if kind in ("str", "none") else None
+    if call.dtype == "int":  # a count of pieces: a UDF returning another int is not written
+        return value if _pieces_count(value) else None
     return value if kind in ("float", "none") else None
+
+
+def _pieces_count(e: X.Expr) -> bool:
+    return isinstance(e, X.Func) and e.name == "size" and isinstance(e.args[0], X.Func) and e.args[0].name == "split"
 
 
 def inline_calls(e: X.Expr) -> X.Expr | None:
@@ -180,14 +187,28 @@ class _Writer:
 
     def _Call(self, node: ast.Call, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
         """`s.replace(old, new)` with constant strings, `old` not empty ('' inserts `new`
-        between characters in Python and changes nothing in Spark)."""
+        between characters in Python and changes nothing in Spark); `len(s.split(sep))`, a
+        constant `sep` of characters a Java pattern reads as themselves, as
+        `size(split(s, sep, -1))` (both keep empty pieces, leading and trailing ones too)."""
         f = node.func
+        if isinstance(f, ast.Name) and f.id == "len" and len(node.args) == 1 and not node.keywords:
+            return self._pieces(node.args[0], nonzero)
         if not (isinstance(f, ast.Attribute) and f.attr == "replace" and len(node.args) == 2 and not node.keywords):
             raise _NotSame("a call other than str.replace")
         (text, kind), old, new = self.expr(f.value, nonzero), self._string(node.args[0]), self._string(node.args[1])
         if kind != "str" or not old.value:
             raise _NotSame("replace of an empty text, or not on a string")
         return X.Func("replace", (text, old, new), "string"), "str"
+
+    def _pieces(self, node: ast.expr, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split"
+                and len(node.args) == 1 and not node.keywords):
+            raise _NotSame("len() of something other than str.split(sep)")
+        (text, kind), sep = self.expr(node.func.value, nonzero), self._string(node.args[0])
+        if kind != "str" or not reads_itself(sep.value):
+            raise _NotSame("a split not written the same way in Spark")
+        split = X.Func("split", (text, sep, X.Lit(-1, "int")), "array<string>")
+        return X.Func("size", (split,), "int"), "int"
 
     def _string(self, node: ast.expr) -> X.Lit:
         value = node.value if isinstance(node, ast.Constant) else (

@@ -154,3 +154,43 @@ def test_a_written_call_that_a_null_passes_otherwise_is_not_proved_by_its_column
     if walk.pushed:
         check_pushdown(walk, [source], body, late, walk.pushed[0].kind)
     assert any(r["code"] is None for r in original.collect()), "the NULL row is what tells them apart"
+
+
+def dash_pieces(code):
+    return len(code.split("-"))
+
+
+def dot_pieces(code):
+    return len(code.split("."))
+
+
+def word_runs(code):
+    return len(code.split())
+
+
+@pytest.mark.parametrize("fn, written, expect", [
+    (dash_pieces, True, EQUIVALENT),
+    (dot_pieces, False, None),
+    (word_runs, False, None),
+], ids=["a count of pieces split at a constant: size(split(code, '-', -1)) at the source",
+        "must not: a separator a Java pattern reads otherwise ('.' is any character)",
+        "must not: split() without a separator splits at runs of white space, unlike Spark's split"])
+def test_a_count_of_pieces(spark, fn, written, expect):
+    """`len(s.split(sep))` counts empty pieces, leading and trailing ones too, as Spark's
+    `size(split(s, sep, -1))` does; written so only for a separator that is its own pattern."""
+    rows = [r for r in ROWS if r[3] is not None]  # the UDF raises on None, in the notebook too
+    source = spark.createDataFrame(rows + [(9, "1", 1, "a.b-c"), (10, "2", 2, " a b ")], SCHEMA)
+    udf = F.udf(fn, "int")
+
+    def body(s):
+        return s[0].withColumn("x", udf(F.col("code")))
+
+    late = lambda: F.col("x") >= 2  # noqa: E731
+    original = body([source]).filter(late())
+    record = Udf(fn.__name__, textwrap.dedent(inspect.getsource(fn)), True, "int")
+    walk, _ = run_engine_with_notes([source], [body([source])], original, [record])
+    check_pushdown(walk, [source], body, late, expect,
+                   ["size(split(code, '-', -1)) >= 2"] if expect is not None else None)
+    assert bag(original), "the data should keep some rows, or the comparison proves little"
+    call = X.PyUdf(fn.__name__, (X.Col("code", 1, "string"),), "int", record.source)
+    assert (inlined(call) is not None) == written
