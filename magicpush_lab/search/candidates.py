@@ -260,6 +260,11 @@ def through_aggregate(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Ca
     mapping = {col: e for col, e in op.outputs}
     if op.pivot:
         yield from _through_pivot(op, f, budget)
+    if _reads_functions_of_keys(op, f):
+        # `word_count > 200` below dropDuplicates(["text"]), `word_count = udf(text)` computed
+        # further down: the input's own column, not the UDF called again on the input's rows
+        # (which a filter further down would have to let through, and which runs the UDF twice)
+        yield Candidate((f,), "the late filter on the input's columns that are functions of the keys")
     on_keys, on_rows = [], []
     for conjunct in X.conjuncts(f):
         substituted = X.substitute(conjunct, mapping)
@@ -276,6 +281,17 @@ def through_aggregate(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Ca
         yield Candidate((X.and_(*on_rows),), "the late filter on the aggregates' arguments")
     if on_keys:
         yield Candidate((X.and_(*on_keys),), "the late filter's conjuncts on group keys")
+
+
+def _reads_functions_of_keys(op: P.Aggregate, f: X.Expr) -> bool:
+    """F reads a column dropDuplicates passes on as a function of its keys (the same value in
+    every row of a group), and otherwise only its keys: F holds on the input as it is."""
+    if not op.deduplicate:
+        return False
+    on_keys = {c for c, e in op.outputs if not any(isinstance(n, X.Agg) for n in X.walk(e))}
+    functions = {c for c, e in op.outputs if c in on_keys and e != c}
+    read = X.columns(f)
+    return bool(read & functions) and read <= on_keys & set(op.child.output)
 
 
 def _through_pivot(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Candidate]:

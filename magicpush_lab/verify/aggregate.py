@@ -118,6 +118,11 @@ def _whole_groups(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: 
         return None
     verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     on_keys = {c: e for c, e in op.outputs if not any(isinstance(n, X.Agg) for n in X.walk(e))}
+    if op.deduplicate:
+        # a column dropDuplicates passes on as a function of its keys is, in every input row,
+        # that function of the row's keys (translate/spark_plan.function_of_keys): G reading
+        # the input's column reads that value
+        g = X.substitute(g, {c: e for c, e in on_keys.items() if e != c})
     reason = nondeterministic(f, g, *op.keys, *on_keys.values())
     if reason:
         return verdicts.refuse(reason)

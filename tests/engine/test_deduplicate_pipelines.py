@@ -144,3 +144,51 @@ def test_a_filter_on_another_column_is_refused_by_name(spark):
     assert not verdict.proved
     assert verdict.reason == ("dropDuplicates on [dept] keeps one arbitrary row of each group: a filter on score, "
                               "not one of those columns, below it would change which row that is")
+
+
+
+def word_count(text):
+    return len(text.split(" "))
+
+
+WORDS_SCHEMA = "id int, dept int, text string"
+WORDS = [(1, 3, "a b c"), (1, 3, "a b c"), (2, 3, "a b c"), (3, None, "a  b"), (4, 4, "one"), (5, 4, None),
+         (6, None, None), (7, 5, " lead and trail "), (8, 5, "a b c"), (9, 6, ""), (10, 6, "a b c d")]
+
+
+def counted_then_deduplicated(keys_first: tuple[str, ...], keys_second: tuple[str, ...]):
+    """Words counted by a UDF that raises on None (rows without text go first), two
+    dropDuplicates with a dropna on dept between them, as a notebook cleans scraped articles;
+    the columns kept are the last keys and the count (one value per group)."""
+    wc = F.udf(word_count, "int")
+    return lambda s: (s[0].filter(F.col("text").isNotNull()).withColumn("n", wc("text"))
+                      .dropDuplicates(list(keys_first)).dropna(subset=["dept"]).dropDuplicates(list(keys_second))
+                      .select(*keys_second, "n"))
+
+
+@pytest.mark.parametrize("keys_first, keys_second, moves", [
+    (("text", "dept"), ("text",), True),
+    (("dept",), ("dept",), False),
+], ids=["a count of the key's words passes both dropDuplicates and the dropna between them",
+        "must not move: the counted text is not a key, the kept row's count is arbitrary"])
+def test_a_udf_column_of_the_keys_crosses_deduplications_as_the_input_column(spark, keys_first, keys_second, moves):
+    """Below dropDuplicates the filter reads the input's own column (the same value on every row
+    of a group), not the UDF called again: that call would raise below the dropna on rows the
+    dropna removes. At the UDF's projection the count is written as `size(split(text, ' ', -1))`."""
+    import inspect
+
+    from magicpush_lab.capture.trace import Udf
+    from tests.engine.harness import check_pushdown, run_engine_with_notes
+
+    sources = [spark.createDataFrame(WORDS, WORDS_SCHEMA)]
+    pipeline = counted_then_deduplicated(keys_first, keys_second)
+    late = lambda: F.col("n") >= 3  # noqa: E731
+    original = pipeline(sources).filter(late())
+    record = Udf("word_count", inspect.getsource(word_count), True, "int")
+    walk, _ = run_engine_with_notes(sources, [pipeline(sources)], original, [record])
+    if not moves:
+        assert walk.pushed == [], [str(p.predicate) for p in walk.pushed]
+        return
+    assert len(walk.pushed) == 1, walk.refusals
+    assert "size(split(text, ' ', -1)) >= 3" in str(walk.pushed[0].predicate), str(walk.pushed[0].predicate)
+    check_pushdown(walk, sources, pipeline, late, walk.pushed[0].kind)
