@@ -374,8 +374,9 @@ def _copies_take_their_peers(trace: Trace, placed: Sequence[tuple[Pushed, _Place
     """The placed pushes, where one went to the pipeline's own copy and others from the same
     source, for the same late filter or for a filter among the copied steps (a `dropna`, an
     earlier `filter`), went elsewhere (on the way, past a DataFrame other code reads): the copy
-    filters its read by all their predicates, and the others' edits go. The pipeline then reads
-    only the copy, so a filter left on the original steps would save nothing for it.
+    filters its read by all their predicates. The pipeline reads only the copy, so a filter left
+    on the original steps alone would save it nothing; those edits stay, for the other code that
+    reads those steps (and so that another pipeline's joint rewrite of the same cells agrees).
 
     Sound by composition: each predicate was proved at the source, for every table the source
     may hold, to keep what its own late filter passes; that filter is the copy's or one of its
@@ -402,9 +403,7 @@ def _copies_take_their_peers(trace: Trace, placed: Sequence[tuple[Pushed, _Place
         steps = tuple(dict.fromkeys(s for k in (i, *peers) for s in placed[k][0].steps))
         out[i] = _Placed(replace(q.pushed, predicate=both, steps=steps, kind=kind), tuple(edits), kind,
                          source_event, q.not_at_source)
-        for j in peers:
-            out[j] = None
-    return [q for q in out if q is not None]
+    return out
 
 
 def _one_copy_per_late_filter(edits: list[Edit]) -> list[Edit]:
