@@ -23,7 +23,7 @@ from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula, wri
 from magicpush_lab.search.padded import padded_predicate
 from magicpush_lab.search.preimage import preimage
 from magicpush_lab.symbolic.udf_inline import inline_calls
-from magicpush_lab.symbolic.aggregate_ops import PivotSlot, pivot_slots
+from magicpush_lab.symbolic.aggregate_ops import PivotSlot, pivot_slots, rows_for_some_slot
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.row_ops import apply_op
 from magicpush_lab.symbolic.table import SymbolicRow
@@ -310,6 +310,10 @@ def _through_pivot(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Candi
             by_slot.setdefault(next(iter(read)), []).append(c)
     if not by_slot:
         return
+    # rows of another value than the pivot's, or whose value every slot skips, add to no column
+    # (verify/aggregate.py: the late filter must fail where every pivoted column is NULL)
+    some = rows_for_some_slot(op)
+    extra = [some] if some is not None else []
     for how, per_row in (("the conjunct on the value column", _slot_as_row),
                          ("rows the aggregate skips", _slot_non_null)):
         parts = []
@@ -319,7 +323,15 @@ def _through_pivot(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Candi
                 break
             parts.append(X.or_(X.Not(slots[col].chosen), h))
         else:
+            if extra:
+                # a part whose test the rows that add to a column already pass is not repeated
+                kept = [p for p in parts if not set(X.conjuncts(p)) & set(X.conjuncts(some))
+                        and not any(d in X.conjuncts(some) for d in getattr(p, "args", ()))]
+                yield Candidate((X.and_(*keys, *extra, *kept),),
+                                f"pivot: rows that add to a column, of the filtered values {how}")
             yield Candidate((X.and_(*keys, *parts),), f"pivot: rows of the filtered values, {how}")
+    if extra:
+        yield Candidate((X.and_(*keys, *extra),), "pivot: the rows that add to some pivoted column")
 
 
 def _slot_as_row(slot: PivotSlot, c: X.Expr, col: X.Col, budget: Budget) -> X.Expr | None:
@@ -352,7 +364,23 @@ def through_unpivot(op: P.Expand, f: X.Expr, budget: Budget) -> Iterator[Candida
         return
     # each part is already simplified (constant parts folded); or_ drops the false ones and keeps
     # the projections' order, so the predicate reads in the notebook's column order
-    yield Candidate((X.or_(*per_row),), "the late filter on any row the UnPivot makes")
+    yield Candidate((_common_conjuncts_first(per_row),), "the late filter on any row the UnPivot makes")
+
+
+def _common_conjuncts_first(parts: list[X.Expr]) -> X.Expr:
+    """`OR` of `parts` with the conjuncts every part has taken out in front: `A AND (B1 OR B2)`
+    for `(A AND B1) OR (A AND B2)`, the same rows, with `A` evaluated once (an id column's
+    test, the same for every row an unpivot makes).
+
+    >>> a, b, c = (X.IsNotNull(X.Col(n, i, "int")) for i, n in enumerate("abc"))
+    >>> str(_common_conjuncts_first([X.and_(a, b), X.and_(a, c)]))
+    'a IS NOT NULL AND (b IS NOT NULL OR c IS NOT NULL)'
+    """
+    shared = [c for c in X.conjuncts(parts[0]) if all(c in X.conjuncts(p) for p in parts[1:])]
+    if not shared:
+        return X.or_(*parts)
+    rest = [X.and_(*(c for c in X.conjuncts(p) if c not in shared)) for p in parts]
+    return X.and_(*shared, X.or_(*rest)) if X.TRUE not in rest else X.and_(*shared)
 
 
 def _has_constant_part(e: X.Expr) -> bool:

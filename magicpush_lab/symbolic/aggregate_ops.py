@@ -178,3 +178,40 @@ def _slot(e: X.Expr) -> PivotSlot | None:
     chosen, value = counted
     value = None if isinstance(value, X.Lit) and value.value is not None else value
     return PivotSlot("count", value, chosen, X.Agg("count", value, "long", branch[1].distinct))
+
+
+# aggregates whose value over a group does not change when rows with a NULL argument go
+_SKIP_NULLS = frozenset({"avg", "average", "mean", "sum", "max", "min", "count"})
+
+
+def rows_for_some_slot(op: P.Aggregate) -> X.Expr | None:
+    """The rows that add to some pivoted column: a row of another value than the pivot's, or
+    whose value is NULL where every slot skips NULLs, adds to none. `p IN (v1, ...) AND x IS NOT
+    NULL` when every slot takes one column x of the rows of its value; None when a slot's
+    aggregate reads NULLs (first, collect_list) or the node is not a pivot.
+
+    >>> p, x = X.Col("track", 1, "string"), X.Col("rank", 2, "double")
+    >>> def slot(v): return X.Agg("avg", X.Case(((X.Cmp("<=>", p, X.Lit(v, "string")), x),), X.Lit(None, "null")), "double")
+    >>> op = P.Aggregate(P.Source("t", (p, x)), (), tuple((X.Col(v, i + 3, "double"), slot(v))
+    ...                                             for i, v in enumerate(["a", "b"])), pivot=True)
+    >>> str(rows_for_some_slot(op))
+    "track IN ('a', 'b') AND rank IS NOT NULL"
+    """
+    slots = pivot_slots(op)
+    if not op.pivot or not slots or any(s.fn not in _SKIP_NULLS for s in slots.values()):
+        return None
+    if any(c not in slots and any(isinstance(n, X.Agg) for n in X.walk(e)) for c, e in op.outputs):
+        return None  # an aggregate over every row of the group besides the slots
+    # a count slot tells no rows (NULL) from rows whose values are all NULL (0): its rows stay
+    parts = [s.chosen if s.fn == "count" or s.value is None else X.and_(s.chosen, X.IsNotNull(s.value))
+             for s in slots.values()]
+    chosen = [s.chosen for s in slots.values()]
+    values = {s.value for s in slots.values()}
+    if not (all(isinstance(c, X.Cmp) and c.op == "<=>" and isinstance(c.right, X.Lit) and c.right.value is not None
+                for c in chosen) and len({c.left for c in chosen}) == 1):
+        return X.or_(*dict.fromkeys(parts))
+    # `p <=> v` for a value v is `p = v` in a filter (a NULL p fails both)
+    listed = X.In(chosen[0].left, tuple(dict.fromkeys(c.right for c in chosen)))
+    if len(values) == 1 and None not in values and all(s.fn != "count" for s in slots.values()):
+        return X.and_(listed, X.IsNotNull(values.pop()))
+    return listed  # the rows of the listed values (several columns or a count: their NULLs stay)

@@ -33,7 +33,8 @@ from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL
 from magicpush_lab.symbolic import nan
-from magicpush_lab.symbolic.aggregate_ops import Member, aggregates, group_output, merge_step, pivot_slots, same_group
+from magicpush_lab.symbolic.aggregate_ops import (Member, aggregates, group_output, merge_step, pivot_slots,
+                                                  rows_for_some_slot, same_group)
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, default_value, fresh_cell, sort_of
@@ -188,6 +189,9 @@ def _pivoted_columns(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeou
           for F_i over `fn(x)` alone (pre-conditions (1), (2), (3'), (4) and the base case);
     so where F passes every F_i passes and every column keeps its value, and where F fails some
     F_i fails, before and after. The late filter stays: groups with rows of other values remain.
+    G may also hold the rows that add to some pivoted column (aggregate_ops.rows_for_some_slot,
+    proved by `_adds_to_no_slot_unless`): applied first, it changes no kept group's columns, so
+    the rest of G is proved on the pivot as it is.
     """
     verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     if kind != SUPERSET:
@@ -195,6 +199,16 @@ def _pivoted_columns(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeou
             "a pivot keeps every group that has rows of another value, its pivoted column NULL: "
             "the late filter must stay")
     slots = pivot_slots(op)
+    some = rows_for_some_slot(op)
+    took_some = some is not None and set(X.conjuncts(some)) <= set(X.conjuncts(pred))
+    if took_some:
+        reason = _adds_to_no_slot_unless(op, some, f, timeout_ms)
+        if reason:
+            return verdicts.refuse(reason)
+        pred = X.and_(*(c for c in X.conjuncts(pred) if c not in X.conjuncts(some)))
+        if pred == X.TRUE:
+            return verdicts.proved("proved: the rows that add to no pivoted column go with the groups the "
+                                   "late filter drops")
     by_value = {s.chosen: (c, s) for c, s in slots.items()}
     on_group, tests = [], []
     for part in X.conjuncts(pred):
@@ -203,7 +217,7 @@ def _pivoted_columns(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeou
             on_group.append(part)
         else:
             tests.append(found)
-    if not tests:
+    if not tests and not took_some:
         return verdicts.refuse("the predicate tests no pivoted value's rows")
     if on_group:
         whole = _whole_groups(op, f, X.and_(*on_group), SUPERSET, timeout_ms)
@@ -226,6 +240,40 @@ def _pivoted_columns(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeou
                 f"pivoted column {col} ({slot.agg} over the rows where {slot.chosen}): {verdict.reason}",
                 verdict.counterexample)
     return verdicts.proved("proved: each pivoted value's rows, as for its aggregate")
+
+
+def _adds_to_no_slot_unless(op: P.Aggregate, some: X.Expr, f: X.Expr, timeout_ms: int) -> str:
+    """Why dropping the rows where `some` fails may change what the late filter keeps, or "".
+
+    (a) On such a row, every slot's argument (`CASE WHEN p <=> v THEN x END`, and a count
+        slot's row count) is NULL, and every slot's aggregate skips NULLs
+        (symbolic/aggregate_ops.rows_for_some_slot): a group keeping a row keeps every value.
+    (b) A group left without rows is gone, where before it showed every pivoted column NULL:
+        the late filter must fail on such a row, whatever its keys.
+    """
+    with Modelling() as modelling:
+        ev, row = Evaluator(), SymbolicRow("in0")
+        kept = truth(ev.eval(some, row))
+        arguments = [ev.eval(n.arg, row) for _, e in op.outputs for n in X.walk(e)
+                     if isinstance(n, X.Agg) and n.arg is not None]
+        groups, out = Evaluator(), SymbolicRow("out")
+        for c, e in op.outputs:
+            if any(isinstance(n, X.Agg) for n in X.walk(e)):
+                out.cells[(c.name, c.id)] = Cell(default_value(sort_of(c.dtype)), z3.BoolVal(False))
+            else:
+                out.cells[(c.name, c.id)] = groups.eval(e, row)
+        passes = _passes(f, out, groups)
+    if modelling.failed:
+        return modelling.reason
+    facts = z3.And(domain([row]), z3.Not(ev.error()))
+    nothing = z3.Implies(facts, z3.Implies(z3.Not(kept), z3.And(*[z3.Not(a.notnull) for a in arguments])))
+    proof = prove(nothing, timeout_ms)
+    if not proof.proved:
+        return f"a row the predicate drops may add to a pivoted column: {proof.reason}"
+    proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(groups.error())), z3.Not(passes)), timeout_ms)
+    if not proof.proved:
+        return f"the late filter can keep a group whose pivoted columns are all NULL: {proof.reason}"
+    return ""
 
 
 def _slot_part(part: X.Expr, by_value: dict) -> tuple | None:
