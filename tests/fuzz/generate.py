@@ -75,6 +75,8 @@ UDFS = {
         # text cleaning written as Column code at the source (symbolic/udf_inline.py)
         "def f(x):\n    return x.replace('x', '') if isinstance(x, str) else '0'\n",
         "CODES = {'x': 'X', 'y': 'z'}\ndef f(x):\n    return CODES[x] if x in CODES else x\n",
+        # a count of pieces, written as size(split(x, 'x', -1)) inside the CASE
+        "def f(x):\n    return 'many' if x is not None and len(x.split('x')) > 1 else 'few'\n",
     ],
     "double": [
         "def f(x):\n    if x is None:\n        return None\n    return 1 if x > 1.0 else 0\n",
