@@ -171,6 +171,18 @@ class _Placed:
 
 
 def _place(trace: Trace, pushed: Pushed, peers: Sequence[Pushed]) -> _Placed:
+    """Where `pushed` goes (`_placed`), as edits that each filter some rows: a filter that keeps
+    every row (a source read by several branches, one of which no filter reached, so that the
+    reads' predicates together are TRUE) is no suggestion. Raises CannotPlace."""
+    placed = _placed(trace, pushed, peers)
+    edits = tuple(e for e in placed.edits if not (isinstance(e, AddFilter) and e.predicate == X.TRUE))
+    if not any(isinstance(e, (AddFilter, OwnCopy)) for e in edits):
+        raise CannotPlace("a read of the source that no filter reached keeps every row, so the one filter "
+                          "at the source would keep every row too")
+    return replace(placed, edits=edits)
+
+
+def _placed(trace: Trace, pushed: Pushed, peers: Sequence[Pushed]) -> _Placed:
     """Where `pushed` goes: at its source, else on the pipeline's own read of a DataFrame on
     the way (rewrite/placement.py). Raises CannotPlace with the source's reason first."""
     try:
@@ -310,6 +322,11 @@ def _or_none(make) -> list[Suggestion]:
 
 def _written(trace: Trace, placed: _Placed, cells: list[str], index_of: dict[int, int]) -> Suggestion:
     pushed = placed.pushed
+    added = {e.predicate for e in placed.edits if isinstance(e, AddFilter)}
+    if pushed.predicate == X.TRUE and len(added) == 1:
+        # a source read by several branches, filtered on one read only: that read's filter is
+        # what the suggestion does (the reads' disjunction, TRUE, would say it does nothing)
+        pushed = replace(pushed, predicate=added.pop())
     alias, _ = functions_alias(cells)
     rewritten = apply(cells, index_of, list(placed.edits), alias)
     changes = tuple(CellChange(i, cells[i], src, _count_of(index_of, i)) for i, src in sorted(rewritten.items()))
