@@ -598,7 +598,8 @@ def re_call(name: str, args: list[PyVal], kwargs: dict[str, PyVal], st: State, o
 
 
 def match_method(m: PyVal, name: str, args: list[PyVal], st: State, out: Outcome) -> PyVal | None:
-    """A match object's group(k): a black box of the text (None when the group did not take part)."""
+    """A match object's group(k), and `m[k]`: a black box of the text (None when the group did
+    not take part; always a text for a group every match has)."""
     out.fail_when(st.live, m.none, "AttributeError")  # re.match(...) gave None
     if name == "group" and len(args) <= 1:
         k = z3.simplify(as_int(args[0]).value) if args else z3.IntVal(0)
@@ -606,7 +607,9 @@ def match_method(m: PyVal, name: str, args: list[PyVal], st: State, out: Outcome
             return None
         how, pattern, text = m.extra
         tag = f"{how}_{_name(pattern)}_{k.as_long()}"
-        value = z3.Function(f"py_re_group_{tag}", z3.StringSort(), z3.StringSort())(text)
+        value = pyregex.group_value(how, pattern, k.as_long(), text)  # the term regexp_extract shares
+        if pyregex.group_always_present(pattern, k.as_long()):
+            return PyVal("str", value, F)
         none = z3.Function(f"py_re_group_none_{tag}", z3.StringSort(), z3.BoolSort())(text)
         out.fail_when(st.live, z3.Function(f"py_re_group_raises_{tag}", z3.StringSort(), z3.BoolSort())(text),
                       "IndexError")

@@ -104,10 +104,10 @@ def _set(items: list) -> tuple[z3.ExprRef, str]:
     return union, "[" + "".join(text) + "]"
 
 
-def _seq(items) -> tuple[z3.ExprRef, str]:
+def _seq(items, capture: bool = False) -> tuple[z3.ExprRef, str]:
     regexes, text = [], []
     for op, av in items:
-        r, t = _item(op, av)
+        r, t = _item(op, av, capture)
         regexes.append(r)
         text.append(t)
     if not regexes:
@@ -115,7 +115,7 @@ def _seq(items) -> tuple[z3.ExprRef, str]:
     return (regexes[0] if len(regexes) == 1 else z3.Concat(*regexes)), "".join(text)
 
 
-def _item(op, av) -> tuple[z3.ExprRef, str]:
+def _item(op, av, capture: bool = False) -> tuple[z3.ExprRef, str]:
     if op is _C.LITERAL:
         return z3.Re(_char(av)), _java_char(av)
     if op is _C.NOT_LITERAL:
@@ -128,14 +128,16 @@ def _item(op, av) -> tuple[z3.ExprRef, str]:
         _group, add_flags, del_flags, sub = av
         if add_flags or del_flags:
             raise _Outside("flags in a group")
-        r, t = _seq(sub)
-        return r, f"(?:{t})"
+        r, t = _seq(sub, capture)
+        # a capturing group stays one where the groups are read (`extract_pattern`): Java numbers
+        # groups by their opening parenthesis, as Python does, and every other one written is (?:
+        return r, (f"({t})" if capture and _group is not None else f"(?:{t})")
     if op is _C.BRANCH:
-        alts = [_seq(a) for a in av[1]]
+        alts = [_seq(a, capture) for a in av[1]]
         return z3.Union(*[r for r, _ in alts]), "(?:" + "|".join(t for _, t in alts) + ")"
     if op in (_C.MAX_REPEAT, _C.MIN_REPEAT):
         lo, hi, sub = av
-        r, t = _seq(sub)
+        r, t = _seq(sub, capture)
         if hi == _C.MAXREPEAT:
             made = z3.Star(r) if lo == 0 else z3.Concat(z3.Loop(r, lo, lo), z3.Star(r))
             return made, f"(?:{t}){{{lo},}}"
@@ -185,6 +187,79 @@ def language_for(how: str, pattern: str) -> z3.ExprRef | None:
     for form in (core, z3.simplify(core)):  # a formula's simplification normalises the language too
         _JAVA.setdefault(form.sexpr(), java)
     return core
+
+
+# the Java patterns `extract_pattern` wrote: pattern -> (how, Python pattern)
+_EXTRACT: dict[str, tuple[str, str]] = {}
+
+
+@lru_cache(maxsize=512)
+def extract_pattern(how: str, pattern: str, group: int) -> str | None:
+    """The pattern for Spark's `regexp_extract(s, java, group)` that gives what
+    `re.<how>(pattern, s)[group]` gives where the match succeeds (and "" where it fails, where
+    Python has no match), or None: for `match` and `search` in the modelled subset, without `$`
+    (Java's stops before any line end, Python's before a newline), and a group that takes part
+    in every match, outside any repetition or alternation (so the engines, both trying the
+    alternatives in order and the repetitions greedy or lazy as written, capture the same text).
+
+    >>> extract_pattern("match", "([^,]+),.*", 1)
+    '^(?:((?:[^\\\\,]){1,})\\\\,(?:[^\\\\n]){0,})'
+    >>> extract_pattern("match", "(a|b)+", 1), extract_pattern("match", "(a)?b", 1), extract_pattern("match", "a$", 0)
+    (None, None, None)
+    """
+    if how not in ("match", "search") or language_for(how, pattern) is None:
+        return None
+    try:
+        parsed = _P.parse(pattern)
+        if group < 0 or group > parsed.state.groups - 1 or not _always_takes_part(list(parsed), group):
+            return None
+        items = list(parsed)
+        start = bool(items) and items[0] in ((_C.AT, _C.AT_BEGINNING), (_C.AT, _C.AT_BEGINNING_STRING))
+        if start:
+            items = items[1:]
+        if any(op is _C.AT for op, _ in items):
+            return None
+        _, text = _seq(items, capture=True)
+    except (_Outside, _C.error, RecursionError, OverflowError):
+        return None
+    java = f"^(?:{text})" if how == "match" or start else f"(?:{text})"
+    _EXTRACT.setdefault(java, (how if not start else "match", pattern))
+    return java
+
+
+def _always_takes_part(items, group: int) -> bool:
+    """Group `group` (0, the whole match, always does) is reached outside every repetition and
+    alternation of `items`."""
+    if group == 0:
+        return True
+    for op, av in items:
+        if op is _C.SUBPATTERN:
+            if av[0] == group or _always_takes_part(list(av[3]), group):
+                return True
+    return False
+
+
+def group_always_present(pattern: str, group: int) -> bool:
+    """Whether every match of `pattern` has group `group` (a group of the pattern, reached outside
+    every repetition and alternation): then `m[group]` is a text, never None or an IndexError."""
+    try:
+        parsed = _P.parse(pattern)
+    except (_C.error, RecursionError, OverflowError):
+        return False
+    return 0 <= group < parsed.state.groups and _always_takes_part(list(parsed), group)
+
+
+def extracted_by(java: str) -> tuple[str, str] | None:
+    """(how, Python pattern) of a pattern `extract_pattern` wrote, else None."""
+    return _EXTRACT.get(java)
+
+
+def group_value(how: str, pattern: str, group: int, s: z3.ExprRef) -> z3.SeqRef:
+    """The text group `group` of `re.<how>(pattern, s)` captures: an uninterpreted function of
+    the text, named by the call, the pattern and the group, which Python's `m[group]` /
+    `m.group(group)` and Spark's `regexp_extract` with `extract_pattern`'s pattern share."""
+    name = "_".join(str(ord(ch)) for ch in pattern) or "empty"
+    return z3.Function(f"py_re_group_{how}_{name}_{group}", z3.StringSort(), z3.StringSort())(s)
 
 
 def matches(how: str, pattern: str, s: z3.ExprRef) -> z3.BoolRef | None:

@@ -801,6 +801,11 @@ def _subscript(e: ast.Subscript, st: State, out: Outcome, frame: _Frame | None) 
         return PyVal("str", z3.SubString(recv.value, at, 1), F)
     if recv.kind == "split" and not isinstance(e.slice, ast.Slice):
         return L.subscript_split(recv, _expr(e.slice, st, out, frame), st, out)
+    if recv.kind == "match" and not isinstance(e.slice, ast.Slice):  # m[k] is m.group(k)
+        got = L.match_method(recv, "group", [_expr(e.slice, st, out, frame)], st, out)
+        if got is None:
+            raise NotModelled("a match's group other than a literal")
+        return got
     if recv.kind == "seq" and isinstance(e.slice, ast.Slice):
         bounds = [_constant_bound(b) for b in (e.slice.lower, e.slice.upper, e.slice.step)]
         given = [b for b in (e.slice.lower, e.slice.upper, e.slice.step) if b is not None]

@@ -14,6 +14,8 @@ Spark and Python agree; other forms stay uninterpreted):
 - `rlike(s, pattern)` with a pattern pyregex.py writes;
 - `size(split(s, pattern, -1))` with a pattern that matches one non-empty text literally:
   the count of pieces Python's `len(s.split(sep))` gives (`size_of_split`);
+- `regexp_extract(s, pattern, i)` with a pattern `pyregex.extract_pattern` wrote from a Python
+  pattern: the group's text where the match succeeds, the term `re.match(p, s)[i]` has;
 - `regexp_extract(s, pattern, i)` of constants (an unpivot's column names, a literal): computed,
   when the text is printable ASCII and the pattern in a subset Java and Python read alike on it
   (`constant_extract`).
@@ -72,6 +74,8 @@ def encode(name: str, args: tuple[Cell, ...], arg_types: tuple[str, ...]) -> Cel
             value = constant_extract(subject, pattern, index)
             if value is not None:
                 return Cell(z3.StringVal(value), T)
+        if isinstance(pattern, str) and isinstance(index, int) and arg_types[0] == "string":
+            return _extracted(args[0], pattern, index)
         return None
     if name == "rlike" and arg_types == ("string", "string"):
         pattern = z3.simplify(args[1].value)
@@ -149,6 +153,20 @@ def _plain(pattern: str) -> bool:
             return False
         i += 1
     return True
+
+
+def _extracted(text: Cell, java: str, group: int) -> Cell | None:
+    """`regexp_extract(text, java, group)` for a pattern pyregex.extract_pattern wrote from a
+    Python pattern: the group's text where `re.<how>` matches (the term Python's `m[group]`
+    has), "" where it does not; NULL on a NULL text."""
+    made = pyregex.extracted_by(java)
+    if made is None:
+        return None
+    how, pattern = made
+    matched = pyregex.matches(how, pattern, text.value)
+    if matched is None or not pyregex.group_always_present(pattern, group):
+        return None
+    return Cell(z3.If(matched, pyregex.group_value(how, pattern, group, text.value), z3.StringVal("")), text.notnull)
 
 
 # characters a Java pattern reads as themselves wherever they stand outside a class

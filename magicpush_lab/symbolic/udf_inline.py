@@ -44,6 +44,7 @@ from typing import Callable
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.types import FRACTIONAL, INTEGER_BITS, INTEGRAL
+from magicpush_lab.symbolic import pyregex
 from magicpush_lab.symbolic.python_udf import parse_udf, udf_constants
 from magicpush_lab.symbolic.spark_functions import reads_itself
 from magicpush_lab.symbolic.values import NotModelled
@@ -193,12 +194,58 @@ class _Writer:
         f = node.func
         if isinstance(f, ast.Name) and f.id == "len" and len(node.args) == 1 and not node.keywords:
             return self._pieces(node.args[0], nonzero)
+        if isinstance(f, ast.Attribute) and f.attr == "group" and len(node.args) <= 1 and not node.keywords:
+            found = self._re_call(f.value)
+            k = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else 0 if not node.args \
+                else None
+            if found is not None and isinstance(k, int) and not isinstance(k, bool):
+                return self._group(found, k)
         if not (isinstance(f, ast.Attribute) and f.attr == "replace" and len(node.args) == 2 and not node.keywords):
             raise _NotSame("a call other than str.replace")
         (text, kind), old, new = self.expr(f.value, nonzero), self._string(node.args[0]), self._string(node.args[1])
         if kind != "str" or not old.value:
             raise _NotSame("replace of an empty text, or not on a string")
         return X.Func("replace", (text, old, new), "string"), "str"
+
+    def _re_call(self, node: ast.expr) -> tuple[str, str, X.Expr] | None:
+        """(how, pattern, text) for `re.match(<constant pattern>, <string parameter>)` (or
+        search), else None."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("match", "search") and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "re" and "re" not in self.scope and len(node.args) == 2
+                and not node.keywords):
+            return None
+        try:
+            pattern = self._string(node.args[0]).value
+            text, kind = self.expr(node.args[1], frozenset())
+        except _NotSame:
+            return None
+        return (node.func.attr, pattern, text) if kind == "str" else None
+
+    @staticmethod
+    def _matched(how: str, pattern: str, text: X.Expr) -> X.Expr:
+        """`re.<how>(pattern, text)` finds a match, as Spark's rlike with the pattern written
+        for it (pyregex.java_pattern); NULL on a NULL text, where Python raises."""
+        lang = pyregex.language_for(how, pattern)
+        if lang is None:
+            raise _NotSame("a pattern outside the subset Python and Java read alike")
+        return X.Func("rlike", (text, X.Lit(pyregex.java_pattern(lang), "string")), "boolean")
+
+    def _Subscript(self, node: ast.Subscript, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
+        """`re.match(p, s)[k]`: the group as Spark's regexp_extract computes it where the match
+        succeeds (pyregex.extract_pattern); where it fails Python raises, which the verifier sees."""
+        found = self._re_call(node.value)
+        k = node.slice.value if isinstance(node.slice, ast.Constant) else None
+        if found is None or not isinstance(k, int) or isinstance(k, bool):
+            raise _NotSame("a subscript other than a match's group")
+        return self._group(found, k)
+
+    def _group(self, found: tuple[str, str, X.Expr], k: int) -> tuple[X.Expr, str]:
+        how, pattern, text = found
+        java = pyregex.extract_pattern(how, pattern, k)
+        if java is None:
+            raise _NotSame("a group Java may capture otherwise, or one not in every match")
+        return X.Func("regexp_extract", (text, X.Lit(java, "string"), X.Lit(k, "int")), "string"), "str"
 
     def _pieces(self, node: ast.expr, nonzero: frozenset[str]) -> tuple[X.Expr, str]:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split"
@@ -257,6 +304,8 @@ class _Writer:
         other, ok = self.expr(node.orelse, nonzero)
         kinds = {vk, ok} - {"none"}
         if kinds == {"str"}:
+            if _extract_or_empty(test, value, other):
+                return value, "str"  # regexp_extract gives "" where the pattern finds no match
             # a string CASE: a None branch is a NULL string; Spark's replace passes a NULL on
             return X.Case(((test, _typed_null(value, "string")),), _typed_null(other, "string")), "str"
         if kinds - {"float"}:
@@ -278,9 +327,16 @@ class _Writer:
                 and isinstance(node.args[0], ast.Name) and node.args[0].id in self.scope
                 and X.dtype_of(self.scope[node.args[0].id]) == "string"):
             return X.IsNotNull(self.scope[node.args[0].id])  # a Spark string arrives as a str or None
+        if self._re_call(node) is not None:  # `if re.match(p, s):` a match object is true
+            return self._matched(*self._re_call(node))
         if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
             raise _NotSame("a test other than a comparison")
         op, right_node = node.ops[0], node.comparators[0]
+        found = self._re_call(node.left)
+        if isinstance(op, (ast.Is, ast.IsNot)) and found is not None \
+                and isinstance(right_node, ast.Constant) and right_node.value is None:
+            matched = self._matched(*found)
+            return X.Not(matched) if isinstance(op, ast.Is) else matched
         if isinstance(op, (ast.Is, ast.IsNot)):
             if not (isinstance(right_node, ast.Constant) and right_node.value is None
                     and isinstance(node.left, ast.Name) and node.left.id in self.scope):
@@ -305,6 +361,17 @@ class _Writer:
                 raise _NotSame("a comparison of doubles that NaN would decide otherwise")
             left, right = _double(left), _double(right)
         return X.Cmp(name, left, right)
+
+
+def _extract_or_empty(test: X.Expr, value: X.Expr, other: X.Expr) -> bool:
+    """`value if test else other` is `regexp_extract(s, p, k) if s matches p else ""`, which
+    regexp_extract alone gives (it is "" where p finds no match)."""
+    if not (isinstance(value, X.Func) and value.name == "regexp_extract" and other == X.Lit("", "string")
+            and isinstance(test, X.Func) and test.name == "rlike" and test.args[0] == value.args[0]):
+        return False
+    made = pyregex.extracted_by(value.args[1].value)
+    lang = pyregex.language_for(*made) if made is not None else None
+    return lang is not None and test.args[1].value == pyregex.java_pattern(lang)
 
 
 def _said_nonzero(test: ast.expr) -> frozenset[str]:

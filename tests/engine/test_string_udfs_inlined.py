@@ -13,6 +13,7 @@ written as Column code.
 from __future__ import annotations
 
 import inspect
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import Callable
@@ -194,3 +195,78 @@ def test_a_count_of_pieces(spark, fn, written, expect):
     assert bag(original), "the data should keep some rows, or the comparison proves little"
     call = X.PyUdf(fn.__name__, (X.Col("code", 1, "string"),), "int", record.source)
     assert (inlined(call) is not None) == written
+
+
+def city_before_comma(city):
+    return re.match("([^,]+),.*", city)[1] if re.match("([^,]+),.*", city) is not None else ""
+
+
+def digits_after_x(code):
+    return re.search("x([0-9]+)", code).group(1) if re.search("x([0-9]+)", code) else "none"
+
+
+def repeated_letter(code):
+    return re.match("(a|b)+", code)[1] if re.match("(a|b)+", code) else ""
+
+
+def up_to_line_end(code):
+    return re.match("(a[^,]*)$", code)[1] if re.match("(a[^,]*)$", code) else ""
+
+
+PLACES = [(1, "Ames, Iowa", 1, "x12y"), (2, "Ames, Iowa", 1, "x12y"), (3, "Le Mars,IA,US", 2, "ax3"),
+          (4, "no comma", 3, "a\nb"), (5, "", 4, ""), (6, ",lead", 5, "x"), (7, "Ames\r, IA", 6, "bx0x9"),
+          (8, "Ames,\nIowa", 7, "ab\r")]
+
+
+@pytest.mark.parametrize("fn, column, late, written", [
+    (city_before_comma, "area", lambda: F.col("x").isin("Ames", "Le Mars"), True),
+    (digits_after_x, "code", lambda: F.col("x") == "12", True),
+    (repeated_letter, "code", lambda: F.col("x") == "a", False),
+    (up_to_line_end, "code", lambda: F.col("x") == "a", False),
+], ids=["re.match(p, s)[1] cut at the comma: regexp_extract at the source",
+        "re.search(p, s).group(1) with another text where nothing matches: the same CASE at the source",
+        "must not be written: a group inside a repetition (which of its captures is kept)",
+        "must not be written: `$`, which Java also reads before a carriage return"])
+def test_a_regex_group(spark, fn, column, late, written):
+    """`re.match(p, s)[k]` / `.group(k)` with a literal pattern in the subset Python and Java read
+    alike (symbolic/pyregex.py) is Spark's regexp_extract with the pattern written out; both sides
+    of the proof name one uninterpreted text for the group. Rows with a carriage return and a
+    newline where `.` and `[^,]` may read them otherwise; no NULLs (the UDF raises on None)."""
+    source = spark.createDataFrame(PLACES, SCHEMA)
+    udf = F.udf(fn, "string")
+
+    def body(s):
+        return s[0].withColumn("x", udf(F.col(column)))
+
+    original = body([source]).filter(late())
+    record = _record(fn)
+    walk, _ = run_engine_with_notes([source], [body([source])], original, [record])
+    call = X.PyUdf(fn.__name__, (X.Col(column, 1, "string"),), "string", record.source)
+    assert (inlined(call) is not None) == written
+    if written:
+        assert walk.pushed and all("regexp_extract" in str(p.predicate) for p in walk.pushed), walk.refusals
+        check_pushdown(walk, [source], body, late, walk.pushed[0].kind)
+        assert bag(original), "the data should keep some rows, or the comparison proves little"
+    else:
+        assert not any("regexp_extract" in str(p.predicate) for p in walk.pushed)
+        if walk.pushed:
+            check_pushdown(walk, [source], body, late, walk.pushed[0].kind)
+
+
+@pytest.mark.parametrize("pattern, how, group", [
+    ("([^,]+),.*", "match", 1), ("x([0-9]+)", "search", 1), ("(a.)(b?)c", "match", 2), ("([^ ]*) +(.*)", "match", 2),
+])
+def test_regexp_extract_captures_what_python_captures(spark, pattern, how, group):
+    """The claim the written pattern rests on, checked on Spark: for each text, regexp_extract
+    gives the group Python's re captures where it matches, and "" where it does not."""
+    from magicpush_lab.symbolic.pyregex import extract_pattern
+
+    java = extract_pattern(how, pattern, group)
+    assert java is not None
+    texts = ["Ames, Iowa", "a,b,c", ",x", "no comma", "", "x1", "yx23z", "ab c", "a\nbc", "a\rbc", "axbc", "abc",
+             "ü, Zürich", "two  spaces here", "tab\there", "x\n9", "é,\u2028,"]
+    rows = spark.createDataFrame([(t,) for t in texts], "t string") \
+        .select("t", F.regexp_extract("t", java, group).alias("g")).collect()
+    for row in rows:
+        m = getattr(re, how)(pattern, row.t)
+        assert row.g == (m[group] if m else ""), (row.t, java)
