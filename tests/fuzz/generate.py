@@ -77,6 +77,9 @@ UDFS = {
         "CODES = {'x': 'X', 'y': 'z'}\ndef f(x):\n    return CODES[x] if x in CODES else x\n",
         # a count of pieces, written as size(split(x, 'x', -1)) inside the CASE
         "def f(x):\n    return 'many' if x is not None and len(x.split('x')) > 1 else 'few'\n",
+        # a regex group, written as regexp_extract inside the CASE
+        "import re\ndef f(x):\n    return re.match('([^y]*)y', x)[1] if x is not None and re.match('([^y]*)y', x) "
+        "else 'none'\n",
     ],
     "double": [
         "def f(x):\n    if x is None:\n        return None\n    return 1 if x > 1.0 else 0\n",
