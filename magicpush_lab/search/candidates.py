@@ -325,8 +325,8 @@ def _through_pivot(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Candi
         else:
             if extra:
                 # a part whose test the rows that add to a column already pass is not repeated
-                kept = [p for p in parts if not set(X.conjuncts(p)) & set(X.conjuncts(some))
-                        and not any(d in X.conjuncts(some) for d in getattr(p, "args", ()))]
+                implied = set(X.conjuncts(some))
+                kept = [p for p in parts if p not in implied and not implied & set(getattr(p, "args", ()))]
                 yield Candidate((X.and_(*keys, *extra, *kept),),
                                 f"pivot: rows that add to a column, of the filtered values {how}")
             yield Candidate((X.and_(*keys, *parts),), f"pivot: rows of the filtered values, {how}")

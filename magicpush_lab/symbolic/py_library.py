@@ -84,7 +84,8 @@ def contains(a: PyVal, b: PyVal, st: State, out: Outcome) -> z3.BoolRef:
         return z3.Contains(b.value, a.value)
     if b.kind == "split" and a.kind == "str":
         out.fail_when(st.live, a.none)
-        f = z3.Function(f"py_in_split_{_name(b.extra)}", z3.StringSort(), z3.StringSort(), z3.BoolSort())
+        f = z3.Function(f"py_in_split_{pyregex.literal_name(b.extra)}", z3.StringSort(), z3.StringSort(),
+                        z3.BoolSort())
         return f(b.value, a.value)
     raise NotModelled(f"`in` over a {b.kind}")
 
@@ -489,7 +490,7 @@ def pieces_count(text: z3.SeqRef, sep: str) -> z3.ArithRef:
     >>> z3.eq(a, pieces_count(z3.String("t"), " ")), z3.eq(a, b)
     (True, False)
     """
-    count = z3.Function(f"py_split_count_{sep.encode().hex()}", z3.StringSort(), z3.IntSort())
+    count = z3.Function(f"py_split_count_{pyregex.literal_name(sep)}", z3.StringSort(), z3.IntSort())
     return count(text)
 
 
@@ -583,7 +584,7 @@ def re_call(name: str, args: list[PyVal], kwargs: dict[str, PyVal], st: State, o
         out.fail_when(st.live, s.none)
         matched = pyregex.matches(name, text, s.value)
         if matched is None:  # a pattern outside the modelled subset: an unknown test of the text
-            f = z3.Function(f"py_re_{name}_{_name(text)}", z3.StringSort(), z3.BoolSort())
+            f = z3.Function(f"py_re_{name}_{pyregex.literal_name(text)}", z3.StringSort(), z3.BoolSort())
             out.unmodelled.append(where)
             matched = f(s.value)
         return PyVal("match", matched, z3.Not(matched), extra=(name, text, s.value))
@@ -606,7 +607,7 @@ def match_method(m: PyVal, name: str, args: list[PyVal], st: State, out: Outcome
         if not z3.is_int_value(k):
             return None
         how, pattern, text = m.extra
-        tag = f"{how}_{_name(pattern)}_{k.as_long()}"
+        tag = f"{how}_{pyregex.literal_name(pattern)}_{k.as_long()}"
         value = pyregex.group_value(how, pattern, k.as_long(), text)  # the term regexp_extract shares
         if pyregex.group_always_present(pattern, k.as_long()):
             return PyVal("str", value, F)
@@ -697,6 +698,3 @@ def truth_with_errors(v: PyVal, st: State, out: Outcome) -> z3.BoolRef:
     return truthy(v)
 
 
-def _name(text: str) -> str:
-    """A Z3 function name part for a literal (its characters kept apart by their code points)."""
-    return "_".join(str(ord(ch)) for ch in text) or "empty"

@@ -258,8 +258,16 @@ def group_value(how: str, pattern: str, group: int, s: z3.ExprRef) -> z3.SeqRef:
     """The text group `group` of `re.<how>(pattern, s)` captures: an uninterpreted function of
     the text, named by the call, the pattern and the group, which Python's `m[group]` /
     `m.group(group)` and Spark's `regexp_extract` with `extract_pattern`'s pattern share."""
-    name = "_".join(str(ord(ch)) for ch in pattern) or "empty"
-    return z3.Function(f"py_re_group_{how}_{name}_{group}", z3.StringSort(), z3.StringSort())(s)
+    return z3.Function(f"py_re_group_{how}_{literal_name(pattern)}_{group}", z3.StringSort(), z3.StringSort())(s)
+
+
+def literal_name(text: str) -> str:
+    """A Z3 function name part for a literal (its characters kept apart by their code points).
+
+    >>> literal_name("a,"), literal_name("")
+    ('97_44', 'empty')
+    """
+    return "_".join(str(ord(ch)) for ch in text) or "empty"
 
 
 def matches(how: str, pattern: str, s: z3.ExprRef) -> z3.BoolRef | None:

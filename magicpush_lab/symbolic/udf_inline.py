@@ -29,6 +29,11 @@ Only what is the same operation on both sides is written; anything else gives No
   reaches Python as a str or None), `p is None` and `==`/`!=` of strings. (A lookup in a
   constant dict is not written: the preimage of its constants, search/preimage.py, reads better,
   and a CASE of fifty branches would be preferred to it as an equivalence.)
+- or a count of pieces, `len(s.split(sep))` with a constant `sep` a Java pattern reads as itself,
+  as `size(split(s, sep, -1))` (an int UDF returning anything else is not written);
+- or a regex group, `re.match(p, s)[k]` / `.group(k)` (or `re.search`), with a pattern and group
+  `pyregex.extract_pattern` can write for Spark's `regexp_extract`, under tests that the pattern
+  matches (`is not None`, or the match object itself), written as `rlike`.
 
 >>> udf = X.PyUdf("diff", (X.Col("s", 1, "double"), X.Col("n", 2, "double")), "double",
 ...               "lambda s, n: None if s is None or n is None else s - n")
@@ -59,7 +64,7 @@ class _NotSame(Exception):
 
 
 def inlined(call: X.PyUdf) -> X.Expr | None:
-    """The call's body as a Column expression computing the same doubles, or None."""
+    """The call's body as a Column expression computing the same values, or None."""
     if call.kind != "python" or not call.deterministic or call.source is None \
             or call.dtype not in ("double", "string", "int"):
         return None
@@ -327,8 +332,9 @@ class _Writer:
                 and isinstance(node.args[0], ast.Name) and node.args[0].id in self.scope
                 and X.dtype_of(self.scope[node.args[0].id]) == "string"):
             return X.IsNotNull(self.scope[node.args[0].id])  # a Spark string arrives as a str or None
-        if self._re_call(node) is not None:  # `if re.match(p, s):` a match object is true
-            return self._matched(*self._re_call(node))
+        found = self._re_call(node)
+        if found is not None:  # `if re.match(p, s):` a match object is true
+            return self._matched(*found)
         if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
             raise _NotSame("a test other than a comparison")
         op, right_node = node.ops[0], node.comparators[0]

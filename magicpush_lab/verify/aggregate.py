@@ -256,13 +256,6 @@ def _adds_to_no_slot_unless(op: P.Aggregate, some: X.Expr, f: X.Expr, timeout_ms
         kept = truth(ev.eval(some, row))
         arguments = [ev.eval(n.arg, row) for _, e in op.outputs for n in X.walk(e)
                      if isinstance(n, X.Agg) and n.arg is not None]
-        groups, out = Evaluator(), SymbolicRow("out")
-        for c, e in op.outputs:
-            if any(isinstance(n, X.Agg) for n in X.walk(e)):
-                out.cells[(c.name, c.id)] = Cell(default_value(sort_of(c.dtype)), z3.BoolVal(False))
-            else:
-                out.cells[(c.name, c.id)] = groups.eval(e, row)
-        passes = _passes(f, out, groups)
     if modelling.failed:
         return modelling.reason
     facts = z3.And(domain([row]), z3.Not(ev.error()))
@@ -270,10 +263,9 @@ def _adds_to_no_slot_unless(op: P.Aggregate, some: X.Expr, f: X.Expr, timeout_ms
     proof = prove(nothing, timeout_ms)
     if not proof.proved:
         return f"a row the predicate drops may add to a pivoted column: {proof.reason}"
-    proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(groups.error())), z3.Not(passes)), timeout_ms)
-    if not proof.proved:
-        return f"the late filter can keep a group whose pivoted columns are all NULL: {proof.reason}"
-    return ""
+    aggregated = {c for c, e in op.outputs if any(isinstance(n, X.Agg) for n in X.walk(e))}
+    why = _passes_with_nulls(op, f, aggregated, timeout_ms)
+    return f"the late filter can keep a group whose pivoted columns are all NULL: {why}" if why else ""
 
 
 def _slot_part(part: X.Expr, by_value: dict) -> tuple | None:
@@ -289,20 +281,26 @@ def _slot_part(part: X.Expr, by_value: dict) -> tuple | None:
 
 def _fails_on_null(op: P.Aggregate, f_i: X.Expr, col: X.Col, timeout_ms: int) -> str:
     """Why F_i may pass a group whose pivoted column `col` is NULL, or ""."""
+    why = _passes_with_nulls(op, f_i, {col}, timeout_ms)
+    return f"the late filter can keep a group without rows for {col} (NULL there): {why}" if why else ""
+
+
+def _passes_with_nulls(op: P.Aggregate, f: X.Expr, nulls: set[X.Col], timeout_ms: int) -> str:
+    """Why `f` may pass an output row of `op` whose columns `nulls` are NULL (the keys those of
+    some input row, the other aggregates free), or "" when it fails on every such row."""
     with Modelling() as modelling:
         ev, row = Evaluator(), SymbolicRow("in0")
         out = SymbolicRow("out")  # other outputs free
         for c, e in op.outputs:
-            if not any(isinstance(n, X.Agg) for n in X.walk(e)):
+            if c in nulls:
+                out.cells[(c.name, c.id)] = Cell(default_value(sort_of(c.dtype)), z3.BoolVal(False))
+            elif not any(isinstance(n, X.Agg) for n in X.walk(e)):
                 out.cells[(c.name, c.id)] = ev.eval(e, row)
-        out.cells[(col.name, col.id)] = Cell(default_value(sort_of(col.dtype)), z3.BoolVal(False))
-        passes = _passes(f_i, out, ev)
+        passes = _passes(f, out, ev)
     if modelling.failed:
         return modelling.reason
     proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(ev.error())), z3.Not(passes)), timeout_ms)
-    if proof.proved:
-        return ""
-    return f"the late filter can keep a group without rows for {col} (NULL there): {proof.reason}"
+    return "" if proof.proved else proof.reason
 
 
 # ----------------------------------------------------------------------------- refusals and (1), (2)
