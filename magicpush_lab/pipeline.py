@@ -66,7 +66,7 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
                     budget: Budget) -> OptimizeResult:
     started = time.monotonic()
     trace = with_view_inputs(trace)  # spark.sql / spark.table over temp views read notebook DataFrames
-    trace = with_untraced_sites(trace)  # an ML transformer's output: the statement that made it
+    trace = with_untraced_sites(trace)  # a DataFrame made in the JVM: the statement that made it
     paths = sink_paths(trace)
     if only_sinks is not None:
         paths = [p for p in paths if p[-1].id in only_sinks]

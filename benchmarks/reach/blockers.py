@@ -128,7 +128,7 @@ def _located(kind: str, operator: str, reason: str, note: str) -> Blocker:
 
 
 # notes that say why a filter stopped without a refusal of their own
-_NOTE_RULES = ("could not analyse", "inspected on its own", "cannot be rewritten", "not applied (it ")
+_NOTE_RULES = ("could not analyse", "is also inspected", "cannot be rewritten", "not applied (it ")
 
 
 def blockers_of(optimized: Any, budget: float) -> list[Blocker]:

@@ -87,11 +87,13 @@ GROUPING_METHODS = ("groupBy", "groupby", "cube", "rollup", "groupingSets")
 GROUPED_GROUPING_METHODS = ("pivot", "cogroup")
 
 # Actions and looks: recorded as inspections, never as pipeline steps.
-# Those that hand rows to Python, where notebook code can make new DataFrames of them:
-ROWS_OUT = frozenset({"collect", "toPandas", "take", "head", "first", "tail", "toLocalIterator", "toArrow"})
+# Those that hand rows, or values computed from every row (a quantile, a correlation, a fitted
+# model: capture/ml.py), to Python, where notebook code can make new DataFrames or columns of them:
+ROWS_OUT = frozenset({"collect", "toPandas", "take", "head", "first", "tail", "toLocalIterator", "toArrow",
+                      "approxQuantile", "corr", "cov", "fit"})
 INSPECTIONS = ("count", "show", "collect", "toPandas", "take", "head", "first", "printSchema", "describe",
                "summary", "tail", "toLocalIterator", "isEmpty", "foreach", "foreachPartition", "toArrow",
-               "explain")
+               "explain", "approxQuantile", "corr", "cov")
 
 
 def op_name(method: str, args: tuple, kwargs: dict, table: Mapping[str, Any] | None = None) -> str | None:

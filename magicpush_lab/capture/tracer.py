@@ -8,7 +8,8 @@ The tracer only puts four parts together, one job each:
 - hooks.py wraps the API's methods and tells the tracer about each call;
 - recorder.py keeps the event log and the DataFrames it was made of;
 - sites.py finds the call's place in the notebook cell that made it;
-- udfs.py captures Python UDFs as Spark ships them.
+- udfs.py captures Python UDFs as Spark ships them;
+- rdd.py and ml.py follow rows through RDD round trips and Spark ML's transform and fit.
 Which API is wrapped, and how a DataFrame's plan is read, is the backend's: classic.py for classic
 sessions, connect.py for Spark Connect ones, both at once through backends.py.
 """
@@ -19,7 +20,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Iterator, Mapping
 
-from magicpush_lab.capture import rdd
+from magicpush_lab.capture import ml, rdd
 from magicpush_lab.capture.backends import Backends
 from magicpush_lab.capture.hooks import Call, Hooks, depth
 from magicpush_lab.capture.recorder import Recorder
@@ -59,6 +60,8 @@ class Tracer:
                 raise RuntimeError("another Tracer is installed; uninstall it first")
             self._hooks.install()
             for owner, name, make in rdd.patches(self, self.rdd):  # RDD round trips' lineage
+                self._hooks.add(owner, name, make)
+            for owner, name, make in ml.patches(self):  # Spark ML's transform and fit
                 self._hooks.add(owner, name, make)
             _ACTIVE = self
 

@@ -317,6 +317,11 @@ def on_copied_path(trace: Trace, pushed: Pushed, event: int | None) -> bool:
     return event in _Region(trace, top)._between(source) - {top}
 
 
+def _looks(actions: set[str]) -> str:
+    """The actions of a DataFrame's looks, for a note: `count, fit`."""
+    return ", ".join(sorted(actions))
+
+
 class _Region:
     """The events from a source up to the late filter's event `top`, with their readers and
     their places among the notebook's conditional blocks."""
@@ -324,7 +329,9 @@ class _Region:
     def __init__(self, trace: Trace, top: int | None) -> None:
         self.trace, self.top = trace, top
         self.users = trace.consumers()
-        self.inspected = {i.event for i in trace.inspections}
+        self.inspected: dict[int, set[str]] = {}  # event -> its looks' actions (count, fit...)
+        for i in trace.inspections:
+            self.inspected.setdefault(i.event, set()).add(i.action)
         self.cells = {c.execution_count: c.source for c in trace.cells}
         self.above = trace.ancestors(top) if top is not None else frozenset()
 
@@ -344,7 +351,7 @@ class _Region:
         """Why rows filtered at `start` would reach code besides this pipeline (None: they would not)."""
         for x in sorted(self._between(start) - {self.top}):
             if x in self.inspected:
-                return "a DataFrame on the way is also inspected (count, show...) on its own"
+                return f"a DataFrame on the way is also inspected ({_looks(self.inspected[x])}) on its own"
             if any(u not in self.above for u in self.users.get(x, ())):
                 return "a DataFrame on the way feeds other code besides this pipeline"
         return None
@@ -356,9 +363,9 @@ class _Region:
         if unknown:  # without the cell's text its blocks are unknown: say so, not "conditional"
             return f"the trace has no source for the cell that ran as execution {unknown}"
         if any(self.trace.event(x).op == "unknown" and self.trace.event(x).site is None for x in region if x != start):
-            # an ML transformer's `transform`, a library's function: where in the cells it ran
+            # a library's function making a DataFrame in the JVM: where in the cells it ran
             # (and under which condition) the trace cannot say
-            return "a step of the pipeline was made by code the tracer does not see (an ML transformer, a library)"
+            return "a step of the pipeline was made by code the tracer does not see (a library calling the JVM)"
         paths = [self._building_loops_left_out(s, region | {self.top}) for s in later]
         if not runs_after(site_path(self.cells, site), paths):
             return ("a later step of the pipeline is in a conditional block (if/else, match, loop, try) "
@@ -384,7 +391,7 @@ class _Region:
 
     def why_not_at_source(self, source: Event) -> str | None:
         if source.id in self.inspected:
-            return "the source is also inspected on its own"
+            return f"the source is also inspected ({_looks(self.inspected[source.id])}) on its own"
         if self.top is None:  # the late filter's event is unknown: the source's readers alone decide
             return "the source feeds other code" if len(self.users.get(source.id, ())) > 1 else None
         why = self._closed(source.id) or self._runs_after(source.id, source.site)

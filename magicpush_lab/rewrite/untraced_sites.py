@@ -1,6 +1,6 @@
 """The statement that made a DataFrame the tracer did not see being made.
 
-An ML transformer's `transform` (or a library's function) makes a DataFrame outside tracing; the
+A library's function (one making its DataFrame in the JVM) makes a DataFrame outside tracing; the
 trace ties it to the traced DataFrame its plan is built on (translate/dataflow.with_view_inputs)
 but has no call site for it. Without one, no filter can be written on its way: where it ran, and
 under which condition, would be unknown. Often one statement can be named: in the cell of the one
@@ -10,11 +10,11 @@ call is made on, holding no traced call of its own, with only simple statements 
 the reading one. That statement's value is then the step's site.
 
 >>> from magicpush_lab.capture.trace import Cell, Event, Site, Trace
->>> cell = "df = df.withColumn('a', F.lit(1))\\ndf = bucketizer.transform(df)\\nout = df.withColumn('b', F.lit(2))"
+>>> cell = "df = df.withColumn('a', F.lit(1))\\ndf = library_step(df)\\nout = df.withColumn('b', F.lit(2))"
 >>> trace = Trace(events=(Event(0, "withColumn", (), "", Site(1, 1, 5, 1, 33)), Event(1, "unknown", (0,), ""),
 ...                       Event(2, "withColumn", (1,), "", Site(1, 3, 6, 3, 34))), cells=(Cell(1, cell),))
 >>> with_untraced_sites(trace).event(1).site
-Site(execution_count=1, lineno=2, col_offset=5, end_lineno=2, end_col_offset=29)
+Site(execution_count=1, lineno=2, col_offset=5, end_lineno=2, end_col_offset=21)
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ def with_view_inputs(trace: Trace) -> Trace:
     it reads through temp views: Spark's analyzed plan holds each view's own plan, so an
     earlier event whose plan appears in it is an input (the outermost such subtrees; the
     latest of equal plans). Without one, the event stays a source. A DataFrame made by code
-    the tracer does not see (an ML transformer's `transform`, a library's function) is tied
+    the tracer does not see (a library's function making it in the JVM) is tied
     to the traced DataFrames its plan is built on the same way."""
     from dataclasses import replace
 
