@@ -202,9 +202,22 @@ def _placed(trace: Trace, pushed: Pushed, peers: Sequence[Pushed]) -> _Placed:
         except CannotPlace as copied:
             raise CannotPlace(f"{reason}; on the way: {on_the_way}; {copied}") from None
         return _Placed(replace(pushed, kind=kind, alternatives=()), tuple(edits), kind, source_event, reason)
+    if _calls_udfs_its_source_does_not(trace, at.event, pushed.source.origin):
+        try:  # every row read would still pay those UDFs: the own copy filters before them
+            copied, kind, source_event = edits_as_own_copy(trace, pushed)
+            return _Placed(replace(pushed, kind=kind, alternatives=()), tuple(copied), kind, source_event, reason)
+        except CannotPlace:
+            pass
     return _Placed(replace(pushed, predicate=at.predicate, steps=at.steps, kind=kind,
                            may_hide_errors=at.may_hide_errors, alternatives=()), tuple(edits), kind, source_event,
                    reason)
+
+
+def _calls_udfs_its_source_does_not(trace: Trace, waypoint: int, source: int | None) -> bool:
+    """Whether the DataFrame on the way calls a Python UDF its source does not: a filter on
+    its own read leaves that UDF running on every row the source hands on."""
+    at, read = trace.event(waypoint), trace.event(source) if source is not None else None
+    return at is not None and read is not None and bool({u.name for u in at.udfs} - {u.name for u in read.udfs})
 
 
 def _own_copy_of_reads(trace: Trace, pushed: Pushed, reason: str) -> _Placed:

@@ -358,8 +358,25 @@ def _own_copy(cell: _Cell, edit: OwnCopy, text: str, shift: int) -> list[_Replac
     stmt = next(n for n in cell.tree.body if n.lineno <= call.lineno <= n.end_lineno)
     at = cell.start(stmt)
     at -= stmt.col_offset  # the statement's line start: a top-level statement has no indentation
-    return [_Replace(at, at, text),
-            _Replace(cell.start(call.func.value), cell.end(call.func.value), edit.copy)]
+    # `spark_df.filter(spark_df.age > 3)`: the argument's columns are the receiver's, bound to its
+    # plan; on the copy they must be the copy's, or Spark finds them missing from its input
+    named = _arguments_reading(call, edit.receiver)
+    return [_Replace(at, at, text), *(_Replace(cell.start(n), cell.end(n), edit.copy)
+                                      for n in [call.func.value, *named])]
+
+
+def _arguments_reading(call: ast.Call, name: str) -> list[ast.Name]:
+    """The loads of `name` in the call's arguments, outside functions that bind it themselves."""
+    found: list[ast.Name] = []
+    stack: list[ast.AST] = [*call.args, *(k.value for k in call.keywords)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue  # its own scope: a parameter may be called the same
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _splice(source: str, reps: list[_Replace], label: str) -> str:
