@@ -128,7 +128,12 @@ def _located(kind: str, operator: str, reason: str, note: str) -> Blocker:
 
 
 # notes that say why a filter stopped without a refusal of their own
-_NOTE_RULES = ("could not analyse", "is also inspected", "cannot be rewritten", "not applied (it ")
+_NOTE_RULES = ("could not analyse", "source is also inspected", "cannot be rewritten", "not applied (it ")
+
+
+def reports_a_stop(note: str) -> bool:
+    """Whether an engine note, which no refusal carries, says why a filter stopped."""
+    return any(w in note for w in _NOTE_RULES)
 
 
 def blockers_of(optimized: Any, budget: float) -> list[Blocker]:
@@ -143,7 +148,7 @@ def blockers_of(optimized: Any, budget: float) -> list[Blocker]:
         refused_notes.add(note)
         found.append(_located(kind_of(operator, reason), operator, reason, note))
     for note in list(optimized.notes) + list(optimized.skipped):
-        if note in refused_notes or not any(w in note for w in _NOTE_RULES):
+        if note in refused_notes or not reports_a_stop(note):
             continue
         kind = "rewrite conflict" if note.startswith("not applied (it ") else kind_of("", note)
         found.append(_located(kind, "", note, note))
