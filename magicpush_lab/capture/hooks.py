@@ -88,12 +88,15 @@ GROUPED_GROUPING_METHODS = ("pivot", "cogroup")
 
 # Actions and looks: recorded as inspections, never as pipeline steps.
 # Those that hand rows, or values computed from every row (a quantile, a correlation, a fitted
-# model: capture/ml.py), to Python, where notebook code can make new DataFrames or columns of them:
+# model: capture/ml.py), to Python, or write them where they can be read again, so that notebook
+# code can make new DataFrames or columns of them:
 ROWS_OUT = frozenset({"collect", "toPandas", "take", "head", "first", "tail", "toLocalIterator", "toArrow",
-                      "approxQuantile", "corr", "cov", "fit"})
+                      "approxQuantile", "corr", "cov", "fit", "write", "writeStream", "writeTo"})
 INSPECTIONS = ("count", "show", "collect", "toPandas", "take", "head", "first", "printSchema", "describe",
                "summary", "tail", "toLocalIterator", "isEmpty", "foreach", "foreachPartition", "toArrow",
-               "explain", "approxQuantile", "corr", "cov")
+               "explain", "approxQuantile", "corr", "cov", "writeTo")
+# properties whose writer sends every row out of Spark (files, tables, streams)
+WRITERS = ("write", "writeStream")
 
 
 def op_name(method: str, args: tuple, kwargs: dict, table: Mapping[str, Any] | None = None) -> str | None:
@@ -163,6 +166,8 @@ class Hooks:
         for name in GROUPED_GROUPING_METHODS:
             self._patch(classes.grouped, name, self._grouping(name, "grouped"))
         self._patch(classes.dataframe, "rdd", self._rdd())
+        for name in WRITERS:
+            self._patch(classes.dataframe, name, self._writer(name))
         if classes.cogrouped is not None:
             for name, spec in COGROUPED_OPS.items():
                 self._patch(classes.cogrouped, name, self._step(name, spec, "cogrouped"))
@@ -259,6 +264,25 @@ class Hooks:
                 return original.__get__(df, type(df))
 
             return property(rdd, doc=getattr(original, "__doc__", None))
+
+        return make
+
+    def _writer(self, action: str) -> Callable[[Any], Any]:
+        """`df.write` (and `writeStream`): the rows go to files or a table, which the notebook
+        or anyone else may read: a look at every row, recorded when the writer is taken."""
+        tracer = self.tracer
+
+        def make(original: Any) -> Any:
+            def writer(df: Any) -> Any:
+                try:
+                    caller = sys._getframe(1)
+                    if tracer.should_record(caller):
+                        tracer.record_inspection(action, df, caller)
+                except Exception as err:
+                    tracer.warn(f"{action}: {type(err).__name__}: {err}")
+                return original.__get__(df, type(df))
+
+            return property(writer, doc=getattr(original, "__doc__", None))
 
         return make
 

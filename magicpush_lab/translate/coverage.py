@@ -20,6 +20,7 @@ NOT_A_STEP = "not a pipeline step"
 
 _SET_OPS = "barrier: set operations are not analysed yet"
 _SAMPLE = "barrier: which rows are drawn depends on the rows before it"
+_WRITES = f"{INSPECTION}: every row is written out, so no filter goes below it in place"
 _UNTRACED = "not traced: the result looks like a new source with no place in the notebook"
 
 COVERAGE: dict[str, dict[str, str]] = {
@@ -151,9 +152,9 @@ COVERAGE: dict[str, dict[str, str]] = {
         "withColumnsRenamed": "RowTransform (renames)",
         "withMetadata": "RowTransform",
         "withWatermark": PASS_THROUGH + " (in batch queries)",
-        "write": f"{NOT_A_STEP} (writes)",
-        "writeStream": f"{NOT_A_STEP} (writes)",
-        "writeTo": f"{NOT_A_STEP} (writes)",
+        "write": _WRITES,
+        "writeStream": _WRITES,
+        "writeTo": _WRITES,
         "zip": "RowTransform or DropColumn (Spark resolves it to a projection of the shared input)",
         "zipWithIndex": "barrier: each row's index counts the rows before it",
     },
