@@ -8,7 +8,8 @@ condition), the note names the untraced step as what stopped it.
 
 An ML transformer's `transform` is a step of its own, with its input and its place in the cell,
 even when the DataFrame it read is held by nothing else; an estimator's `fit` and a quantile
-taken from a DataFrame read every row of it, so no filter goes below them in place.
+taken from a DataFrame (a correlation, its rows as JSON text) read every row of it, so no filter
+goes below them in place.
 
 Each case is a notebook traced in a real IPython shell; each suggestion's rewritten cells are run
 again and the late filter's DataFrame must have the original's rows.
@@ -81,6 +82,16 @@ CASES = [
           'median = df.approxQuantile("age", [0.5], 0.0)[0]\n'
           'df = df.withColumn("above", F.col("age") > median).withColumn("group", senior("age"))', LATE),
          PROVED, why="inspected (approxQuantile)"),
+    Case("must not be written at the read: a correlation of a DataFrame on the way sets a column",
+         (HEAD, BUCKETS + 'df = people.withColumn("twice", F.col("age") * 2)\n'
+          'r = df.corr("age", "id")\n'
+          'df = df.withColumn("r", F.lit(r)).withColumn("group", senior("age"))', LATE),
+         PROVED, why="inspected (corr)"),
+    Case("must not be written at the read: rows of a DataFrame on the way taken as JSON text",
+         (HEAD, BUCKETS + 'df = people.withColumn("twice", F.col("age") * 2)\n'
+          'n = len(df.toJSON().collect())\n'
+          'df = df.withColumn("n", F.lit(n)).withColumn("group", senior("age"))', LATE),
+         PROVED, why="inspected (toJSON)"),
 ]
 
 

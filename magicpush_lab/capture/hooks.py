@@ -91,10 +91,10 @@ GROUPED_GROUPING_METHODS = ("pivot", "cogroup")
 # model: capture/ml.py), to Python, or write them where they can be read again, so that notebook
 # code can make new DataFrames or columns of them:
 ROWS_OUT = frozenset({"collect", "toPandas", "take", "head", "first", "tail", "toLocalIterator", "toArrow",
-                      "approxQuantile", "corr", "cov", "fit", "write", "writeStream", "writeTo"})
+                      "approxQuantile", "corr", "cov", "fit", "write", "writeStream", "writeTo", "toJSON"})
 INSPECTIONS = ("count", "show", "collect", "toPandas", "take", "head", "first", "printSchema", "describe",
                "summary", "tail", "toLocalIterator", "isEmpty", "foreach", "foreachPartition", "toArrow",
-               "explain", "approxQuantile", "corr", "cov", "writeTo")
+               "explain", "approxQuantile", "corr", "cov", "writeTo", "toJSON")
 # properties whose writer sends every row out of Spark (files, tables, streams)
 WRITERS = ("write", "writeStream")
 
