@@ -129,6 +129,8 @@ CASES = [
          lambda: F.col("cust") == "a", EQUIVALENT, "cust = 'a'"),
     Case("row_number == 1 by latest ts: a filter keeping the latest rows moves below", latest,
          lambda: F.col("ts") >= 6, EQUIVALENT, "ts >= 6"),
+    Case("row_number == 1 by latest ts: the conjunct keeping the latest rows moves, the other column's stays",
+         latest, lambda: (F.col("ts") >= 6) & (F.col("region") == "s"), SUPERSET, "ts >= 6"),
     Case("row_number == 1 by latest ts: a filter on another column must not", latest,
          lambda: F.col("region") == "n", None, naive_differs=True),
     Case("row_number == 1 by latest ts: keeping the earliest rows is not a prefix, must not", latest,
