@@ -2,8 +2,8 @@
 
 Spark's plan of the DataFrame made back from an RDD is a leaf (`LogicalRDD`): it does not say
 which DataFrame the rows came from, nor what was done to them. The tracer records it here: each
-RDD made from a traced DataFrame's `.rdd` by `map`, `flatMap`, `filter` or `mapValues` (and
-`cache`, `repartition`...) remembers its parent and the step, and a DataFrame made of such an RDD
+RDD made from a traced DataFrame's `.rdd` by `map`, `flatMap`, `filter`, `mapValues` or
+`reduceByKey` (and `cache`, `repartition`...) remembers its parent and the step, and a DataFrame made of such an RDD
 is an event of op `rdd.toDF` whose input is the DataFrame the rows came from, and whose one
 argument is the steps as JSON (`STEPS_PREFIX`): each function's source with what it reads from
 the notebook in front of it (udfs.py), the schema the rows were given and whether Spark inferred
@@ -32,10 +32,12 @@ OP = "rdd.toDF"
 
 # RDD methods whose function is read: each element -> one element, a list of them, or a test
 READ_STEPS = ("map", "flatMap", "filter", "mapValues", "flatMapValues")
+# RDD methods that fold each key's values with the function read: two values -> one
+FOLD_STEPS = ("reduceByKey",)
 # RDD methods that keep every element once: the bag of rows is the same
 SAME_ROWS = ("repartition", "coalesce", "sortBy", "sortByKey")
 # RDD methods whose result is not a function of one element: recorded so that the reason is given
-OTHER_STEPS = ("distinct", "reduceByKey", "groupByKey", "aggregateByKey", "combineByKey", "foldByKey",
+OTHER_STEPS = ("distinct", "groupByKey", "aggregateByKey", "combineByKey", "foldByKey",
                "mapPartitions", "mapPartitionsWithIndex", "sample", "union", "join", "leftOuterJoin",
                "subtract", "intersection", "zipWithIndex", "zipWithUniqueId", "keyBy", "cartesian",
                "groupBy", "pipe", "glom")
@@ -128,7 +130,7 @@ def patches(tracer: Any, lineage: RddLineage) -> Iterator[tuple[type, str, Calla
         return
     classes = tracer.backend.classes()
     yield classes.dataframe, "rdd", _rdd_property(tracer, lineage)
-    for method in READ_STEPS + SAME_ROWS + OTHER_STEPS:
+    for method in READ_STEPS + FOLD_STEPS + SAME_ROWS + OTHER_STEPS:
         yield RDD, method, _step(tracer, lineage, method)
     yield classes.session, "createDataFrame", _create(tracer, lineage)
 
@@ -158,7 +160,7 @@ def _step(tracer: Any, lineage: RddLineage, method: str) -> Callable[[Any], Any]
                 result = original(rdd, *args, **kwargs)
             try:
                 if outer and tracer.recording:
-                    func = args[0] if args and method in READ_STEPS else method
+                    func = args[0] if args and method in READ_STEPS + FOLD_STEPS else method
                     lineage.stepped(rdd, method, func, result)
             except Exception as err:
                 tracer.warn(f"rdd {method}: {type(err).__name__}: {err}")

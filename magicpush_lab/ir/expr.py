@@ -224,6 +224,9 @@ class FoldBody:
     merge: "Expr"
     result: Col
     finish: "Expr"
+    # `rdd.reduceByKey(f)`'s f, a call of (acc, elem): Spark also merges partial results with it,
+    # and calls it with None where the merge above skips NULLs (verify/aggregate.py checks both)
+    reduce: "PyUdf | None" = None
 
 
 @dataclass(frozen=True)

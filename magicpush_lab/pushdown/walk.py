@@ -29,6 +29,7 @@ from magicpush_lab.translate.pandas_on_spark import ROW_ORDER
 from magicpush_lab.translate.spark_plan import unwritten_call
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.verify import full_outer_join, join_condition, model_gaps
+from magicpush_lab.verify.aggregate import order_dependent_fold
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, UNMODELLED, Verdict
 
 SARGABLE_MS = 500  # proving a scan-friendly form of the pushed predicate keeps the same rows
@@ -300,6 +301,8 @@ class _Walk:
             why = body_why_not(node, at.pred, self.budget, EXPLAIN_MS)
         elif isinstance(node, P.Project):
             why = nondeterministic_column(node) or why
+        elif isinstance(node, P.Aggregate):
+            why = order_dependent_fold(node, EXPLAIN_MS) or why
         candidate, example, unmodelled = self._naive_failure(node, at.pred)
         if unmodelled and why == "no candidate could be proved":
             why = f"the late filter cannot be modelled at this step: {unmodelled}"

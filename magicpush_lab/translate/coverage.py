@@ -101,8 +101,10 @@ COVERAGE: dict[str, dict[str, str]] = {
                "(`toDF(\"a int, b string\")`, `createDataFrame(rdd, schema)`): map, filter and mapValues "
                "functions read as Python UDFs of the DataFrame's columns, checked as createDataFrame checks "
                "them; a flatMap whose elements are tuples repeating a field of the row is RowExpand (a filter "
-               "on that field moves below); barrier when the types are inferred (column names only), for "
-               "flatMapValues and for steps that are not a function of one element (distinct, reduceByKey...); "
+               "on that field moves below); `reduceByKey(f)` after a map to a pair of the row's fields is a "
+               "GroupBy whose aggregate is the fold of f, when Z3 proves f order-free and None-neutral; barrier "
+               "when the types are inferred (column names only), for flatMapValues and for other steps that are "
+               "not a function of one element (distinct, groupByKey...); "
                "a note names a black box in the user's lambda or function, with its cell and line",
         "registerTempTable": f"{NOT_A_STEP} (names the DataFrame for SQL)",
         "repartition": "Reorder",

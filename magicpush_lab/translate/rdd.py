@@ -19,7 +19,9 @@ with the same type is that column itself. What is not read gives a barrier with 
 column names without types (`toDF(["a", "b"])`: Spark infers the types from the first rows,
 which a filter moved below it changes, and fails on no rows), `verifySchema=False`,
 `flatMapValues`, a `flatMap` whose elements are not read (`_flat_map` says which are), and
-steps that are not a function of one element (`distinct`, `reduceByKey`...).
+steps that are not a function of one element (`distinct`, `groupByKey`...), but for
+`reduceByKey(f)` after a map to (key, value) pairs, read as a fold of each key's values
+(`_reduced`).
 
 >>> src = synthesized_column(["lambda r: (r.id, r.score * 2)"], ["map"], ["id", "score"], 1, "double", True)
 >>> print(src.splitlines()[-3])
@@ -33,7 +35,7 @@ import json
 import textwrap
 from dataclasses import dataclass
 
-from magicpush_lab.capture.rdd import OP, OTHER_STEPS, SAME_ROWS, STEPS_PREFIX
+from magicpush_lab.capture.rdd import FOLD_STEPS, OP, OTHER_STEPS, SAME_ROWS, STEPS_PREFIX
 from magicpush_lab.capture.trace import Event
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
@@ -97,6 +99,8 @@ def _read(event: Event, child: P.Plan, output: tuple[X.Col, ...]) -> P.Plan:
     methods = [s.method for s in steps]
     if "flatMap" in methods:
         return _flat_map(event, child, output, fields, steps, args, preamble)
+    if any(m in FOLD_STEPS for m in methods):
+        return _reduced(event, child, output, fields, steps, args, preamble)
     plan: P.Plan = child
     if "filter" in methods:
         keep = synthesized_keep(functions, methods, names, preamble)
@@ -157,6 +161,57 @@ def _flat_map(event: Event, child: P.Plan, output: tuple[X.Col, ...], fields: li
     return P.Project(expand, outputs, event.id)
 
 
+def _reduced(event: Event, child: P.Plan, output: tuple[X.Col, ...], fields: list[tuple[str, str, bool]],
+             steps: list[_Step], args: tuple[X.Col, ...], preamble: tuple[str, ...]) -> P.Plan:
+    """`rdd[.filter(g)...].map(lambda r: (r.k, r.v)).reduceByKey(f)`: one row per key, its values
+    folded by f. Read as a groupBy whose aggregate is the fold (X.FoldBody): no start value (NULL),
+    then `v if acc is None else f(acc, v)` over the key's values that are not None:
+
+        Aggregate(keys = k; k, fold of v)
+          Filter(<UDF: every filter step keeps the row>)      when there are filter steps
+            <the DataFrame's plan>
+
+    That is Spark's result only for an f that does not depend on the order of the values and of
+    Spark's partial results, and that gives its other argument back for None (or raises): the
+    fold keeps f for verify/aggregate.py to prove both. The pair must be two fields of the row
+    passed through, stored in the schema's fields unchanged (the same types, nullable)."""
+    methods = [s.method for s in steps]
+    if methods[-1] not in FOLD_STEPS or methods[-2:-1] != ["map"] or any(m != "filter" for m in methods[:-2]):
+        raise NotRead("reduceByKey: only filter steps, one map to (key, value) and reduceByKey, the last step, "
+                      "are analysed")
+    pair = steps[-2]
+    body = pair.node.body if isinstance(pair.node, ast.Lambda) else None
+    passed = _passed_through(steps[:-1], list(child.output))
+    if not isinstance(body, ast.Tuple) or len(body.elts) != 2 or set(passed) != {0, 1}:
+        raise NotRead("reduceByKey: the map before it must give a pair of the row's fields "
+                      "(lambda r: (r.key, r.value))")
+    if len(fields) != 2:
+        raise NotRead("reduceByKey: the schema must have two fields, the key and the folded value")
+    key, value = passed[0], passed[1]
+    if key.dtype in FRACTIONAL or value.dtype in FRACTIONAL:
+        # Python groups NaN keys apart where Spark groups them together, and compares NaN values
+        # with an order the proofs do not model
+        raise NotRead("reduceByKey: a floating-point key or value is not analysed (NaN)")
+    for col, (_, dtype, nullable) in zip((key, value), fields):
+        if col.dtype != dtype or not nullable or not _same_value(col.dtype, dtype):
+            raise NotRead(f"reduceByKey: `{col.name}` ({col.dtype}) is not stored unchanged in a nullable "
+                          f"{dtype} field")
+    plan: P.Plan = child
+    if len(steps) > 2:
+        keep = synthesized_keep([s.function for s in steps[:-2]], methods[:-2], [c.name for c in args], preamble)
+        plan = P.Filter(plan, _udf(f"rdd{event.id}_keep", args, "boolean", keep))
+    # the fold's own variables get ids below any Spark exprId, one triple per event
+    acc, elem, result = (X.Col(n, -2_000_000 - 3 * event.id - i, value.dtype)
+                         for i, n in enumerate(("acc", "value", "result")))
+    reduce = X.PyUdf(f"rdd{event.id}_reduce", (acc, elem), value.dtype,
+                     _preamble(preamble) + _steps([steps[-1].function], ["reduceByKey"])
+                     + "def _rdd_reduce(_acc, _value):\n    return _step0(_acc, _value)\n", True, "python")
+    fold = X.FoldBody(zero=X.Lit(None, value.dtype), acc=acc, elem=elem,
+                      merge=X.Case(((X.IsNull(acc), elem),), reduce), result=result, finish=result, reduce=reduce)
+    outputs = ((output[0], key), (output[1], X.Agg("fold", value, value.dtype, False, fold)))
+    return P.Aggregate(plan, (key,), outputs, event.id)
+
+
 def _yielded(node: ast.FunctionDef | ast.Lambda) -> list[list[ast.expr]] | None:
     """The element displays a flatMap function returns: each a list of its fields' expressions."""
     body = node.body if isinstance(node, ast.Lambda) else None
@@ -213,8 +268,9 @@ def _step(recorded: dict) -> _Step:
         node, function = last.value, ast.unparse(last.value)
     else:
         raise NotRead(f"{method}: cannot find the function in its recorded source")
-    if len(node.args.args) != 1 or node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
-        raise NotRead(f"{method}: a function of one element is expected")
+    arity = 2 if method in FOLD_STEPS else 1
+    if len(node.args.args) != arity or node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
+        raise NotRead(f"{method}: a function of {'two values' if arity == 2 else 'one element'} is expected")
     return _Step(method, recorded.get("name") or "", tuple(ast.unparse(s) for s in tree.body[:-1]), function, node)
 
 

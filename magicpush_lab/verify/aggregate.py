@@ -53,6 +53,9 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     pred = g[0] if g else None
     if pred is None:
         return verdicts.refuse("no predicate for the input")
+    reason = order_dependent_fold(op, timeout_ms)
+    if reason:  # refused on every route: the original's own result is then not one bag to keep
+        return verdicts.refuse(reason)
     by_groups = _whole_groups(op, f, pred, kind, timeout_ms)
     if by_groups is not None and by_groups.proved:
         return by_groups
@@ -67,6 +70,16 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     return general if general.proved or reads_aggregates or by_groups is None else by_groups
 
 
+def order_dependent_fold(op: P.Aggregate, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> str:
+    """Why a user's fold of `op` gives a result that depends on an order Spark does not fix
+    (pre-condition (1)), or "" when none does."""
+    if not any(a.fold is not None for a in aggregates(op)):
+        return ""
+    with Modelling() as modelling:
+        reason = _folds_ignore_row_order(op, timeout_ms)
+    return modelling.reason if modelling.failed else reason
+
+
 # The paper's pre-conditions for this category (module docstring), each checked by a function
 # named after what it states; a refusal still names the paper's number:
 #   (1)  _folds_ignore_row_order            (3)  _fails_on_union_iff_on_both
@@ -75,13 +88,14 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
 
 
 def _general(op: P.Aggregate, f: X.Expr, pred: X.Expr, kind: str, timeout_ms: int) -> Verdict:
-    """The paper's route: pre-conditions (1), (2), (3) or (3'), (4), then the 2-row base case."""
+    """The paper's route: pre-conditions (2), (3) or (3'), (4), then the 2-row base case ((1) holds:
+    verify() checked it)."""
     verdicts = Verdicts(kind, CATEGORY, BASE_CASE_ROWS)
     reason = _refusal(op, f, pred)
     if reason:
         return verdicts.refuse(reason)
     with Modelling() as modelling:
-        reason = _folds_ignore_row_order(op, timeout_ms) or _two_rows_merge_into_one(op, timeout_ms)
+        reason = _two_rows_merge_into_one(op, timeout_ms)  # (1) is checked by verify() first
         if reason:
             return verdicts.refuse(reason)
         checks = [("(4)", _removed_rows_change_no_kept_group(op, f, pred))]
@@ -334,16 +348,72 @@ def _folds_ignore_row_order(op: P.Aggregate, timeout_ms: int) -> str:
         with Modelling() as modelling:
             one, two = Evaluator(), Evaluator()
             acc = fresh_cell("acc", body.acc.dtype)
-            x, y = fresh_cell("a", body.elem.dtype), fresh_cell("b", body.elem.dtype)
+            # the values folded in are never NULL (merge_step): typed as such
+            x, y = (Cell(fresh_cell(n, body.elem.dtype).value, T) for n in "ab")
             xy = merge_step(body, merge_step(body, acc, x, one), y, one)
             yx = merge_step(body, merge_step(body, acc, y, two), x, two)
         if modelling.failed:
             return f"{a}: cannot model the merge: {modelling.error}"
         same = z3.And(xy.notnull == yx.notnull, z3.Implies(xy.notnull, xy.value == yx.value))
         claim = z3.And(one.error() == two.error(), z3.Implies(z3.Not(one.error()), same))
-        proof = prove(claim, timeout_ms)
+        # an integer accumulator holds what its type holds: it is a value the merge made, or the zero
+        typed = _typed([(acc, body.acc.dtype), (x, body.elem.dtype), (y, body.elem.dtype)])
+        proof = prove(z3.Implies(typed, claim), timeout_ms)
         if not proof.proved:
             return f"{a}: pre-condition (1) fails, the result depends on the order of the rows: {proof.reason}"
+        if body.reduce is not None:
+            why = _reduce_is_the_fold(body.reduce, timeout_ms)
+            if why:
+                return f"{a}: {why}"
+    return ""
+
+
+def _typed(cells: list[tuple[Cell, str]]) -> z3.BoolRef:
+    """What the types guarantee of cells made outside a row (table.domain's facts)."""
+    row = SymbolicRow("typed")
+    for i, (cell, dtype) in enumerate(cells):
+        row.cells[(f"c{i}", -i - 1)] = cell
+        row.types[f"c{i}"] = dtype
+    return domain([row])
+
+
+def _reduce_is_the_fold(f: X.PyUdf, timeout_ms: int) -> str:
+    """`rdd.reduceByKey(f)` is the fold of verify's reading (translate/rdd.py: no start value, None
+    values skipped) when f gives its other argument back for None, or raises, as Python calls it
+    with every value; and Spark's partial results, merged with f in any grouping and order, give
+    the fold's result: f commutative and associative, NULL standing for "no value yet". Each
+    claim holds where the calls compared do not raise, and they raise alike."""
+    p, q = (X.Col(n, -3_000_000 - i, f.dtype) for i, n in enumerate("pq"))
+    called = X.PyUdf(f.name, (p, q), f.dtype, f.source, f.deterministic, f.kind)
+    merged = X.Case(((X.IsNull(p), q), (X.IsNull(q), p)), called)  # two partial results, either none yet
+
+    def apply(e: X.Expr, left: Cell, right: Cell, ev: Evaluator) -> Cell:
+        row = SymbolicRow("reduce")  # each call on cells of its own: results feed calls as values
+        row.cells[(p.name, p.id)], row.cells[(q.name, q.id)] = left, right
+        return ev.eval(e, row)
+
+    none = Cell(default_value(sort_of(f.dtype)), z3.BoolVal(False))
+    with Modelling() as modelling:
+        a, b, c = (fresh_cell(n, f.dtype) for n in "abc")
+        evs = [Evaluator() for _ in range(8)]
+        claims = [
+            ("f(a, None) is a", apply(called, a, none, evs[0]), a, evs[0], evs[1], False),
+            ("f(None, b) is b", apply(called, none, b, evs[2]), b, evs[2], evs[3], False),
+            ("f commutes", apply(merged, a, b, evs[4]), apply(merged, b, a, evs[5]), evs[4], evs[5], True),
+            ("f is associative", apply(merged, apply(merged, a, b, evs[6]), c, evs[6]),
+             apply(merged, a, apply(merged, b, c, evs[7]), evs[7]), evs[6], evs[7], True),
+        ]
+    if modelling.failed:
+        return f"cannot model reduceByKey's function: {modelling.error}"
+    typed = _typed([(a, f.dtype), (b, f.dtype), (c, f.dtype)])
+    for name, x, y, one, two, alike in claims:
+        same = z3.And(x.notnull == y.notnull, z3.Implies(x.notnull, x.value == y.value))
+        raises = z3.Or(one.error(), two.error())
+        claim = z3.And(one.error() == two.error() if alike else T, z3.Implies(z3.Not(raises), same))
+        proof = prove(z3.Implies(typed, claim), timeout_ms)
+        if not proof.proved:
+            return (f"pre-condition (1) fails for reduceByKey's function ({name} is not proved: Spark's result "
+                    f"depends on how it groups the values, or on the None values it is given): {proof.reason}")
     return ""
 
 

@@ -73,6 +73,33 @@ CASES = [
     Case("distinct between the map and toDF is not a function of one row: must not push",
          ("rt = people.rdd.map(lambda r: (r.id, r.name)).distinct().toDF('id int, name string')",
           "out = rt.filter(F.col('id') > 1)"), None, why="distinct"),
+    # reduceByKey(f): a fold of each key's values, when f ignores their order and gives None back
+    Case("reduceByKey with a max written in Python: a filter on the key goes to the DataFrame read",
+         ("rt = people.rdd.map(lambda r: (r.dept, r.id)).reduceByKey(lambda a, b: a if a > b else b)"
+          ".toDF('dept int, best int')",
+          "out = rt.filter(F.col('dept') > 3)"), EQUIVALENT, 'F.col("dept") > 3'),
+    Case("reduceByKey with a max written in Python: a filter on the maximum keeps the rows above the bound",
+         ("rt = people.rdd.map(lambda r: (r.dept, r.id)).reduceByKey(lambda a, b: a if a > b else b)"
+          ".toDF('dept int, best int')",
+          "out = rt.filter(F.col('best') > 2)"), EQUIVALENT, 'F.col("id") > 2'),
+    Case("reduceByKey with a sum: a filter on the sum must not push (the rows it drops add to it)",
+         ("rt = people.rdd.map(lambda r: (r.dept, r.id)).reduceByKey(lambda a, b: a + b).toDF('dept int, total int')",
+          "out = rt.filter(F.col('total') > 3)"), None, why="GroupBy"),
+    Case("reduceByKey keeping the first value it meets depends on Spark's order: must not push",
+         ("rt = people.rdd.map(lambda r: (r.dept, r.id)).reduceByKey(lambda a, b: a).toDF('dept int, first int')",
+          "out = rt.filter(F.col('dept') > 3)"), None, why="pre-condition (1)"),
+    Case("reduceByKey whose function makes 0 of two None values, where Spark keeps None for one: must not push",
+         ("rt = people.rdd.map(lambda r: (r.dept, r.id)).reduceByKey(lambda a, b: max(a or 0, b or 0))"
+          ".toDF('dept int, best int')",
+          "out = rt.filter(F.col('dept') > 3)"), None, why="None"),
+    Case("reduceByKey over a double value, which may be NaN: must not push",
+         ("rt = people.rdd.map(lambda r: (r.dept, r.score)).reduceByKey("
+          "lambda a, b: b if a is None else (a if b is None or a > b else b)).toDF('dept int, best double')",
+          "out = rt.filter(F.col('dept') > 3)"), None, why="NaN"),
+    Case("reduceByKey whose function gives the other value back for None: the filter on the maximum pushes",
+         ("rt = people.rdd.map(lambda r: (r.name, r.dept)).reduceByKey("
+          "lambda a, b: b if a is None else (a if b is None or a > b else b)).toDF('name string, best int')",
+          "out = rt.filter(F.col('best') >= 4)"), EQUIVALENT, 'F.col("dept") >= 4'),
     # flatMap: a field every element carries as the row's field keeps or drops a row's elements together
     Case("flatMap repeating a field of the row in every element: the filter on it goes to the DataFrame read",
          ("rt = people.rdd.flatMap(lambda r: [(r.id, c) for c in (r.name or '')]).toDF('id int, ch string')",
