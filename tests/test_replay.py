@@ -38,9 +38,10 @@ def test_replay_traces_the_notebook(replayed):
     cells = replayed.notebook_cells
     assert len(cells) == 8 and cells[0].startswith("# Sales above 995")  # markdown counted
     ops = [e.op for e in trace.events]
-    # the notebook writes its data first (range/select): nothing holds those DataFrames after
-    # their cell, so their events are released; then the pipeline runs
-    assert ops == ["read.parquet", "createDataFrame", "withColumn", "join", "filter", "withColumn"]
+    # the notebook writes its data first (range/select): the write is a look at every row, which
+    # holds that DataFrame until its cell runs again; then the pipeline runs
+    assert ops == ["range", "select", "read.parquet", "createDataFrame", "withColumn", "join", "filter",
+                   "withColumn"]
     by_op = {e.op: e for e in trace.events}
     read, join, filt = by_op["read.parquet"], by_op["join"], by_op["filter"]
     assert _text(trace.cells, read.site) == 'spark.read.parquet("data/sales.parquet")'
@@ -49,7 +50,7 @@ def test_replay_traces_the_notebook(replayed):
     assert join.inputs[1] == by_op["createDataFrame"].id
     labeled = trace.events[-1]
     assert labeled.udfs[0].name == "bucket" and "return v // 100" in labeled.udfs[0].source
-    assert [i.action for i in trace.inspections] == ["count", "show"]
+    assert [i.action for i in trace.inspections] == ["write", "count", "show"]
     assert trace.variables["big"] == filt.id and trace.variables["sales"] == read.id
     # every executed code cell was recorded with its source as written
     assert {c.source for c in trace.cells} <= set(cells)
