@@ -393,20 +393,22 @@ def _reduce_is_the_fold(f: X.PyUdf, timeout_ms: int) -> str:
         return ev.eval(e, row)
 
     none = Cell(default_value(sort_of(f.dtype)), z3.BoolVal(False))
-    with Modelling() as modelling:
-        a, b, c = (fresh_cell(n, f.dtype) for n in "abc")
-        evs = [Evaluator() for _ in range(8)]
-        claims = [
-            ("f(a, None) is a", apply(called, a, none, evs[0]), a, evs[0], evs[1], False),
-            ("f(None, b) is b", apply(called, none, b, evs[2]), b, evs[2], evs[3], False),
-            ("f commutes", apply(merged, a, b, evs[4]), apply(merged, b, a, evs[5]), evs[4], evs[5], True),
-            ("f is associative", apply(merged, apply(merged, a, b, evs[6]), c, evs[6]),
-             apply(merged, a, apply(merged, b, c, evs[7]), evs[7]), evs[6], evs[7], True),
-        ]
-    if modelling.failed:
-        return f"cannot model reduceByKey's function: {modelling.error}"
+    a, b, c = (fresh_cell(n, f.dtype) for n in "abc")
+    # (what is claimed, the two sides, each evaluated on its own Evaluator, whether they must raise alike)
+    claims = [
+        ("f(a, None) is a", lambda ev: apply(called, a, none, ev), lambda ev: a, False),
+        ("f(None, b) is b", lambda ev: apply(called, none, b, ev), lambda ev: b, False),
+        ("f commutes", lambda ev: apply(merged, a, b, ev), lambda ev: apply(merged, b, a, ev), True),
+        ("f is associative", lambda ev: apply(merged, apply(merged, a, b, ev), c, ev),
+         lambda ev: apply(merged, a, apply(merged, b, c, ev), ev), True),
+    ]
     typed = _typed([(a, f.dtype), (b, f.dtype), (c, f.dtype)])
-    for name, x, y, one, two, alike in claims:
+    for name, left, right, alike in claims:
+        with Modelling() as modelling:
+            one, two = Evaluator(), Evaluator()
+            x, y = left(one), right(two)
+        if modelling.failed:
+            return f"cannot model reduceByKey's function: {modelling.error}"
         same = z3.And(x.notnull == y.notnull, z3.Implies(x.notnull, x.value == y.value))
         raises = z3.Or(one.error(), two.error())
         claim = z3.And(one.error() == two.error() if alike else T, z3.Implies(z3.Not(raises), same))
