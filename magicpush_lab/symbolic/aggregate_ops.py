@@ -79,7 +79,20 @@ def merge_step(body: X.FoldBody, acc: Cell, value: Cell, ev: Evaluator) -> Cell:
     row = SymbolicRow("merge")
     row.cells[(body.acc.name, body.acc.id)] = acc
     row.cells[(body.elem.name, body.elem.id)] = Cell(value.value, z3.BoolVal(True))  # never NULL
+    if body.reduce is not None:
+        return reduce_step(body.reduce, acc, row.cells[(body.elem.name, body.elem.id)], ev)
     return ev.eval(body.merge, row)
+
+
+def reduce_step(f: X.PyUdf, acc: Cell, value: Cell, ev: Evaluator) -> Cell:
+    """`rdd.reduceByKey(f)`'s merge of a partial result and a value, either of which may be
+    none yet (NULL): the other one, else f of both, whose errors count only where f is called
+    (the merge's CASE would count them on every row)."""
+    row = SymbolicRow("reduce")
+    row.cells[(f.args[0].name, f.args[0].id)], row.cells[(f.args[1].name, f.args[1].id)] = acc, value
+    called = ev.eval_guarded(f, row, z3.And(acc.notnull, value.notnull))
+    return Cell(z3.If(z3.Not(acc.notnull), value.value, z3.If(z3.Not(value.notnull), acc.value, called.value)),
+                z3.If(z3.Not(acc.notnull), value.notnull, z3.If(z3.Not(value.notnull), acc.notnull, called.notnull)))
 
 
 def _output_cell(e: X.Expr, rep: SymbolicRow, values: dict[X.Agg, Cell], ev: Evaluator) -> Cell:

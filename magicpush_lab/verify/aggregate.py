@@ -34,7 +34,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL
 from magicpush_lab.symbolic import nan
 from magicpush_lab.symbolic.aggregate_ops import (Member, aggregates, group_output, merge_step, pivot_slots,
-                                                  rows_for_some_slot, same_group)
+                                                  reduce_step, rows_for_some_slot, same_group)
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, default_value, fresh_cell, sort_of
@@ -383,24 +383,24 @@ def _reduce_is_the_fold(f: X.PyUdf, timeout_ms: int) -> str:
     with every value; and Spark's partial results, merged with f in any grouping and order, give
     the fold's result: f commutative and associative, NULL standing for "no value yet". Each
     claim holds where the calls compared do not raise, and they raise alike."""
-    p, q = (X.Col(n, -3_000_000 - i, f.dtype) for i, n in enumerate("pq"))
-    called = X.PyUdf(f.name, (p, q), f.dtype, f.source, f.deterministic, f.kind)
-    merged = X.Case(((X.IsNull(p), q), (X.IsNull(q), p)), called)  # two partial results, either none yet
 
-    def apply(e: X.Expr, left: Cell, right: Cell, ev: Evaluator) -> Cell:
-        row = SymbolicRow("reduce")  # each call on cells of its own: results feed calls as values
-        row.cells[(p.name, p.id)], row.cells[(q.name, q.id)] = left, right
-        return ev.eval(e, row)
+    def called(left: Cell, right: Cell, ev: Evaluator) -> Cell:  # f itself, on any two values
+        row = SymbolicRow("reduce")
+        row.cells[(f.args[0].name, f.args[0].id)], row.cells[(f.args[1].name, f.args[1].id)] = left, right
+        return ev.eval(f, row)
+
+    def merged(left: Cell, right: Cell, ev: Evaluator) -> Cell:  # two partial results, either none yet
+        return reduce_step(f, left, right, ev)
 
     none = Cell(default_value(sort_of(f.dtype)), z3.BoolVal(False))
     a, b, c = (fresh_cell(n, f.dtype) for n in "abc")
     # (what is claimed, the two sides, each evaluated on its own Evaluator, whether they must raise alike)
     claims = [
-        ("f(a, None) is a", lambda ev: apply(called, a, none, ev), lambda ev: a, False),
-        ("f(None, b) is b", lambda ev: apply(called, none, b, ev), lambda ev: b, False),
-        ("f commutes", lambda ev: apply(merged, a, b, ev), lambda ev: apply(merged, b, a, ev), True),
-        ("f is associative", lambda ev: apply(merged, apply(merged, a, b, ev), c, ev),
-         lambda ev: apply(merged, a, apply(merged, b, c, ev), ev), True),
+        ("f(a, None) is a", lambda ev: called(a, none, ev), lambda ev: a, False),
+        ("f(None, b) is b", lambda ev: called(none, b, ev), lambda ev: b, False),
+        ("f commutes", lambda ev: merged(a, b, ev), lambda ev: merged(b, a, ev), True),
+        ("f is associative", lambda ev: merged(merged(a, b, ev), c, ev), lambda ev: merged(a, merged(b, c, ev), ev),
+         True),
     ]
     typed = _typed([(a, f.dtype), (b, f.dtype), (c, f.dtype)])
     for name, left, right, alike in claims:
