@@ -242,6 +242,13 @@ class _Value(X.Lit):
 def _agg(a: X.Agg, rows: list[Row]) -> Any:
     if a.arg is None:
         return len(rows)
+    if a.fold is not None and a.fold.reduce is not None:  # rdd.reduceByKey(f): Python's fold, None included
+        out = functools.reduce(_udf(a.fold.reduce.source), [evaluate(a.arg, r) for r in rows])
+        if isinstance(out, int) and not isinstance(out, bool) and a.dtype in _RANGE:
+            lo, hi = _RANGE[a.dtype]
+            if not lo <= out <= hi:  # createDataFrame's check raises
+                raise Undefined(f"{a}: {out} is outside {a.dtype}")
+        return out
     if a.fn == "first":  # dropDuplicates' other columns: defined only when the group agrees on them
         values = {_key(evaluate(a.arg, r)) for r in rows}
         if len(values) > 1:

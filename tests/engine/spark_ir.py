@@ -54,6 +54,12 @@ def dataframe(spark, plan: P.Plan, tables: dict[int, list[dict]]):
             spec = spec.orderBy(*(_sort_key(column(e), asc, nulls_first) for e, asc, nulls_first in plan.order))
         made = [_window_function(call, spec).alias(c.name) for c, call in zip(plan.computed, plan.calls)]
         return dataframe(spark, plan.child, tables).select("*", *made)
+    reduce = reduce_of(plan)
+    if reduce is not None:  # what it was read from: the pairs' RDD folded by reduceByKey
+        (_, key), (_, agg) = plan.outputs
+        pairs = dataframe(spark, plan.child, tables).select(column(key).alias("k"), column(agg.arg).alias("v"))
+        folded = pairs.rdd.map(lambda r: (r[0], r[1])).reduceByKey(_function(reduce.source))
+        return spark.createDataFrame(folded, schema_of(plan.output))
     if isinstance(plan, P.Aggregate):
         grouped = dataframe(spark, plan.child, tables).groupBy(*(column(k) for k in plan.keys))
         made = [column(e).alias(c.name) for c, e in plan.outputs if any(isinstance(n, X.Agg) for n in X.walk(e))]
@@ -115,6 +121,15 @@ def _compiled(source: str, return_type: str) -> Any:
 
 
 @functools.lru_cache(maxsize=None)
+def reduce_of(plan: P.Plan) -> X.PyUdf | None:
+    """The function of `rdd.reduceByKey(f)` when `plan` is the fold translate/rdd.py reads it as:
+    one key, the key and the fold as its outputs."""
+    if not isinstance(plan, P.Aggregate) or len(plan.keys) != 1 or len(plan.outputs) != 2:
+        return None
+    agg = plan.outputs[1][1]
+    return agg.fold.reduce if isinstance(agg, X.Agg) and agg.fold is not None else None
+
+
 def _function(source: str) -> Any:
     """The last function `source` defines."""
     namespace: dict[str, Any] = {}

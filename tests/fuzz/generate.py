@@ -368,7 +368,7 @@ def tables(rng: random.Random) -> dict[int, list[dict]]:
 
 def kinds_of(plan: P.Plan) -> set[str]:
     """What a pipeline is made of, for the run's figures: its operators by class (a round trip's
-    Project as "RDD round trip", a GroupedMap as "applyInPandas"), and "date UDF" or "Python UDF"
+    Project as "RDD round trip", its fold as "reduceByKey", a GroupedMap as "applyInPandas"), and "date UDF" or "Python UDF"
     for each Python UDF a filter or projection calls, "uninterpreted function" for a deterministic
     function the engine never writes into a predicate (octet_length, bit_length).
 
@@ -380,6 +380,10 @@ def kinds_of(plan: P.Plan) -> set[str]:
         udfs = [e for ex in P.expressions(node) for e in X.walk(ex) if isinstance(e, X.PyUdf)]
         if isinstance(node, P.Project) and any(u.name.startswith("rdd") for u in udfs):
             kinds.add("RDD round trip")
+            continue
+        if isinstance(node, P.Aggregate) and any(isinstance(e, X.Agg) and e.fold is not None and e.fold.reduce
+                                                 for ex in P.expressions(node) for e in X.walk(ex)):
+            kinds.add("reduceByKey")
             continue
         kinds.add({"GroupedMap": "applyInPandas"}.get(type(node).__name__, type(node).__name__))
         for u in udfs:

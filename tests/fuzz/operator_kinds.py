@@ -19,6 +19,11 @@ windows, `first` for dropDuplicates, `avg`) and Spark (tests/engine/spark_ir.py)
 - `rdd_round_trip`: `df.rdd[.filter(g)].map(f)[.mapValues(h)]` made back with an explicit schema,
   recorded as the tracer records it and read by translate/rdd.py (a Project, and a Filter, of the
   Python UDFs it writes: the recorded functions and createDataFrame's check of each field);
+- `rdd_reduce`: `df.rdd.map(lambda r: (r.k, r.v)).reduceByKey(f)` made back with a schema, `f` a
+  maximum (raising on None, or giving the other value back), a minimum, a sum, the first value
+  met or a maximum that makes 0 of None: read by translate/rdd.py as a fold when Z3 proves f
+  order-free and None-neutral; the reference folds the values in Python, None included, and
+  Spark runs reduceByKey itself;
 - `apply_in_pandas`: groupBy(k).applyInPandas(f, schema), `f` one of the bodies notebooks write
   (len, shape, nunique, iloc[0]/[-1], to_numpy, values, loc[mask, col], groupby().transform,
   masks, assignments, sort and head), read by translate/pandas_body.py; both executors run `f`
@@ -31,7 +36,7 @@ generate.py's `operators()` adds them to its own list, so every fuzz run draws t
 >>> from tests.fuzz.generate import LEFT, Names
 >>> rng, names = random.Random(3), Names()
 >>> [type(op(rng, LEFT, names, set())).__name__ for op in OPERATORS]
-['Window', 'Window', 'Window', 'Aggregate', 'Aggregate', 'TopK', 'Project', 'GroupedMap']
+['Window', 'Window', 'Window', 'Aggregate', 'Aggregate', 'TopK', 'Project', 'GroupedMap', 'Aggregate']
 """
 
 from __future__ import annotations
@@ -251,6 +256,34 @@ def rdd_round_trip(rng: random.Random, plan: P.Plan, names: Names, used: set[int
     return None if isinstance(made, P.Other) else made
 
 
+_REDUCERS = ["lambda a, b: a if a > b else b", "lambda a, b: b if a is None else (a if b is None or a > b else b)",
+             "lambda a, b: min(a, b)", "lambda a, b: a + b", "lambda a, b: a", "lambda a, b: max(a or 0, b or 0)"]
+
+
+def rdd_reduce(rng: random.Random, plan: P.Plan, names: Names, used: set[int]) -> P.Plan | None:
+    """`df.rdd.map(lambda r: (r.k, r.v)).reduceByKey(f).toDF(schema)`, as the tracer records it
+    and translate/rdd.py reads it (None where it is a barrier: the fuzzer wants the fold)."""
+    import json
+
+    from magicpush_lab.capture.rdd import OP, STEPS_PREFIX
+    from magicpush_lab.capture.trace import Event
+    from magicpush_lab.translate.rdd import round_trip_plan
+
+    keys = [c for c in plan.output if c.dtype in ("int", "long", "string", "date")]
+    values = [c for c in plan.output if c.dtype in ("int", "long")]
+    if not keys or not values:
+        return None
+    k, v = rng.choice(keys), rng.choice(values)
+    steps = [{"method": "map", "name": "<lambda>", "source": f"lambda r: (r.{k.name}, r.{v.name})"},
+             {"method": "reduceByKey", "name": "<lambda>", "source": rng.choice(_REDUCERS)}]
+    output = (names.col(k.dtype), names.col(v.dtype))
+    schema = {"type": "struct", "fields": [{"name": c.name, "type": _SCHEMA_TYPES[c.dtype], "nullable": True,
+                                            "metadata": {}} for c in output]}
+    arg = STEPS_PREFIX + json.dumps({"steps": steps, "schema": schema, "explicit": True, "verify": True})
+    made = round_trip_plan(Event(next(_EVENTS), OP, (0,), None, args=(arg,)), plan, output)
+    return None if isinstance(made, P.Other) else made
+
+
 # ----------------------------------------------------------------------------- applyInPandas bodies
 
 # pandas functions as notebooks write them: {k} is the grouping key, {x} a number column, {n} a new
@@ -297,4 +330,4 @@ def apply_in_pandas(rng: random.Random, plan: P.Plan, names: Names, used: set[in
 
 
 OPERATORS = [window, window, double_keyed_window, deduplicate, pivot_by_aggregate, top_k_on_doubles,
-             rdd_round_trip, apply_in_pandas]
+             rdd_round_trip, apply_in_pandas, rdd_reduce]
