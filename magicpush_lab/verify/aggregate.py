@@ -389,18 +389,16 @@ def _reduce_is_the_fold(f: X.PyUdf, timeout_ms: int) -> str:
         row.cells[(f.args[0].name, f.args[0].id)], row.cells[(f.args[1].name, f.args[1].id)] = left, right
         return ev.eval(f, row)
 
-    def merged(left: Cell, right: Cell, ev: Evaluator) -> Cell:  # two partial results, either none yet
-        return reduce_step(f, left, right, ev)
-
     none = Cell(default_value(sort_of(f.dtype)), z3.BoolVal(False))
     a, b, c = (fresh_cell(n, f.dtype) for n in "abc")
     # (what is claimed, the two sides, each evaluated on its own Evaluator, whether they must raise alike)
     claims = [
         ("f(a, None) is a", lambda ev: called(a, none, ev), lambda ev: a, False),
         ("f(None, b) is b", lambda ev: called(none, b, ev), lambda ev: b, False),
-        ("f commutes", lambda ev: merged(a, b, ev), lambda ev: merged(b, a, ev), True),
-        ("f is associative", lambda ev: merged(merged(a, b, ev), c, ev), lambda ev: merged(a, merged(b, c, ev), ev),
-         True),
+        # reduce_step: two partial results, either none yet
+        ("f commutes", lambda ev: reduce_step(f, a, b, ev), lambda ev: reduce_step(f, b, a, ev), True),
+        ("f is associative", lambda ev: reduce_step(f, reduce_step(f, a, b, ev), c, ev),
+         lambda ev: reduce_step(f, a, reduce_step(f, b, c, ev), ev), True),
     ]
     typed = _typed([(a, f.dtype), (b, f.dtype), (c, f.dtype)])
     for name, left, right, alike in claims:

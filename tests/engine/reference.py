@@ -243,12 +243,9 @@ def _agg(a: X.Agg, rows: list[Row]) -> Any:
     if a.arg is None:
         return len(rows)
     if a.fold is not None and a.fold.reduce is not None:  # rdd.reduceByKey(f): Python's fold, None included
-        out = functools.reduce(_udf(a.fold.reduce.source), [evaluate(a.arg, r) for r in rows])
-        if isinstance(out, int) and not isinstance(out, bool) and a.dtype in _RANGE:
-            lo, hi = _RANGE[a.dtype]
-            if not lo <= out <= hi:  # createDataFrame's check raises
-                raise Undefined(f"{a}: {out} is outside {a.dtype}")
-        return out
+        # outside its type createDataFrame's check raises
+        return _python_int_in_range(functools.reduce(_udf(a.fold.reduce.source), [evaluate(a.arg, r) for r in rows]),
+                                    a.dtype, str(a))
     if a.fn == "first":  # dropDuplicates' other columns: defined only when the group agrees on them
         values = {_key(evaluate(a.arg, r)) for r in rows}
         if len(values) > 1:
@@ -369,12 +366,7 @@ def evaluate(e: X.Expr, row: Row) -> Any:
             raise Undefined(e.name)
         return _fits(_FUNCS[e.name](*args), e.dtype)
     if isinstance(e, X.PyUdf):
-        out = _udf(e.source)(*[evaluate(a, row) for a in e.args])
-        if isinstance(out, int) and not isinstance(out, bool) and e.dtype in _RANGE:
-            lo, hi = _RANGE[e.dtype]
-            if not lo <= out <= hi:
-                raise Undefined(f"{e.name} returned {out}, outside {e.dtype}")
-        return out
+        return _python_int_in_range(_udf(e.source)(*[evaluate(a, row) for a in e.args]), e.dtype, e.name)
     raise Undefined(type(e).__name__)
 
 
@@ -386,6 +378,15 @@ _FUNCS = {"upper": lambda s: s.upper(), "lower": lambda s: s.lower(), "length": 
 
 
 @functools.lru_cache(maxsize=None)
+def _python_int_in_range(out: Any, dtype: str, what: str) -> Any:
+    """A Python function's result for an integer type: undefined outside the type's range."""
+    if isinstance(out, int) and not isinstance(out, bool) and dtype in _RANGE:
+        lo, hi = _RANGE[dtype]
+        if not lo <= out <= hi:
+            raise Undefined(f"{what} returned {out}, outside {dtype}")
+    return out
+
+
 def _udf(source: str):
     namespace: dict[str, Any] = {}
     exec(compile(textwrap.dedent(source), "<udf>", "exec"), namespace)  # test reference only
