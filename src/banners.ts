@@ -27,6 +27,26 @@ export function looksLikeFilter(code: string): boolean {
   return /\.(filter|where)\s*\(|\[[^\]]*(<|>|==|!=)[^\]]*\]/.test(code);
 }
 
+/** What the model says when a cell run's wait for an optimization ends. */
+export interface IAfterCellRun {
+  /** Optimizations started when the cell ran, and now. */
+  runsThen: number;
+  runsNow: number;
+  /** An optimization is in progress. */
+  running: boolean;
+  /** The notebook of the cell is still the active one. */
+  sameNotebook: boolean;
+}
+
+/**
+ * Whether a cell run starts an optimization once its wait ends: not when one started
+ * since (a click on Optimize right after Run All already answers it, and a second run
+ * would take away the suggestions being read), nor while one runs, nor in another tab.
+ */
+export function optimizesAfterCellRun(when: IAfterCellRun): boolean {
+  return when.sameNotebook && !when.running && when.runsNow === when.runsThen;
+}
+
 /** What a dismissal remembers: the source and the predicate, which outlive a run's numbering. */
 export function dismissalKey(s: ISuggestion): string {
   return `${s.source}: ${s.predicate}`;

@@ -12,6 +12,7 @@ import {
   entryKeys,
   looksLikeFilter,
   METADATA_KEY,
+  optimizesAfterCellRun,
   withDismissed
 } from './banners';
 import { InlineBanner } from './components/InlineBanner';
@@ -65,11 +66,15 @@ export class InlineSuggestions implements IDisposable {
       return;
     }
     window.clearTimeout(this._timer);
+    const runsThen = this._model.runs;
     this._timer = window.setTimeout(() => {
-      if (
-        this._model.notebook === panel &&
-        this._model.state.status !== 'running'
-      ) {
+      const optimizes = optimizesAfterCellRun({
+        runsThen,
+        runsNow: this._model.runs,
+        running: this._model.state.status === 'running',
+        sameNotebook: this._model.notebook === panel
+      });
+      if (optimizes) {
         void this._model.optimize();
       }
     }, 500);

@@ -213,6 +213,11 @@ export class MagicPushModel {
     return this._state;
   }
 
+  /** How many results were started: optimizations (button, shortcut, a cell's run) and stored results shown again. */
+  get runs(): number {
+    return this._run;
+  }
+
   /** The active notebook, or null when the active tab is something else. */
   get notebook(): NotebookPanel | null {
     return this._notebook;

@@ -7,6 +7,7 @@ import {
   entryCells,
   entryKeys,
   looksLikeFilter,
+  optimizesAfterCellRun,
   withDismissed
 } from '../banners';
 import { ISuggestion, ITogether } from '../tokens';
@@ -283,5 +284,26 @@ describe('looksLikeFilter', () => {
     ['x > 1', false]
   ])('%s -> %s', (code, filters) => {
     expect(looksLikeFilter(code)).toBe(filters);
+  });
+});
+
+describe('optimizesAfterCellRun', () => {
+  const quiet = { runsThen: 3, runsNow: 3, running: false, sameNotebook: true };
+  it.each([
+    ['nothing happened since the cell ran', quiet, true],
+    ['an optimization started since', { ...quiet, runsNow: 4 }, false],
+    [
+      'one started since and still runs',
+      { ...quiet, runsNow: 4, running: true },
+      false
+    ],
+    [
+      'one runs that began before the cell ran',
+      { ...quiet, running: true },
+      false
+    ],
+    ['another notebook is active', { ...quiet, sameNotebook: false }, false]
+  ])('%s', (_, when, optimizes) => {
+    expect(optimizesAfterCellRun(when)).toBe(optimizes);
   });
 });

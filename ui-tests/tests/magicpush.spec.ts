@@ -41,6 +41,13 @@ async function focusSteadily(page: IJupyterLabPageFixture, control: Locator) {
   }).toPass({ timeout: 15 * 1000 });
 }
 
+/** Wait until the sidebar no longer counts rows on the kernel (its progress line goes). */
+async function countingDone(sidebar: Locator) {
+  await expect(
+    sidebar.getByRole('status').filter({ hasText: 'Counting rows' })
+  ).toHaveCount(0, { timeout: 3 * 60 * 1000 });
+}
+
 async function cellSource(
   page: IJupyterLabPageFixture,
   index: number
@@ -242,12 +249,17 @@ test('two filters of one pipeline apply together, not one after the other', asyn
   await expect(cards).toHaveCount(2, { timeout: 3 * 60 * 1000 });
   const together = sidebar.locator('.jp-MagicPush-together');
   await expect(together).toContainText('Pipeline out');
+  // the row counts land in the cards when counting ends: click what will stay put
+  await countingDone(sidebar);
 
   // Both filters rewrite cell 1: applying one, then the other, is refused with a way out.
   await cards
     .nth(0)
     .getByRole('button', { name: /^Apply/ })
     .click();
+  await expect(
+    cards.nth(0).getByRole('button', { name: /^Applied/ })
+  ).toBeDisabled();
   await cards
     .nth(1)
     .getByRole('button', { name: /^Apply/ })
@@ -832,12 +844,19 @@ test('keyboard only: the shortcut optimizes, Tab and Enter apply and undo, Escap
     timeout: 3 * 60 * 1000
   });
 
-  // every control of the panel has an accessible name
-  for (const button of await sidebar.getByRole('button').all()) {
-    const name =
-      (await button.getAttribute('aria-label')) ?? (await button.textContent());
-    expect(name?.trim()).toBeTruthy();
-  }
+  // every control of the panel has an accessible name, read in one pass: the panel
+  // re-renders (counting's Cancel goes) between one button and the next otherwise
+  await countingDone(sidebar);
+  const unnamed = await sidebar
+    .getByRole('button')
+    .evaluateAll(buttons =>
+      buttons
+        .filter(
+          b => !(b.getAttribute('aria-label') ?? b.textContent ?? '').trim()
+        )
+        .map(b => b.outerHTML)
+    );
+  expect(unnamed).toEqual([]);
 
   /** Press Tab until the focused element's accessible name starts with `prefix`. */
   const tabTo = async (prefix: string) => {
