@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from benchmarks.folds import CORPUS as FOLDS
 from benchmarks.reach import corpus
 from benchmarks.reach.blockers import blockers_of, kind_of
 from benchmarks.reach.run import normal_bag
@@ -19,6 +20,32 @@ from benchmarks.reach.run import normal_bag
 @pytest.mark.parametrize("name", corpus.names())
 def test_every_corpus_directory_is_well_formed(name):
     assert corpus.validate(name) == []
+
+
+@pytest.mark.parametrize("name", corpus.names(FOLDS))
+def test_every_fold_family_directory_is_well_formed(name):
+    assert corpus.validate(name, FOLDS) == []
+
+
+# (rows handed on per variant, sound): effective, share
+EFFECTIVENESS = [
+    ({"original": {"t": 100}, "engine": {"t": 40}, "hand": {"t": 40}}, True, (True, 1.0)),
+    ({"original": {"t": 100}, "engine": {"t": 70}, "hand": {"t": 40}}, True, (False, 0.5)),
+    ({"original": {"t": 100}, "engine": {"t": 40}, "hand": {"t": 40}}, False, (False, 1.0)),
+    # an RDD round trip scans in a job of its own: the sink's plan shows no read, nothing is measured
+    ({"original": {}, "engine": {}, "hand": {}}, True, (None, None)),
+    # a read Spark prunes (the filter is false): no scan in the plan, no row handed on
+    ({"original": {"t": 100}, "engine": {}, "hand": {}}, True, (True, 1.0)),
+]
+
+
+@pytest.mark.parametrize("read,sound,expected", EFFECTIVENESS)
+def test_effective_compares_the_rewrites_reads_with_the_hand_optimum_and_only_when_counted(read, sound, expected):
+    from benchmarks.reach.bench import PipelineResult, _effectiveness
+
+    result = PipelineResult("p", True, ["t"], ["t"], sound=sound, read=read)
+    _effectiveness(result)
+    assert (result.effective, result.share) == expected
 
 
 def test_the_corpus_has_pipelines_where_nothing_may_move_and_reducible_ones():

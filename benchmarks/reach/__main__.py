@@ -43,18 +43,21 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--report", nargs="+", metavar="JSON", help="print the tables again from the JSON of earlier "
                    "runs (several: one run's parts, merged; blocker kinds from today's rules), and list the corpus "
                    "pipelines none of them has (no Spark)")
+    p.add_argument("--corpus", type=Path, default=corpus.CORPUS, metavar="DIR",
+                   help="the corpus directory (default: the reach corpus beside this file; "
+                   "benchmarks/folds/corpus holds the user-written aggregations)")
     p.add_argument("--table", action="store_true", help="print the corpus table, its counts and the pipelines not "
                    "ported, as Markdown (no Spark)")
     return p
 
 
-def _validate() -> int:
+def _validate(root: Path) -> int:
     bad = 0
-    for name in corpus.names():
-        problems = corpus.validate(name)
+    for name in corpus.names(root):
+        problems = corpus.validate(name, root)
         bad += bool(problems)
         print(f"{name}: {'ok' if not problems else '; '.join(problems)}")
-    print(f"{len(corpus.names()) - bad} of {len(corpus.names())} pipelines well formed")
+    print(f"{len(corpus.names(root)) - bad} of {len(corpus.names(root))} pipelines well formed")
     return 1 if bad else 0
 
 
@@ -66,8 +69,8 @@ def _table() -> int:
     return 1 if catalog.counts(pipelines).shortfalls() else 0
 
 
-def _chosen(names: Sequence[str] | None) -> list[str]:
-    every = corpus.names()
+def _chosen(names: Sequence[str] | None, root: Path) -> list[str]:
+    every = corpus.names(root)
     if not names or list(names) == ["all"]:
         return every
     unknown = sorted(set(names) - set(every))
@@ -87,7 +90,7 @@ def _check(names: list[str], args: argparse.Namespace, data_root: Path) -> int:
     for name in names:
         print(f"== {name}", flush=True)
         try:
-            report = check(corpus.load(name), spark, ip, args.rows, args.seed, data_root,
+            report = check(corpus.load(name, args.corpus), spark, ip, args.rows, args.seed, data_root,
                            log=lambda line: print(line, flush=True))
         except Exception as err:  # noqa: BLE001 - a broken pipeline is reported, the others still checked
             print(f"  FAIL: the checker could not run it: {type(err).__name__}: {err}", flush=True)
@@ -100,7 +103,7 @@ def _check(names: list[str], args: argparse.Namespace, data_root: Path) -> int:
     return 1 if failed else 0
 
 
-def _report(paths: Sequence[str], budget: float) -> int:
+def _report(paths: Sequence[str], budget: float, root: Path) -> int:
     """The benchmark's tables from saved JSON: a long run done in parts, or an older run with
     the blocker rules of today."""
     import json
@@ -126,7 +129,7 @@ def _report(paths: Sequence[str], budget: float) -> int:
                 names.add(raw["name"])
                 results.append(PipelineResult(**data))
     print(render(results, budget))
-    missing = [n for n in corpus.names() if n not in names]
+    missing = [n for n in corpus.names(root) if n not in names]
     if missing:
         print(f"\nnot in these runs ({len(missing)}): {', '.join(missing)}")
     return 0
@@ -135,19 +138,20 @@ def _report(paths: Sequence[str], budget: float) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.validate:
-        return _validate()
+        return _validate(args.corpus)
     if args.table:
         return _table()
     if args.report:
-        return _report(args.report, args.budget)
+        return _report(args.report, args.budget, args.corpus)
     from benchmarks.reach.tables import DEFAULT_ROOT
 
     data_root = args.data_dir or DEFAULT_ROOT
     if args.check:
-        return _check(_chosen(args.check), args, data_root)
+        return _check(_chosen(args.check, args.corpus), args, data_root)
     from benchmarks.reach.bench import bench
 
-    return bench(_chosen(args.only), args.rows, args.seed, args.budget, data_root, args.json)
+    return bench(_chosen(args.only, args.corpus), args.rows, args.seed, args.budget, data_root, args.json,
+                 args.corpus)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,8 @@ def optimize(trace: Any, cells: list[str], ids: list[str], budget: float) -> Opt
     return Optimized(
         seconds=seconds, changes=changes, skipped=skipped,
         suggestions=[{"source": str(getattr(s, "source", "")), "predicate": str(getattr(s, "predicate", "")),
-                      "cells": [c.index for c in getattr(s, "cells", ())]} for s in result.suggestions],
+                      "kind": str(getattr(s, "kind", "")), "cells": [c.index for c in getattr(s, "cells", ())]}
+                     for s in result.suggestions],
         refusals=[{k: r.get(k) for k in ("operator", "reason", "event", "note", "candidate")}
                   for r in result.refusals],
         notes=list(result.notes))
