@@ -18,6 +18,7 @@ import z3
 from magicpush_lab.ir import expr as X
 from magicpush_lab.budget import Budget
 from magicpush_lab.ir import plan as P
+from magicpush_lab.search.aggregate_reads import rows_kept_groups_read
 from magicpush_lab.search.candidate import Candidate
 from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula, written_decimals
 from magicpush_lab.search.padded import padded_predicate
@@ -279,6 +280,9 @@ def through_aggregate(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Ca
         yield Candidate((X.and_(*on_keys, *on_rows),), "group-key conjuncts and aggregate arguments")
     if on_rows and not on_keys:
         yield Candidate((X.and_(*on_rows),), "the late filter on the aggregates' arguments")
+    read = rows_kept_groups_read(op, f)
+    if read is not None and read != X.TRUE:
+        yield Candidate((X.and_(*on_keys, read),), "the rows some aggregate of a kept group reads")
     if on_keys:
         yield Candidate((X.and_(*on_keys),), "the late filter's conjuncts on group keys")
 

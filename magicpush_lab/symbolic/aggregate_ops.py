@@ -56,7 +56,11 @@ def same_group(op: P.Aggregate, a: SymbolicRow, b: SymbolicRow, ev: Evaluator) -
 def group_output(op: P.Aggregate, members: list[Member], ev: Evaluator) -> SymbolicRow:
     """The output row of a group whose first member is its representative (keys come from it)."""
     rep = members[0].row
-    values = {agg: _aggregate(agg, members, ev) for agg in aggregates(op)}
+    return output_row(op, rep, {agg: _aggregate(agg, members, ev) for agg in aggregates(op)}, ev)
+
+
+def output_row(op: P.Aggregate, rep: SymbolicRow, values: dict[X.Agg, Cell], ev: Evaluator) -> SymbolicRow:
+    """The output row of the group of `rep` whose aggregates have `values`."""
     out = SymbolicRow(rep.tag + "g")
     for col, e in op.outputs:
         out.cells[(col.name, col.id)] = _output_cell(e, rep, values, ev)

@@ -212,7 +212,9 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
         if n.field("filter"):
             raise TranslateError("aggregate with a FILTER clause: not analysed yet")
         args = tuple(to_expr(k, ctx) for k in fn_node.kids)
-        fn = _snake(fn_node.cls)
+        # bool_or (some, any) and bool_and (every) are max and min over booleans (FALSE < TRUE,
+        # NULLs skipped): one aggregate for the proofs, not two; Average is the IR's avg
+        fn = {"bool_or": "max", "bool_and": "min", "average": "avg"}.get(_snake(fn_node.cls), _snake(fn_node.cls))
         if fn == "count" and all(isinstance(a, X.Lit) and a.value is not None for a in args):
             return X.Agg("count", None, "long", bool(n.field("isDistinct")))
         if len(args) != 1:

@@ -38,6 +38,7 @@ from magicpush_lab.symbolic.aggregate_ops import (Member, aggregates, group_outp
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, default_value, fresh_cell, sort_of
+from magicpush_lab.verify import aggregate_halves
 from magicpush_lab.verify.counterexample import tables_from_model
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.verify.verdict import SUPERSET, Modelling, Verdict, Verdicts, nondeterministic
@@ -65,6 +66,11 @@ def verify(op: P.Aggregate, f: X.Expr, g: Sequence[X.Expr | None], kind: str,
     if op.pivot and X.columns(f) & set(pivot_slots(op)):
         return _pivoted_columns(op, f, pred, kind, timeout_ms)
     general = _general(op, f, pred, kind, timeout_ms)
+    if not general.proved:
+        # the rows G keeps and those it removes, for aggregations pre-condition (2) refuses
+        halves = aggregate_halves.verify(op, f, pred, kind, timeout_ms)
+        if halves is not None and halves.proved:
+            return halves
     reads_aggregates = any(isinstance(n, X.Agg) for c, e in op.outputs if c in X.columns(f) for n in X.walk(e))
     # the failure that explains most: the paper's pre-conditions when F reads an aggregate
     return general if general.proved or reads_aggregates or by_groups is None else by_groups

@@ -1,0 +1,231 @@
+"""The rows a GroupBy's kept groups read: a candidate for a filter on aggregates.
+
+A late filter on aggregate outputs keeps some groups. A row that changes no aggregate of any
+group the filter keeps, and whose absence lets no dropped group pass, may go before the
+GroupBy. Per aggregate, the rows that can matter:
+
+- `count(x)`, `avg(x)`: x is not NULL (the others are skipped);
+- `sum(x)`: x is neither NULL nor 0 (a 0 adds nothing);
+- `max(x)` / `min(x)`: x is not NULL and, when the filter bounds that output from the side
+  the extremum moves away from (`min(x) < 50`, `max(x) >= 21`), x within that bound: a row
+  beyond it is never the extremum of a kept group, and a dropped group stays dropped without
+  it (the extremum of fewer rows is further beyond the bound);
+- `count(*)` and anything else: every row.
+
+A row matters when it matters to some aggregate: the candidate is the disjunction. Only the
+verifier (verify/aggregate_halves.py) decides whether it is correct; this only proposes it.
+`CASE WHEN c THEN v ELSE d END` tests with literal `v` and `d` are written as tests of `c`, as
+a user writes them.
+
+>>> k, a, b = X.Col("k", 0, "int"), X.Col("a", 1, "int"), X.Col("b", 2, "int")
+>>> lo_a, lo_b = X.Col("lo_a", 3, "int"), X.Col("lo_b", 4, "int")
+>>> op = P.Aggregate(P.Source("t", (k, a, b)), (k,), ((k, k), (lo_a, X.Agg("min", a, "int")),
+...                                                  (lo_b, X.Agg("min", b, "int"))))
+>>> late = X.and_(X.Cmp("<", lo_a, X.Lit(50, "int")), X.Cmp("<", lo_b, X.Lit(50, "int")))
+>>> str(rows_kept_groups_read(op, late))
+'a < 50 OR b < 50'
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+
+# the bound a conjunct on an extremum's output puts on the rows that can be that extremum of a
+# kept group: for min, `<`/`<=`/`=` give an upper bound; for max, `>`/`>=`/`=` a lower one
+_TOWARDS = {"min": {"<": "<", "<=": "<=", "=": "<="}, "max": {">": ">", ">=": ">=", "=": ">="}}
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "!=": "!="}
+
+
+def rows_kept_groups_read(op: P.Aggregate, f: X.Expr) -> X.Expr | None:
+    """The rows some aggregate of a group `f` keeps can read, or None when every row can
+    (count(*), an aggregate not listed above, a pivot or a deduplication)."""
+    if op.pivot or op.deduplicate or not op.keys:
+        return None
+    outputs = {col: e for col, e in op.outputs}
+    parts = []
+    for agg in _aggregates(op):
+        part = _read_by(agg, [c for c in X.conjuncts(f) if _reads_only(c, _columns_of(agg, outputs))])
+        if part is None:
+            return None
+        parts.append(part)
+    return X.or_(*_unabsorbed(parts)) if parts else None
+
+
+def _unabsorbed(parts: list[X.Expr]) -> list[X.Expr]:
+    """The disjuncts without those another one implies: `x != 0` beside `x IS NOT NULL`."""
+    not_null = {p.arg for p in parts if isinstance(p, X.IsNotNull)}
+    return [p for p in parts if not (isinstance(p, X.Cmp) and p.left in not_null and _constant(p.right) is not None)]
+
+
+def _aggregates(op: P.Aggregate) -> list[X.Agg]:
+    found: list[X.Agg] = []
+    for _, e in op.outputs:
+        found += [n for n in X.walk(e) if isinstance(n, X.Agg) and n not in found]
+    return found
+
+
+def _columns_of(agg: X.Agg, outputs: dict[X.Col, X.Expr]) -> set[X.Col]:
+    """The output columns that are exactly this aggregate."""
+    return {col for col, e in outputs.items() if e == agg}
+
+
+def _reads_only(conjunct: X.Expr, cols: set[X.Col]) -> bool:
+    read = X.columns(conjunct)
+    return bool(read) and read <= cols
+
+
+def _read_by(agg: X.Agg, on_it: list[X.Expr]) -> X.Expr | None:
+    if agg.arg is None or agg.fold is not None or (agg.distinct and agg.fn not in ("max", "min")):
+        return None
+    x = agg.arg
+    if agg.fn in ("count", "avg"):
+        return _not_null(x)
+    if agg.fn == "sum":
+        return _tested(x, lambda v: X.Cmp("!=", v, _zero(X.dtype_of(v))))
+    if agg.fn in ("max", "min"):
+        bounds = [b for b in (_bound(agg.fn, c, x) for c in on_it) if b is not None]
+        return X.and_(*bounds) if bounds else _not_null(x)
+    return None
+
+
+def _zero(dtype: str) -> X.Lit:
+    return X.Lit(0.0 if dtype in ("double", "float") else 0, dtype)
+
+
+def _bound(fn: str, conjunct: X.Expr, x: X.Expr) -> X.Expr | None:
+    """The test on x that `conjunct` (on the extremum's output column) gives its rows, or None."""
+    if isinstance(conjunct, X.Or):
+        parts = [_bound(fn, d, x) for d in conjunct.args]
+        return None if any(p is None for p in parts) else _loosest(parts)
+    if isinstance(conjunct, X.In) and isinstance(conjunct.arg, X.Col):
+        parts = [_bound(fn, X.Cmp("=", conjunct.arg, v), x) for v in conjunct.values]
+        return None if any(p is None for p in parts) else _loosest(parts)
+    if isinstance(conjunct, X.Col) and conjunct.dtype == "boolean" and fn == "max":
+        return _tested(x, lambda v: v)  # max of booleans is TRUE: some row's x is TRUE
+    if not isinstance(conjunct, X.Cmp):
+        return None
+    op, left, right = conjunct.op, conjunct.left, conjunct.right
+    if _constant(left) is not None and isinstance(right, X.Col):
+        op, left, right = _FLIPPED.get(op, op), right, left
+    value = _constant(right)
+    if not (isinstance(left, X.Col) and value is not None and value.value is not None):
+        return None
+    towards = _TOWARDS[fn].get(op)
+    return None if towards is None else _tested(x, lambda v: X.Cmp(towards, v, right))
+
+
+def _loosest(bounds: list[X.Expr]) -> X.Expr:
+    """The disjunction of bounds, each side of one expression kept once, at its loosest:
+    `x <= 3 OR x <= 5` is `x <= 5`.
+
+    >>> x = X.Col("x", 1, "int")
+    >>> str(_loosest([X.Cmp("<=", x, X.Lit(3, "int")), X.Cmp("<", x, X.Lit(5, "int")), X.Cmp(">=", x, X.Lit(9, "int"))]))
+    'x < 5 OR x >= 9'
+    """
+    kept: list[X.Expr] = []
+    for b in bounds:
+        loosest = b
+        for other in bounds:
+            if _looser(other, loosest):
+                loosest = other
+        if loosest not in kept:
+            kept.append(loosest)
+    return X.or_(*kept)
+
+
+def _looser(a: X.Expr, b: X.Expr) -> bool:
+    """`a` holds wherever `b` does and somewhere more (one expression, one direction)."""
+    if not (isinstance(a, X.Cmp) and isinstance(b, X.Cmp) and a.left == b.left):
+        return False
+    va, vb = _constant(a.right), _constant(b.right)
+    if va is None or vb is None or not all(isinstance(v.value, (int, float)) for v in (va, vb)):
+        return False
+    up, down = {"<", "<="}, {">", ">="}
+    if a.op in up and b.op in up:
+        return va.value > vb.value or (va.value == vb.value and a.op == "<=" and b.op == "<")
+    if a.op in down and b.op in down:
+        return va.value < vb.value or (va.value == vb.value and a.op == ">=" and b.op == ">")
+    return False
+
+
+def _constant(e: X.Expr) -> X.Lit | None:
+    """A literal, or a cast of a number literal to a number type (Spark widens `col < 50` on a
+    bigint column to `col < cast(50 as bigint)`): the literal whose value it has."""
+    if isinstance(e, X.Cast) and isinstance(e.arg, X.Lit) and isinstance(e.arg.value, (int, float)) \
+            and not isinstance(e.arg.value, bool) and e.dtype in ("byte", "short", "int", "long", "float", "double"):
+        return e.arg
+    return e if isinstance(e, X.Lit) else None
+
+
+def _not_null(x: X.Expr) -> X.Expr:
+    """x is not NULL; a comparison with a literal is NULL exactly where its other side is."""
+    if isinstance(x, X.Cmp) and x.op != "<=>":
+        for side, other in ((x.left, x.right), (x.right, x.left)):
+            constant = _constant(other)
+            if constant is not None and constant.value is not None:
+                return _not_null(side)
+    return _tested(x, X.IsNotNull)
+
+
+def _tested(x: X.Expr, test: Callable[[X.Expr], X.Expr]) -> X.Expr:
+    """`test(x)`, with `x` = CASE WHEN c THEN v ELSE d END taken apart: for literal v and d the
+    test of c alone; `c AND test(v)` when the test fails on the literal d.
+
+    >>> c, v = X.Cmp("=", X.Col("type", 1, "int"), X.Lit(4, "int")), X.Col("amount", 2, "int")
+    >>> str(_tested(X.Case(((c, X.Lit(1, "int")),), X.Lit(None, "null")), X.IsNotNull))
+    'type = 4'
+    >>> str(_tested(X.Case(((c, v),), X.Lit(0, "int")), lambda e: X.Cmp("!=", e, X.Lit(0, "int"))))
+    'type = 4 AND amount != 0'
+    """
+    if not (isinstance(x, X.Case) and len(x.branches) == 1 and isinstance(x.default, X.Lit)):
+        return test(x)
+    (cond, value), default = x.branches[0], x.default
+    on_default = _literal_truth(test(default))
+    if on_default is None:
+        return test(x)
+    on_value = _literal_truth(test(value)) if isinstance(value, X.Lit) else None
+    if on_default is False:
+        if on_value is True:
+            return cond
+        return X.FALSE if on_value is False else X.and_(cond, test(value))
+    if on_value is False:  # the test holds where c is not TRUE
+        return X.or_(X.Not(cond), X.IsNull(cond))
+    return X.TRUE if on_value is True else test(x)
+
+
+_NULL = "NULL"  # a test's value that is SQL NULL, which a filter treats as false
+
+
+def _literal_truth(e: X.Expr) -> bool | None:
+    """The truth of a test of literals in a filter (NULL counts as false), or None when it
+    reads anything else or an operator not folded here."""
+    value = _literal_value(e)
+    return None if value is None else value is True
+
+
+def _literal_value(e: X.Expr) -> bool | str | None:
+    """True, False or _NULL for a test of literals; None when it cannot be folded here."""
+    if isinstance(e, X.Not):
+        inner = _literal_value(e.arg)
+        return inner if inner in (None, _NULL) else not inner
+    if isinstance(e, X.IsNotNull) and isinstance(e.arg, X.Lit):
+        return e.arg.value is not None
+    if isinstance(e, X.IsNull) and isinstance(e.arg, X.Lit):
+        return e.arg.value is None
+    if isinstance(e, X.Lit) and e.value is None:
+        return _NULL
+    if isinstance(e, X.Lit) and isinstance(e.value, bool):
+        return e.value
+    left, right = (_constant(e.left), _constant(e.right)) if isinstance(e, X.Cmp) else (None, None)
+    if isinstance(e, X.Cmp) and left is not None and right is not None:
+        a, b = left.value, right.value
+        if a is None or b is None:
+            return _NULL if e.op != "<=>" else a is None and b is None
+        if isinstance(a, bool) != isinstance(b, bool) or not all(isinstance(v, (int, float)) for v in (a, b)):
+            return None
+        return {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b,
+                "<=>": a == b}.get(e.op)
+    return None

@@ -1,0 +1,237 @@
+"""GroupBy's second route: each group split into the rows G keeps and the rows it removes.
+
+The paper's route (verify/aggregate.py) needs pre-condition (2), a witness row that merges any
+two rows, which it lacks for many aggregations users write: a sum beside a count of the same
+column, two counts of different conditions, min and max of one column. This route needs none.
+It is the simulation argument of Pusharoo ("Optimal Predicate Pushdown Synthesis", PLDI 2026)
+specialised to Spark's built-in aggregates, whose partial results merge in any order: a group's
+rows S split into K (G TRUE) and R (G FALSE or NULL), and Aggr(S) = Aggr(K) (+) Aggr(R), where
+(+) merges two partial results (max of maxes, sum of counts...), for any number of rows and
+any order Spark merges them in.
+
+Each half is described by what any multiset of its rows can give, per aggregate:
+  max x, min x:  NULL, or x of one row of that half (a witness row);
+  count x:       n >= 0, n > 0 only with a witness row whose x is not NULL;
+  count(*):      n >= 0, n >= 1 exactly when the half has rows;
+  sum x:         NULL, or a value with a witness row whose x is not NULL;
+  avg x:         NULL, or a value with such a witness row;
+and where a half has rows but an aggregate is NULL (0 for a count), a row of the half (one per
+half) has x NULL. Every pair of halves a real group has is one of these, so a claim proved for
+all of them holds for every group of every table: no base case is needed. The removed rows of a
+sum must add nothing (x NULL or 0: proved on one row) and those of an average must all be NULL,
+so that sums of doubles (NaN, rounding) and of integers (overflow, which raises) are the same
+numbers before and after. The claims, F the late filter:
+  superset:   F(Aggr(S)) => K has rows and Aggr(S) = Aggr(K);
+              K has rows and not F(Aggr(S)) => not F(Aggr(K));
+  equivalent: F(Aggr(S)) <=> K has rows, and Aggr(S) = Aggr(K) where F holds.
+G itself must not raise on a row whose aggregate arguments do not; an argument that raises on a
+row G removes makes the suggestion say it may hide an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import z3
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.symbolic import nan
+from magicpush_lab.symbolic.aggregate_ops import aggregates, output_row, same_group
+from magicpush_lab.symbolic.encode import Evaluator, compare, truth
+from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
+from magicpush_lab.symbolic.table import SymbolicRow, domain
+from magicpush_lab.symbolic.values import Cell, default_value, fresh, sort_of
+from magicpush_lab.verify.counterexample import tables_from_model
+from magicpush_lab.verify.verdict import SUPERSET, Modelling, Verdict, Verdicts
+
+CATEGORY = "AGGREGATE"
+DESCRIBED = frozenset({"max", "min", "count", "sum", "avg"})
+T = z3.BoolVal(True)
+
+
+@dataclass
+class Half:
+    """The rows of a group on one side of G: whether there are any, and each aggregate's value
+    over them."""
+
+    has_rows: z3.BoolRef
+    values: dict[X.Agg, Cell]
+
+
+def applies(op: P.Aggregate) -> str:
+    """Why this route cannot describe `op`'s aggregates, or "" when it can."""
+    if not op.keys or op.pivot or op.deduplicate:
+        return "a global aggregate, a pivot or a deduplication"
+    for a in aggregates(op):
+        if a.fn not in DESCRIBED or a.fold is not None:
+            return f"{a}: not a built-in max, min, count, sum or avg"
+        if a.distinct and a.fn not in ("max", "min"):
+            return f"{a}: DISTINCT"
+        if a.dtype.startswith("decimal") or (a.arg is not None and X.dtype_of(a.arg).startswith("decimal")):
+            return f"{a}: decimals (their sums can overflow to NULL)"
+    return ""
+
+
+def verify(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict | None:
+    """The verdict of this route, or None where it does not apply (the caller keeps the
+    paper's route's refusal then)."""
+    if applies(op):
+        return None
+    aggs = aggregates(op)
+    gap = nan.order_gap((g, *op.keys, *(a.arg for a in aggs if a.arg is not None and a.fn in ("max", "min"))))
+    if gap:
+        return None
+    verdicts = Verdicts(kind, CATEGORY, 1 + 4 * len(aggs))
+    for a in aggs:
+        reason = _removed_rows_add_nothing(a, g, timeout_ms)
+        if reason:
+            return verdicts.refuse(reason)
+    with Modelling() as modelling:
+        original = Evaluator()
+        rep = SymbolicRow("rep")
+        rows: list[SymbolicRow] = [rep]
+        facts: list[z3.BoolRef] = []
+        kept = _half(op, aggs, g, True, rep, original, rows, facts)
+        removed = _half(op, aggs, g, False, rep, original, rows, facts)
+        whole = _merged(aggs, kept, removed)
+        out_all, out_kept = output_row(op, rep, whole, original), output_row(op, rep, kept.values, original)
+        passes_all, passes_kept = truth(original.eval(f, out_all)), truth(original.eval(f, out_kept))
+        same = _rows_equal(op, out_all, out_kept)
+        safe = _g_raises_only_with_the_arguments(aggs, g, timeout_ms)
+    if modelling.failed:
+        return verdicts.refuse(modelling.reason)
+    if safe:
+        return verdicts.refuse(safe)
+    exists = z3.Or(kept.has_rows, removed.has_rows)
+    if kind == SUPERSET:
+        claim = z3.And(z3.Implies(passes_all, z3.And(kept.has_rows, same)),
+                       z3.Implies(z3.And(kept.has_rows, z3.Not(passes_all)), z3.Not(passes_kept)))
+    else:
+        claim = z3.And(passes_all == kept.has_rows, z3.Implies(passes_all, same))
+    premises = z3.And(exists, domain(rows), z3.Not(original.error()), *facts)
+    proof = prove(z3.Implies(premises, claim), timeout_ms)
+    if not proof.proved:
+        example = tables_from_model(proof.model, [rows]) if proof.model is not None else {}
+        return verdicts.refuse(f"the rows G removes can change a kept group or let a dropped one pass: "
+                               f"{proof.reason}", example)
+    hides = _may_hide_errors(aggs, g, timeout_ms)
+    return verdicts.proved("proved for groups of any size: the rows G keeps and those it removes, each half "
+                           "described per aggregate", may_hide_errors=hides)
+
+
+def _half(op: P.Aggregate, aggs: Sequence[X.Agg], g: X.Expr, keeps: bool, rep: SymbolicRow, ev: Evaluator,
+          rows: list[SymbolicRow], facts: list[z3.BoolRef]) -> Half:
+    side = "kept" if keeps else "removed"
+    has_rows = z3.Bool(f"{side}_has_rows")
+
+    def member(tag: str) -> tuple[SymbolicRow, z3.BoolRef]:
+        """A row of this half of rep's group: G TRUE on it for the kept half, else not."""
+        row = SymbolicRow(tag)
+        rows.append(row)
+        g_true = truth(ev.eval(g, row))
+        return row, z3.And(same_group(op, rep, row, ev), g_true if keeps else z3.Not(g_true))
+
+    some, some_in = member(f"{side}_row")
+    facts.append(z3.Implies(has_rows, some_in))
+    values: dict[X.Agg, Cell] = {}
+    for i, a in enumerate(aggs):
+        tag = f"{side}_{i}"
+        if a.arg is None:  # count(*)
+            n = z3.Int(f"{tag}_n")
+            facts.append(z3.And(n >= 0, (n >= 1) == has_rows))
+            values[a] = Cell(n, T)
+            continue
+        witness, witness_in = member(f"{tag}_w")
+        x = ev.eval(a.arg, witness)
+        some_null = z3.Not(ev.eval(a.arg, some).notnull)
+        if a.fn == "count":
+            n = z3.Int(f"{tag}_n")
+            facts += [n >= 0, z3.Implies(n > 0, z3.And(has_rows, witness_in, x.notnull)),
+                      z3.Implies(z3.And(has_rows, n == 0), some_null)]
+            values[a] = Cell(n, T)
+            continue
+        notnull = z3.Bool(f"{tag}_notnull")
+        facts += [z3.Implies(notnull, z3.And(has_rows, witness_in, x.notnull)),
+                  z3.Implies(z3.And(has_rows, z3.Not(notnull)), some_null)]
+        if a.fn in ("max", "min"):
+            values[a] = Cell(x.value, notnull)
+        else:  # sum, avg: a value only a witness row vouches for
+            values[a] = Cell(fresh(f"{tag}_{a.fn}", sort_of(a.dtype)), notnull)
+    return Half(has_rows, values)
+
+
+def _merged(aggs: Sequence[X.Agg], k: Half, r: Half) -> dict[X.Agg, Cell]:
+    """Aggr(K) (+) Aggr(R). R adds nothing to a sum or an average (checked before the claim):
+    a sum is K's, or 0 where K has no value and R has zeros; an average is K's."""
+    merged = {}
+    for a in aggs:
+        x, y = k.values[a], r.values[a]
+        if a.fn == "count":
+            merged[a] = Cell(x.value + y.value, T)
+        elif a.fn in ("max", "min"):
+            take_y = z3.And(y.notnull, z3.Or(z3.Not(x.notnull), compare(">" if a.fn == "max" else "<", y.value,
+                                                                             x.value)))
+            merged[a] = Cell(z3.If(take_y, y.value, x.value), z3.Or(x.notnull, y.notnull))
+        elif a.fn == "sum":
+            merged[a] = Cell(z3.If(x.notnull, x.value, default_value(x.sort)), z3.Or(x.notnull, y.notnull))
+        else:
+            merged[a] = x
+    return merged
+
+
+def _removed_rows_add_nothing(a: X.Agg, g: X.Expr, timeout_ms: int) -> str:
+    """A row G removes adds nothing to a sum (its value NULL or 0) or an average (NULL); ""
+    when proved on one row, else why not."""
+    if a.fn not in ("sum", "avg") or a.arg is None:
+        return ""
+    with Modelling() as modelling:
+        ev, row = Evaluator(), SymbolicRow("r")
+        removed = z3.Not(truth(ev.eval(g, row)))
+        x = ev.eval(a.arg, row)
+        nothing = z3.Not(x.notnull) if a.fn == "avg" else z3.Or(z3.Not(x.notnull), x.value == default_value(x.sort))
+    if modelling.failed:
+        return modelling.reason
+    proof = prove(z3.Implies(z3.And(domain([row]), removed, z3.Not(ev.error())), nothing), timeout_ms)
+    if proof.proved:
+        return ""
+    what = "NULL" if a.fn == "avg" else "NULL or 0"
+    return f"{a}: a row G removes may add to it (its value is not always {what}): {proof.reason}"
+
+
+def _g_raises_only_with_the_arguments(aggs: Sequence[X.Agg], g: X.Expr, timeout_ms: int) -> str:
+    """Why G may raise on a row the aggregates read without raising, or ""."""
+    reads, filters, row = Evaluator(), Evaluator(), SymbolicRow("r")
+    for a in aggs:
+        if a.arg is not None:
+            reads.eval(a.arg, row)
+    filters.eval(g, row)
+    if not filters.errors:
+        return ""
+    proof = prove(z3.Implies(z3.And(domain([row]), z3.Not(reads.error())), z3.Not(filters.error())), timeout_ms)
+    return "" if proof.proved else f"G can raise on a row the original reads without raising: {proof.reason}"
+
+
+def _may_hide_errors(aggs: Sequence[X.Agg], g: X.Expr, timeout_ms: int) -> bool:
+    """An aggregate's argument may raise on a row G removes (the original raises, the rewrite
+    does not); unknown counts as yes."""
+    with Modelling() as modelling:
+        reads, filters, row = Evaluator(), Evaluator(), SymbolicRow("r")
+        removed = z3.Not(truth(filters.eval(g, row)))
+        for a in aggs:
+            if a.arg is not None:
+                reads.eval(a.arg, row)
+    if modelling.failed:
+        return True
+    if not reads.errors:
+        return False
+    return satisfiable(z3.And(domain([row]), removed, reads.error()), timeout_ms) is not False
+
+
+def _rows_equal(op: P.Aggregate, a: SymbolicRow, b: SymbolicRow) -> z3.BoolRef:
+    eqs = []
+    for col in op.output:
+        x, y = a.cell(col), b.cell(col)
+        eqs.append(z3.And(x.notnull == y.notnull, z3.Implies(x.notnull, x.value == y.value)))
+    return z3.And(*eqs)

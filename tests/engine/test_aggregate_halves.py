@@ -1,0 +1,233 @@
+"""GroupBy's second route (verify/aggregate_halves.py): the rows G keeps and those it removes,
+for the aggregations users write that the paper's pre-condition (2) refuses, and the candidate
+that proposes them (search/aggregate_reads.py).
+
+The verifier cases are data: the aggregates, the late filter, the predicate G and the kind,
+and whether the route proves it. Each proved case has neighbours that must not be proved:
+G one row too strong, a group the late filter keeps with no row G keeps, an aggregate that
+reads every row. On Spark, the candidate goes through whole pipelines of the fold families'
+shapes; each rewrite runs against the original on rows with NULLs, duplicates and NaN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.ir import plan as P
+from magicpush_lab.pipeline import optimize_trace
+from magicpush_lab.search.aggregate_reads import rows_kept_groups_read
+from magicpush_lab.verify import aggregate, aggregate_halves
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
+from tests.cells import traced
+
+from .harness import bag
+
+K = X.Col("k", 1, "int")
+A, B = X.Col("a", 2, "int"), X.Col("b", 3, "int")
+D = X.Col("d", 4, "double")
+O1, O2, O3 = X.Col("o1", 11, "long"), X.Col("o2", 12, "long"), X.Col("o3", 13, "long")
+SOURCE = P.Source("t", (K, A, B, D))
+
+
+def lit(v: object) -> X.Lit:
+    return X.Lit(v, "double" if isinstance(v, float) else "int")
+
+
+def lt(e: X.Expr, v: object) -> X.Expr:
+    return X.Cmp("<", e, lit(v))
+
+
+def gt(e: X.Expr, v: object) -> X.Expr:
+    return X.Cmp(">", e, lit(v))
+
+
+def eq(e: X.Expr, v: object) -> X.Expr:
+    return X.Cmp("=", e, lit(v))
+
+
+def when(c: X.Expr, v: X.Expr, default: X.Expr | None = None) -> X.Expr:
+    return X.Case(((c, v),), default if default is not None else X.Lit(None, "null"))
+
+
+def grouped(*aggs: X.Agg) -> P.Aggregate:
+    outs = (O1, O2, O3)
+    return P.Aggregate(SOURCE, (K,), ((K, K), *((outs[i], a) for i, a in enumerate(aggs))))
+
+
+@dataclass(frozen=True)
+class Case:
+    title: str
+    op: P.Aggregate
+    late: X.Expr
+    g: X.Expr
+    kind: str
+    proved: bool
+
+
+MIN_A, MIN_B = X.Agg("min", A, "int"), X.Agg("min", B, "int")
+MAX_A = X.Agg("max", A, "int")
+SUM_A, COUNT_A, COUNT_ALL = X.Agg("sum", A, "long"), X.Agg("count", A, "long"), X.Agg("count", None, "long")
+COUNT_B4 = X.Agg("count", when(eq(B, 4), lit(1)), "long")
+AVG_D = X.Agg("avg", D, "double")
+
+CASES = [
+    # two minima, each under 50: a row with both at 50 or more is neither minimum of a kept group
+    Case("min and min under 50: a row low in one of them stays", grouped(MIN_A, MIN_B),
+         X.and_(lt(O1, 50), lt(O2, 50)), X.or_(lt(A, 50), lt(B, 50)), SUPERSET, True),
+    Case("min and min under 50: G on a alone drops a group's low b, must not", grouped(MIN_A, MIN_B),
+         X.and_(lt(O1, 50), lt(O2, 50)), lt(A, 50), SUPERSET, False),
+    Case("min and min under 50: not an equivalence (a group can keep a low a and no low b)", grouped(MIN_A, MIN_B),
+         X.and_(lt(O1, 50), lt(O2, 50)), X.or_(lt(A, 50), lt(B, 50)), EQUIVALENT, False),
+    # min and max of one column (pre-condition (2) has no witness for them)
+    Case("min at most 5 and max at least 57: the readings in between go", grouped(MIN_A, MAX_A),
+         X.and_(X.Cmp("<=", O1, lit(5)), X.Cmp(">=", O2, lit(57))),
+         X.or_(X.Cmp("<=", A, lit(5)), X.Cmp(">=", A, lit(57))), SUPERSET, True),
+    Case("min 3 or 5: keeping only 3s and 5s lets a group whose minimum is 4 show 5, must not",
+         grouped(MIN_A), X.or_(X.Cmp("<=", O1, lit(3)), eq(O1, 5)),
+         X.or_(X.Cmp("<=", A, lit(3)), eq(A, 5)), SUPERSET, False),
+    Case("min 3 or 5: every value up to 5 stays", grouped(MIN_A), X.or_(X.Cmp("<=", O1, lit(3)), eq(O1, 5)),
+         X.Cmp("<=", A, lit(5)), SUPERSET, True),
+    # a sum beside a count of the same column: NULLs add to neither
+    Case("sum and count of a, their NULLs go", grouped(SUM_A, COUNT_A),
+         X.and_(X.Cmp(">=", O1, lit(100)), gt(O2, 2)), X.IsNotNull(A), SUPERSET, True),
+    Case("sum and count of a: dropping the zeros changes the count, must not", grouped(SUM_A, COUNT_A),
+         X.and_(X.Cmp(">=", O1, lit(100)), gt(O2, 2)), X.Cmp("!=", A, lit(0)), SUPERSET, False),
+    Case("a sum over 100: rows adding 0 go", grouped(SUM_A), gt(O1, 100), X.Cmp("!=", A, lit(0)), SUPERSET, True),
+    Case("a sum over 100: dropping the negative rows raises kept sums, must not", grouped(SUM_A), gt(O1, 100),
+         gt(A, 0), SUPERSET, False),
+    Case("a sum of 0 is kept: a group of only zeros must stay, must not", grouped(SUM_A),
+         X.Cmp(">=", O1, lit(0)), X.Cmp("!=", A, lit(0)), SUPERSET, False),
+    # counts of a condition
+    Case("a count of b = 4 at least 1: exactly the b = 4 rows", grouped(COUNT_B4), X.Cmp(">=", O1, lit(1)),
+         eq(B, 4), EQUIVALENT, True),
+    Case("a count of b = 4 under 5 keeps groups with none: must not", grouped(COUNT_B4), lt(O1, 5),
+         eq(B, 4), SUPERSET, False),
+    Case("count(*) beside: every row counts, must not", grouped(MIN_A, COUNT_ALL),
+         X.and_(lt(O1, 50), gt(O2, 0)), lt(A, 50), SUPERSET, False),
+    # an average: only rows whose value is NULL may go
+    Case("avg of d over 2.5: NULLs go", grouped(AVG_D), gt(O1, 2.5), X.IsNotNull(D), SUPERSET, True),
+    Case("avg of d over 2.5: the low values move the average, must not", grouped(AVG_D), gt(O1, 2.5),
+         gt(D, 2.5), SUPERSET, False),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.title for c in CASES])
+def test_the_halves_route_proves_exactly_the_sound_predicates(case: Case):
+    verdict = aggregate_halves.verify(case.op, case.late, case.g, case.kind)
+    assert verdict is not None
+    assert verdict.proved == case.proved, verdict.reason
+    if not case.proved and verdict.counterexample:
+        rows = verdict.counterexample["input 1"]
+        assert rows, verdict.counterexample
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if not c.proved], ids=[c.title for c in CASES if not c.proved])
+def test_no_route_of_the_groupby_verifier_proves_an_unsound_predicate(case: Case):
+    assert not aggregate.verify(case.op, case.late, (case.g,), case.kind).proved
+
+
+# (aggregates, late filter): the candidate the search proposes
+CANDIDATES = [
+    ((MIN_A, MIN_B), X.and_(lt(O1, 50), lt(O2, 50)), "a < 50 OR b < 50"),
+    ((MIN_A, MAX_A), X.and_(X.or_(X.Cmp("<=", O1, lit(3)), eq(O1, 5)), X.or_(eq(O2, 57), X.Cmp(">=", O2, lit(59)))),
+     "a <= 5 OR a >= 57"),
+    ((SUM_A, COUNT_A), gt(O1, 100), "a IS NOT NULL"),  # a != 0 says no more
+    ((COUNT_B4,), X.Cmp(">=", O1, lit(1)), "b = 4"),
+    ((X.Agg("max", when(eq(B, 4), lit(1), lit(0)), "int"),), eq(O1, 1), "b = 4"),
+    ((X.Agg("max", when(eq(B, 4), lit(1), lit(0)), "int"),), gt(O1, 10), "False"),
+    ((MIN_A, COUNT_ALL), lt(O1, 50), None),  # count(*) reads every row
+]
+
+
+@pytest.mark.parametrize("aggs,late,expected", CANDIDATES, ids=[str(c[1]) for c in CANDIDATES])
+def test_the_candidate_is_the_rows_some_aggregate_of_a_kept_group_reads(aggs, late, expected):
+    found = rows_kept_groups_read(grouped(*aggs), late)
+    assert (None if found is None else str(found)) == expected
+
+
+# ----------------------------------------------------------------------------- on Spark
+
+SETUP = (
+    "from pyspark.sql import functions as F\n"
+    "t = spark.createDataFrame([(1, 10, 60, 1.0), (1, 70, 40, 2.0), (1, 70, 40, 2.0), (2, 55, 80, None), "
+    "(2, None, 20, float('nan')), (3, 30, None, 4.0), (3, 0, 51, 0.0), (4, 90, 95, 5.0), (4, 4, 50, None), "
+    "(5, None, None, None), (6, 5, 5, 3.0), (6, 60, 70, 3.5)], 'k int, a int, b int, d double')\n"
+)
+
+
+@dataclass(frozen=True)
+class SparkCase:
+    title: str
+    cells: tuple[str, ...]
+    expect: str | None  # the kind, or None: nothing may move
+    predicate: str | None = None
+    why: str | None = None  # for a case that must not push: a part of the note
+
+
+SPARK_CASES = [
+    SparkCase("min of two columns under 50: the rows low in one of them are read",
+              ("m = t.groupBy('k').agg(F.min('a').alias('lo_a'), F.min('b').alias('lo_b'))",
+               "out = m.filter((F.col('lo_a') < 50) & (F.col('lo_b') < 50))"),
+              SUPERSET, '(F.col("a") < 50) | (F.col("b") < 50)'),
+    SparkCase("min of two columns under 50 beside count(*): every row counts, must not",
+              ("m = t.groupBy('k').agg(F.min('a').alias('lo_a'), F.min('b').alias('lo_b'), F.count('*').alias('n'))",
+               "out = m.filter((F.col('lo_a') < 50) & (F.col('lo_b') < 50))"),
+              None, why="GroupBy"),
+    SparkCase("bool_or of two conditions, both: the rows of either condition are read",
+              ("m = t.groupBy('k').agg(F.bool_or(F.col('a') > 50).alias('hi'), F.bool_or(F.col('b') < 30).alias('lo'))",
+               "out = m.filter(F.col('hi') & F.col('lo'))"),
+              SUPERSET, '(F.col("a") > 50) | (F.col("b") < 30)'),
+    SparkCase("bool_or negated: only the rows whose a is NULL go",
+              ("m = t.groupBy('k').agg(F.bool_or(F.col('a') > 50).alias('hi'))",
+               "out = m.filter(~F.col('hi'))"),
+              SUPERSET, 'F.col("a").isNotNull()'),
+    SparkCase("bool_or NULL: the groups of only NULLs are the ones kept, must not",
+              ("m = t.groupBy('k').agg(F.bool_or(F.col('a') > 50).alias('hi'))",
+               "out = m.filter(F.col('hi').isNull())"),
+              None, why="GroupBy"),
+    SparkCase("sum and count of one column: its NULLs go",
+              ("m = t.groupBy('k').agg(F.sum('a').alias('total'), F.count('a').alias('n'))",
+               "out = m.filter((F.col('total') >= 60) & (F.col('n') >= 2))"),
+              SUPERSET),
+    SparkCase("a capped sum whose 0 is kept: a group of only NULLs and zeros must stay, must not",
+              ("m = t.groupBy('k').agg(F.coalesce(F.sum(F.when(F.col('a') < 50, F.col('a'))), F.lit(0)).alias('s'))",
+               "out = m.filter(F.col('s') < 40)"),
+              None, why="GroupBy"),
+    SparkCase("a count of a condition at least 1 and an average of d: rows of neither go",
+              ("m = t.groupBy('k').agg(F.count(F.when(F.col('b') >= 50, 1)).alias('high'), F.avg('d').alias('avg_d'))",
+               "out = m.filter((F.col('high') >= 1) & (F.col('avg_d') > 1.5))"),
+              SUPERSET, '(F.col("b") >= 50) | F.col("d").isNotNull()'),
+    SparkCase("an average over 1.5: its low values move it, only NULLs may go",
+              ("m = t.groupBy('k').agg(F.avg('d').alias('avg_d'))",
+               "out = m.filter(F.col('avg_d') > 1.5)"),
+              SUPERSET, 'F.col("d").isNotNull()'),
+]
+
+
+@pytest.mark.parametrize("case", SPARK_CASES, ids=[c.title for c in SPARK_CASES])
+def test_fold_family_shapes_on_spark(shell, spark, case: SparkCase):
+    cells = [SETUP, *case.cells]
+    ip, _ = shell
+    trace = traced(shell, cells)
+    original = bag(ip.user_ns["out"])
+    result = optimize_trace(trace, cells, time_budget=30)
+    found = [s for s in result.suggestions if s.source == "t"]
+    if case.expect is None:
+        assert found == [], [s.predicate for s in found]
+        assert any(r.get("operator") == case.why for r in result.refusals), result.refusals
+        return
+    assert found, (result.notes, result.refusals)
+    s = found[0]
+    assert s.kind == case.expect, (s.kind, s.predicate)
+    if case.predicate is not None:
+        assert s.predicate == case.predicate
+    rewritten = list(cells)
+    for change in s.cells:
+        rewritten[change.index] = change.rewritten
+    namespace = {"spark": spark}
+    for cell in rewritten:
+        exec(compile(cell, "<cell>", "exec"), namespace)  # the suggestion's cells, as a notebook runs them
+    assert bag(namespace["out"]) == original and original, (s.predicate, rewritten)
