@@ -1,6 +1,9 @@
 """A seeded differential run over the operator kinds of tests/fuzz/operator_kinds.py (windows,
-dropDuplicates on a subset, pivots by aggregate, limits on double keys), until the fuzzer's
-generator draws them itself.
+dropDuplicates on a subset, pivots by aggregate, limits on double keys, reduceByKey folds).
+
+The pipeline fuzzer draws these kinds too (tests/fuzz/generate.operators), so the fast tier's
+short fuzz run (tests/fuzz/test_fuzz_short.py) meets them; this run, which draws nothing else
+and so meets them ten times as often, is in the slow tier.
 
 Each pipeline is one of those operators over the fuzzer's left table, sometimes on top of or
 under one of the fuzzer's own operators, with a random late filter; every pushdown the engine
@@ -16,6 +19,8 @@ from __future__ import annotations
 import random
 import sys
 from collections import Counter
+
+import pytest
 
 from magicpush_lab.ir import plan as P
 
@@ -71,6 +76,7 @@ def run(seed: int, pushdowns: int, spark=None, spark_every: int = 10, tables_per
     return figures, mismatches
 
 
+@pytest.mark.slow
 def test_the_new_operator_kinds_find_no_mismatch_on_the_reference_and_spark(spark):
     figures, mismatches = run(seed=20, pushdowns=PUSHDOWNS, spark=spark, max_pipelines=MAX_PIPELINES)
     print(dict(figures))

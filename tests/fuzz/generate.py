@@ -257,13 +257,20 @@ def aggregate(rng, plan, names, used):
     outputs: list[tuple[X.Col, X.Expr]] = [(key, key)]
     others = [c for c in cols if c != key]
     for _ in range(rng.randint(1, 2)):
-        fn = rng.choice(["max", "min", "count", "count*", "sum"])
+        fn = rng.choice(["max", "min", "count", "count*", "sum", "avg", "count_when"])
         if fn == "count*" or not others:
             outputs.append((names.col("long"), X.Agg("count", None, "long")))
             continue
         arg = rng.choice(others)
         if fn == "count":
             outputs.append((names.col("long"), X.Agg("count", arg, "long")))
+        elif fn == "count_when":  # count(when(cond, 1)): the rows of a condition
+            counted = X.Case(((predicate(rng, (arg,), depth=0), X.Lit(1, "int")),), X.Lit(None, "null"))
+            outputs.append((names.col("long"), X.Agg("count", counted, "long")))
+        elif fn == "avg":
+            if arg.dtype not in ("int", "double"):
+                continue
+            outputs.append((names.col("double"), X.Agg("avg", arg, "double")))
         elif fn == "sum":
             if arg.dtype in ("string", "date"):
                 continue
