@@ -30,6 +30,11 @@ def _spec(name: str) -> dict:
     return tomllib.loads((CORPUS / name / "expected.toml").read_text())
 
 
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: a `|` of PySpark's `|` operator would end the cell."""
+    return text.replace("|", "\\|")
+
+
 def _pushed(result: dict) -> str:
     shown = [f"{s.get('kind', '')}: `{s.get('predicate', '')}`" for s in result.get("suggestions", ())]
     return "; ".join(shown) if shown else "nothing"
@@ -74,10 +79,10 @@ def render(results: Sequence[dict]) -> str:
         seconds = result.get("optimizer_seconds")
         stopped = _blocker(result) or ("the read's rows are not counted (an RDD job of its own)"
                                        if result.get("effective") is None and not spec.get("nothing_may_move") else "")
-        lines.append(f"| {spec['family']} ({spec['variants']}) | {spec['style']} | {_pushed(result)} | "
-                     f"`{best}` ({spec['sources'][table].get('kind', '–')}) | {result.get('sound')} | "
+        lines.append(f"| {spec['family']} ({spec['variants']}) | {spec['style']} | {_cell(_pushed(result))} | "
+                     f"{_cell(f'`{best}`')} ({spec['sources'][table].get('kind', '–')}) | {result.get('sound')} | "
                      f"{_rows(result, table)} | {'–' if seconds is None else f'{seconds:.2f}'} | "
-                     f"{'handled' if ok else stopped} |")
+                     f"{'handled' if ok else _cell(stopped)} |")
     lines.append("")
     lines.append(f"Handled: {families} of {len(results)} families. One variant of each family is written in "
                  f"PySpark, so {families} of the peer's {total_variants} variants are shown handled; the other "

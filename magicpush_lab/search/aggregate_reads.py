@@ -55,9 +55,27 @@ def rows_kept_groups_read(op: P.Aggregate, f: X.Expr) -> X.Expr | None:
 
 
 def _unabsorbed(parts: list[X.Expr]) -> list[X.Expr]:
-    """The disjuncts without those another one implies: `x != 0` beside `x IS NOT NULL`."""
+    """The disjuncts without those another one implies: `x != 0` or `x IN (1, 2)` (NULL where x
+    is) beside `x IS NOT NULL`.
+
+    >>> x = X.Col("x", 1, "int")
+    >>> [str(p) for p in _unabsorbed([X.IsNotNull(x), X.In(X.Cast(x, "long"), (X.Lit(1, "long"),))])]
+    ['x IS NOT NULL']
+    """
     not_null = {p.arg for p in parts if isinstance(p, X.IsNotNull)}
-    return [p for p in parts if not (isinstance(p, X.Cmp) and p.left in not_null and _constant(p.right) is not None)]
+
+    def absorbed(p: X.Expr) -> bool:
+        if isinstance(p, X.Cmp) and p.op != "<=>":
+            tested, values = p.left, (p.right,)
+        elif isinstance(p, X.In):
+            tested, values = p.arg, p.values
+        else:
+            return False
+        while isinstance(tested, X.Cast):
+            tested = tested.arg
+        return tested in not_null and all(_constant(v) is not None for v in values)
+
+    return [p for p in parts if not absorbed(p)]
 
 
 def _aggregates(op: P.Aggregate) -> list[X.Agg]:

@@ -280,7 +280,10 @@ def through_aggregate(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Ca
         yield Candidate((X.and_(*on_keys, *on_rows),), "group-key conjuncts and aggregate arguments")
     if on_rows and not on_keys:
         yield Candidate((X.and_(*on_rows),), "the late filter on the aggregates' arguments")
-    read = rows_kept_groups_read(op, f)
+    # only a filter on aggregates tells which rows a kept group needs; on keys alone, every row
+    # of a kept group counts (the key candidate below keeps whole groups)
+    on_aggregates = any(isinstance(n, X.Agg) for n in X.walk(X.substitute(f, mapping)))
+    read = rows_kept_groups_read(op, f) if on_aggregates else None
     if read is not None and read != X.TRUE:
         yield Candidate((X.and_(*on_keys, read),), "the rows some aggregate of a kept group reads")
     if on_keys:
