@@ -197,14 +197,23 @@ def _tested(x: X.Expr, test: Callable[[X.Expr], X.Expr]) -> X.Expr:
     'type = 4'
     >>> str(_tested(X.Case(((c, v),), X.Lit(0, "int")), lambda e: X.Cmp("!=", e, X.Lit(0, "int"))))
     'type = 4 AND amount != 0'
+    >>> c2 = X.Cmp("=", X.Col("type", 1, "int"), X.Lit(5, "int"))
+    >>> str(_tested(X.Case(((c, v), (c2, v)), X.Lit(0, "int")), lambda e: X.Cmp("!=", e, X.Lit(0, "int"))))
+    '(type = 4 AND amount != 0) OR (type = 5 AND amount != 0)'
     """
-    if not (isinstance(x, X.Case) and len(x.branches) == 1 and isinstance(x.default, X.Lit)):
+    if not (isinstance(x, X.Case) and _constant(x.default) is not None):
         return test(x)
-    (cond, value), default = x.branches[0], x.default
-    on_default = _literal_truth(test(default))
+    on_default = _literal_truth(test(default := x.default))
     if on_default is None:
         return test(x)
-    on_value = _literal_truth(test(value)) if isinstance(value, X.Lit) else None
+    if len(x.branches) > 1:
+        if on_default is not False:
+            return test(x)
+        # some branch is taken and its value passes: each branch's condition with its test (a
+        # row an earlier branch takes is kept too, which keeps more rows, never fewer)
+        return X.or_(*(_tested(X.Case((branch,), default), test) for branch in x.branches))
+    cond, value = x.branches[0]
+    on_value = _literal_truth(test(value)) if _constant(value) is not None else None
     if on_default is False:
         if on_value is True:
             return cond
