@@ -36,6 +36,7 @@ EFFECTIVENESS = [
     ({"original": {}, "engine": {}, "hand": {}}, True, (None, None)),
     # a read Spark prunes (the filter is false): no scan in the plan, no row handed on
     ({"original": {"t": 100}, "engine": {}, "hand": {}}, True, (True, 1.0)),
+    ({"original": {"u": 5}, "engine": {"u": 5}, "hand": {"u": 5}}, True, (True, None)),
 ]
 
 

@@ -177,9 +177,10 @@ def _effectiveness(result: PipelineResult) -> None:
     def total(variant: str) -> int:
         return sum(result.read.get(variant, {}).get(t, 0) for t in result.reducible_tables)
 
-    if any(t not in result.read.get("original", {}) for t in result.reducible_tables):
-        # a read the original's plan does not show (an RDD round trip scans in a job of its own):
-        # not measured. One the rewrite's plan lacks was pruned (a filter Spark knows is false): 0
+    if result.reducible_tables and not result.read.get("original"):
+        # the original's plan shows no read at all (an RDD round trip scans in a job of its own):
+        # not measured. A table a plan lacks beside others was pruned (a filter Spark knows is
+        # false there): no row handed on
         result.effective, result.spark_alone, result.share = None, False, None
         return
     original, rewritten, hand = total("original"), total("engine"), total("hand")

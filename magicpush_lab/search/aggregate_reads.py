@@ -12,6 +12,9 @@ GroupBy. Per aggregate, the rows that can matter:
   it (the extremum of fewer rows is further beyond the bound);
 - `count(*)` and anything else: every row.
 
+A candidate that would only remove rows adding a NULL or a 0 is not proposed: on most tables
+it removes nothing, and such a suggestion is noise.
+
 A row matters when it matters to some aggregate: the candidate is the disjunction. Only the
 verifier (verify/aggregate_halves.py) decides whether it is correct; this only proposes it.
 `CASE WHEN c THEN v ELSE d END` tests with literal `v` and `d` are written as tests of `c`, as
@@ -51,7 +54,19 @@ def rows_kept_groups_read(op: P.Aggregate, f: X.Expr) -> X.Expr | None:
         if part is None:
             return None
         parts.append(part)
-    return X.or_(*_unabsorbed(parts)) if parts else None
+    kept = _unabsorbed(parts)
+    # rows that only add a NULL or a 0 are what every sum and count skips: filtering them alone
+    # removes nothing on most tables, and a suggestion that removes nothing is noise
+    return None if not kept or all(_adds_nothing(p) for p in kept) else X.or_(*kept)
+
+
+def _adds_nothing(part: X.Expr) -> bool:
+    """`x IS NOT NULL` or `x != 0` of a column: the test of a row adding nothing."""
+    if isinstance(part, X.IsNotNull):
+        return isinstance(part.arg, X.Col)
+    zero = _constant(part.right) if isinstance(part, X.Cmp) else None
+    return isinstance(part, X.Cmp) and part.op == "!=" and isinstance(part.left, X.Col) and zero is not None \
+        and zero.value == 0
 
 
 def _unabsorbed(parts: list[X.Expr]) -> list[X.Expr]:
