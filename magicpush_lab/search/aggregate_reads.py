@@ -55,18 +55,34 @@ def rows_kept_groups_read(op: P.Aggregate, f: X.Expr) -> X.Expr | None:
             return None
         parts.append(part)
     kept = _unabsorbed(parts)
-    # rows that only add a NULL or a 0 are what every sum and count skips: filtering them alone
-    # removes nothing on most tables, and a suggestion that removes nothing is noise
-    return None if not kept or all(_adds_nothing(p) for p in kept) else X.or_(*kept)
+    # rows whose read column only adds a NULL or a 0 are what every sum and count skips:
+    # filtering them alone removes nothing on most tables, and such a suggestion is noise. A
+    # column computed below (a UDF's value) is another matter: its 0 is a condition on the row
+    if not kept or all(_adds_nothing(p, _computed(op.child)) for p in kept):
+        return None
+    return X.or_(*kept)
 
 
-def _adds_nothing(part: X.Expr) -> bool:
-    """`x IS NOT NULL` or `x != 0` of a column: the test of a row adding nothing."""
+def _computed(plan: P.Plan) -> set[X.Col]:
+    """The columns computed below (a renamed column is what it renames)."""
+    defs = {c: e for node in P.nodes(plan) for c, e in (getattr(node, "outputs", None) or ()) if e != c}
+    computed = {c for c, e in defs.items() if not isinstance(e, X.Col)}
+    renames = {c: e for c, e in defs.items() if isinstance(e, X.Col)}
+    grew = True
+    while grew:
+        more = {c for c, e in renames.items() if e in computed and c not in computed}
+        computed |= more
+        grew = bool(more)
+    return computed
+
+
+def _adds_nothing(part: X.Expr, computed: set[X.Col]) -> bool:
+    """`x IS NOT NULL` or `x != 0` of a column read as it is: the test of a row adding nothing."""
     if isinstance(part, X.IsNotNull):
-        return isinstance(part.arg, X.Col)
+        return isinstance(part.arg, X.Col) and part.arg not in computed
     zero = _constant(part.right) if isinstance(part, X.Cmp) else None
-    return isinstance(part, X.Cmp) and part.op == "!=" and isinstance(part.left, X.Col) and zero is not None \
-        and zero.value == 0
+    return isinstance(part, X.Cmp) and part.op == "!=" and isinstance(part.left, X.Col) \
+        and part.left not in computed and zero is not None and zero.value == 0
 
 
 def _unabsorbed(parts: list[X.Expr]) -> list[X.Expr]:
