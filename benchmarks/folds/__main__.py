@@ -43,6 +43,8 @@ def _pushed(result: dict) -> str:
 def _rows(result: dict, table: str) -> str:
     read = result.get("read", {})
     counts = [read.get(variant, {}).get(table) for variant in ("original", "engine", "hand")]
+    if counts[0] is not None:  # a read the rewrite's plan lacks was pruned: no row handed on
+        counts = [0 if c is None else c for c in counts]
     return " → ".join("–" if c is None else f"{c:,}" for c in counts)
 
 
