@@ -129,6 +129,24 @@ def test_no_route_of_the_groupby_verifier_proves_an_unsound_predicate(case: Case
     assert not aggregate.verify(case.op, case.late, (case.g,), case.kind).proved
 
 
+def late_udf(raises_at: int | None) -> X.Expr:
+    """A Python UDF late filter on both minima, raising (integer division by 0) on one value
+    of the first when `raises_at` is given."""
+    guard = f"    if a == {raises_at}:\n        return 1 // 0 > 0\n" if raises_at is not None else ""
+    source = f"def both_low(a, b):\n    if a is None or b is None:\n        return False\n{guard}" \
+             "    return a < 50 and b < 50\n"
+    return X.PyUdf("both_low", (O1, O2), "boolean", source)
+
+
+@pytest.mark.parametrize("raises_at,proved", [(None, True), (70, False)], ids=["no error", "raises on 70"])
+def test_a_late_filter_raising_on_a_kept_half_the_original_never_sees_is_refused(raises_at, proved):
+    # a group with a = 60 (b = 90) and a = 70 (b = 10): the original's minimum of a is 60, the
+    # rewrite keeps only the second row (b < 50) and computes the late filter on 70
+    op = grouped(MIN_A, MIN_B)
+    verdict = aggregate_halves.verify(op, late_udf(raises_at), X.or_(lt(A, 50), lt(B, 50)), SUPERSET)
+    assert verdict is not None and verdict.proved == proved, verdict.reason
+
+
 # (aggregates, late filter): the candidate the search proposes
 CANDIDATES = [
     ((MIN_A, MIN_B), X.and_(lt(O1, 50), lt(O2, 50)), "a < 50 OR b < 50"),
