@@ -35,6 +35,7 @@ from typing import Callable
 
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
+from magicpush_lab.symbolic.aggregate_ops import aggregates
 
 # the bound a conjunct on an extremum's output puts on the rows that can be that extremum of a
 # kept group: for min, `<`/`<=`/`=` give an upper bound; for max, `>`/`>=`/`=` a lower one
@@ -49,7 +50,7 @@ def rows_kept_groups_read(op: P.Aggregate, f: X.Expr) -> X.Expr | None:
         return None
     outputs = {col: e for col, e in op.outputs}
     parts = []
-    for agg in _aggregates(op):
+    for agg in aggregates(op):
         part = _read_by(agg, [c for c in X.conjuncts(f) if _reads_only(c, _columns_of(agg, outputs))])
         if part is None:
             return None
@@ -107,13 +108,6 @@ def _unabsorbed(parts: list[X.Expr]) -> list[X.Expr]:
         return tested in not_null and all(_constant(v) is not None for v in values)
 
     return [p for p in parts if not absorbed(p)]
-
-
-def _aggregates(op: P.Aggregate) -> list[X.Agg]:
-    found: list[X.Agg] = []
-    for _, e in op.outputs:
-        found += [n for n in X.walk(e) if isinstance(n, X.Agg) and n not in found]
-    return found
 
 
 def _columns_of(agg: X.Agg, outputs: dict[X.Col, X.Expr]) -> set[X.Col]:

@@ -99,6 +99,15 @@ def reduce_step(f: X.PyUdf, acc: Cell, value: Cell, ev: Evaluator) -> Cell:
                 z3.If(z3.Not(acc.notnull), value.notnull, z3.If(z3.Not(value.notnull), acc.notnull, called.notnull)))
 
 
+def same_output_row(op: P.Aggregate, a: SymbolicRow, b: SymbolicRow) -> z3.BoolRef:
+    """Two output rows of `op` agree on every column, NULLs included."""
+    eqs = []
+    for col in op.output:
+        x, y = a.cell(col), b.cell(col)
+        eqs.append(z3.And(x.notnull == y.notnull, z3.Implies(x.notnull, x.value == y.value)))
+    return z3.And(*eqs)
+
+
 def _output_cell(e: X.Expr, rep: SymbolicRow, values: dict[X.Agg, Cell], ev: Evaluator) -> Cell:
     # aggregate calls become placeholder columns bound to their group values;
     # everything else in the output expression is evaluated on the representative

@@ -34,7 +34,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.types import FRACTIONAL
 from magicpush_lab.symbolic import nan
 from magicpush_lab.symbolic.aggregate_ops import (Member, aggregates, group_output, merge_step, pivot_slots,
-                                                  reduce_step, rows_for_some_slot, same_group)
+                                                  reduce_step, rows_for_some_slot, same_group, same_output_row)
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import Cell, default_value, fresh_cell, sort_of
@@ -482,7 +482,7 @@ def _two_rows_merge_into_one(op: P.Aggregate, timeout_ms: int) -> str:
     one = group_output(op, [Member(w, T, dw)], ev)
     dups = z3.And(d1 >= 1, d2 >= 1) if counts else z3.And(d1 == 1, d2 == 1)
     facts = z3.And(domain([r1, r2]), same_group(op, r1, r2, ev), dups, z3.Not(ev.error()))
-    proof = prove(z3.Implies(facts, z3.And(domain([w]), _rows_equal(op, both, one))), timeout_ms)
+    proof = prove(z3.Implies(facts, z3.And(domain([w]), same_output_row(op, both, one))), timeout_ms)
     return "" if proof.proved else f"pre-condition (2) not established: {proof.reason}"
 
 
@@ -532,7 +532,7 @@ def _removed_rows_change_no_kept_group(op: P.Aggregate, f: X.Expr,
     u, v, uv, ou, _, facts = _uv(op, ev)
     premise = z3.And(_passes(f, uv, ev), z3.Not(truth(ev.eval(g, v))))
     return z3.Implies(z3.And(facts, domain([u, v]), z3.Not(ev.error())),
-                      z3.Implies(premise, _rows_equal(op, uv, ou))), [u, v]
+                      z3.Implies(premise, same_output_row(op, uv, ou))), [u, v]
 
 
 # ----------------------------------------------------------------------------- base case
@@ -571,15 +571,6 @@ def _base_case(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str) -> tuple[z3.Boo
 def _bags_equal(op: P.Aggregate, a: list, b: list) -> z3.BoolRef:
     def same(x, y) -> z3.BoolRef:
         (ex, rx), (ey, ry) = x, y
-        return z3.Or(z3.And(z3.Not(ex), z3.Not(ey)), z3.And(ex, ey, _rows_equal(op, rx, ry)))
+        return z3.Or(z3.And(z3.Not(ex), z3.Not(ey)), z3.And(ex, ey, same_output_row(op, rx, ry)))
 
     return z3.Or(z3.And(same(a[0], b[0]), same(a[1], b[1])), z3.And(same(a[0], b[1]), same(a[1], b[0])))
-
-
-def _rows_equal(op: P.Aggregate, a: SymbolicRow, b: SymbolicRow) -> z3.BoolRef:
-    eqs = []
-    for col in op.output:
-        x, y = a.cell(col), b.cell(col)
-        eqs.append(z3.And(x.notnull == y.notnull, z3.Implies(x.notnull, x.value == y.value)))
-    return z3.And(*eqs)
-

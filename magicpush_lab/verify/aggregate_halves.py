@@ -38,7 +38,7 @@ import z3
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.symbolic import nan
-from magicpush_lab.symbolic.aggregate_ops import aggregates, output_row, same_group
+from magicpush_lab.symbolic.aggregate_ops import aggregates, output_row, same_group, same_output_row
 from magicpush_lab.symbolic.encode import Evaluator, compare, truth
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, prove, satisfiable
 from magicpush_lab.symbolic.table import SymbolicRow, domain
@@ -105,7 +105,7 @@ def verify(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int = D
         rewritten = Evaluator()
         out_all, out_kept = output_row(op, rep, whole, original), output_row(op, rep, kept.values, rewritten)
         passes_all, passes_kept = truth(original.eval(f, out_all)), truth(rewritten.eval(f, out_kept))
-        same = _rows_equal(op, out_all, out_kept)
+        same = same_output_row(op, out_all, out_kept)
         safe = _g_raises_only_with_the_arguments(aggs, g, timeout_ms)
     if modelling.failed:
         return verdicts.refuse(modelling.reason)
@@ -235,11 +235,3 @@ def _may_hide_errors(aggs: Sequence[X.Agg], g: X.Expr, timeout_ms: int) -> bool:
     if not reads.errors:
         return False
     return satisfiable(z3.And(domain([row]), removed, reads.error()), timeout_ms) is not False
-
-
-def _rows_equal(op: P.Aggregate, a: SymbolicRow, b: SymbolicRow) -> z3.BoolRef:
-    eqs = []
-    for col in op.output:
-        x, y = a.cell(col), b.cell(col)
-        eqs.append(z3.And(x.notnull == y.notnull, z3.Implies(x.notnull, x.value == y.value)))
-    return z3.And(*eqs)
