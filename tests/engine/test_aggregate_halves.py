@@ -21,7 +21,7 @@ from magicpush_lab.pipeline import optimize_trace
 from magicpush_lab.search.aggregate_reads import rows_kept_groups_read
 from magicpush_lab.verify import aggregate, aggregate_halves
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
-from tests.cells import traced
+from tests.cells import rewritten, traced
 
 from .harness import bag
 
@@ -243,10 +243,8 @@ def test_fold_family_shapes_on_spark(shell, spark, case: SparkCase):
     assert s.kind == case.expect, (s.kind, s.predicate)
     if case.predicate is not None:
         assert s.predicate == case.predicate
-    rewritten = list(cells)
-    for change in s.cells:
-        rewritten[change.index] = change.rewritten
+    new_cells = rewritten(cells, s)
     namespace = {"spark": spark}
-    for cell in rewritten:
+    for cell in new_cells:
         exec(compile(cell, "<cell>", "exec"), namespace)  # the suggestion's cells, as a notebook runs them
-    assert bag(namespace["out"]) == original and original, (s.predicate, rewritten)
+    assert bag(namespace["out"]) == original and original, (s.predicate, new_cells)
