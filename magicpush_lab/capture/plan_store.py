@@ -191,8 +191,8 @@ class PlanStore:
         return out, moved
 
     def udf_calls(self, node: int) -> tuple[tuple[int, dict[str, Any]], ...]:
-        """The PythonUDF expression records in `node`'s subtree, each once, as (id, record), in the
-        order Spark's JSON lists them (a node's fields before its children). Memoized per record,
+        """The PythonUDF (and grouped-aggregate PythonUDAF) expression records in `node`'s subtree,
+        each once, as (id, record), in the order Spark's JSON lists them (a node's fields before its children). Memoized per record,
         so asking for every event of a long chain stays linear in the calls.
 
         >>> store = PlanStore()
@@ -205,7 +205,7 @@ class PlanStore:
         for i in range(len(memo), node + 1):  # references go to smaller ids: computed before
             record = self._records[i]
             found: dict[int, None] = {}
-            if record["class"].endswith(".PythonUDF") and "name" in record:
+            if record["class"].endswith((".PythonUDF", ".PythonUDAF")) and "name" in record:
                 found[i] = None
             for j in [*refs(record), *record[KIDS]]:
                 found.update(dict.fromkeys(memo[j]))

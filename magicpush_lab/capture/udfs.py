@@ -295,7 +295,7 @@ class UdfCapture:
         if node.getClass().getSimpleName() != "ExpressionColumnNode":
             return
         expr = node.expression()
-        if expr.getClass().getSimpleName() != "PythonUDF":
+        if expr.getClass().getSimpleName() not in ("PythonUDF", "PythonUDAF"):
             return
         result_id = int(expr.resultId().id())
         with self._lock:

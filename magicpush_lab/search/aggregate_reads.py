@@ -55,7 +55,7 @@ def rows_kept_groups_read(op: P.Aggregate, f: X.Expr) -> X.Expr | None:
         if part is None:
             return None
         parts.append(part)
-    kept = _unabsorbed(parts)
+    kept = _unabsorbed([filter_form(p) for p in parts])
     # rows whose read column only adds a NULL or a 0 are what every sum and count skips:
     # filtering them alone removes nothing on most tables, and such a suggestion is noise. A
     # column computed below (a UDF's value) is another matter: its 0 is a condition on the row
@@ -78,12 +78,68 @@ def _computed(plan: P.Plan) -> set[X.Col]:
 
 
 def _adds_nothing(part: X.Expr, computed: set[X.Col]) -> bool:
-    """`x IS NOT NULL` or `x != 0` of a column read as it is: the test of a row adding nothing."""
+    """`x IS NOT NULL` or `x != 0` of a column read as it is, or `NOT isnan(x)` (a pandas
+    aggregate skips NaN as it skips NULL), or a conjunction of them: the test of a row adding
+    nothing."""
+    if isinstance(part, X.And):
+        return all(_adds_nothing(p, computed) for p in part.args)
+    if isinstance(part, X.Not) and isinstance(part.arg, X.Func) and part.arg.name == "isnan":
+        return isinstance(part.arg.args[0], X.Col) and part.arg.args[0] not in computed
     if isinstance(part, X.IsNotNull):
         return isinstance(part.arg, X.Col) and part.arg not in computed
     zero = _constant(part.right) if isinstance(part, X.Cmp) else None
     return isinstance(part, X.Cmp) and part.op == "!=" and isinstance(part.left, X.Col) \
         and part.left not in computed and zero is not None and zero.value == 0
+
+
+def filter_form(e: X.Expr) -> X.Expr:
+    """`e` as a filter reads it, where NULL and FALSE both drop the row, written plainly:
+    `coalesce(p, false)` is `p`; a comparison of `CASE WHEN c THEN v END` (NULL otherwise) with a
+    literal is `c AND` the comparison of `v`; a conjunct another one implies goes (`x != 0`
+    beside `x > 500`, `x IS NOT NULL` beside a comparison of x with a literal). Only AND and OR
+    are looked through: under NOT a NULL is no longer a FALSE.
+
+    >>> a = X.Col("a", 1, "double")
+    >>> nan_free = X.Case(((X.Not(X.Func("isnan", (a,), "boolean")), a),), X.Lit(None, "double"))
+    >>> e = X.and_(X.Coalesce((X.Cmp(">", nan_free, X.Lit(500.0, "double")), X.FALSE)),
+    ...            X.Cmp("!=", a, X.Lit(0.0, "double")), X.IsNotNull(a))
+    >>> str(filter_form(e))
+    'NOT isnan(a) AND a > 500.0'
+    """
+    if isinstance(e, X.And):
+        flat: list[X.Expr] = []
+        for part in (filter_form(p) for p in e.args):
+            flat.extend(q for q in X.conjuncts(part) if q not in flat)
+        return X.and_(*(q for q in flat if not any(_implies(other, q) for other in flat if other is not q)))
+    if isinstance(e, X.Or):
+        return X.or_(*(filter_form(p) for p in e.args))
+    if isinstance(e, X.Coalesce) and len(e.args) == 2 and e.args[1] == X.FALSE:
+        return filter_form(e.args[0])
+    if isinstance(e, X.IsNotNull) and isinstance(e.arg, X.Coalesce) and isinstance(e.arg.args[-1], X.Lit) \
+            and e.arg.args[-1].value is not None:
+        return X.TRUE  # a coalesce ending in a literal is never NULL
+    if isinstance(e, X.Cmp) and e.op != "<=>" and _constant(e.right) is not None and isinstance(e.left, X.Case) \
+            and len(e.left.branches) == 1 and isinstance(e.left.default, X.Lit) and e.left.default.value is None:
+        cond, value = e.left.branches[0]
+        return filter_form(X.and_(cond, X.Cmp(e.op, value, e.right)))
+    return e
+
+
+def _implies(a: X.Expr, b: X.Expr) -> bool:
+    """Conjunct `a` holds only where conjunct `b` does (both comparisons of one expression with
+    number literals, or `b` that expression's IS NOT NULL)."""
+    if not (isinstance(a, X.Cmp) and a.op in ("<", "<=", ">", ">=", "=") and _constant(a.right) is not None):
+        return False
+    if isinstance(b, X.IsNotNull):
+        return b.arg == a.left
+    if not (isinstance(b, X.Cmp) and b.left == a.left and _constant(b.right) is not None):
+        return False
+    va, vb = _constant(a.right).value, _constant(b.right).value
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (va, vb)):
+        return False
+    if b.op == "!=":
+        return {"<": va <= vb, "<=": va < vb, ">": va >= vb, ">=": va > vb, "=": va != vb}[a.op]
+    return a == b or _looser(b, a)
 
 
 def _unabsorbed(parts: list[X.Expr]) -> list[X.Expr]:
@@ -242,7 +298,7 @@ def _tested(x: X.Expr, test: Callable[[X.Expr], X.Expr]) -> X.Expr:
     if on_default is False:
         if on_value is True:
             return cond
-        return X.FALSE if on_value is False else X.and_(cond, test(value))
+        return X.FALSE if on_value is False else X.and_(cond, _tested(value, test))
     if on_value is False:  # the test holds where c is not TRUE
         return X.or_(X.Not(cond), X.IsNull(cond))
     return X.TRUE if on_value is True else test(x)

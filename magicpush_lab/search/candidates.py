@@ -18,7 +18,7 @@ import z3
 from magicpush_lab.ir import expr as X
 from magicpush_lab.budget import Budget
 from magicpush_lab.ir import plan as P
-from magicpush_lab.search.aggregate_reads import rows_kept_groups_read
+from magicpush_lab.search.aggregate_reads import filter_form, rows_kept_groups_read
 from magicpush_lab.search.candidate import Candidate
 from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula, written_decimals
 from magicpush_lab.search.padded import padded_predicate
@@ -275,7 +275,7 @@ def through_aggregate(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Ca
         elif all(a.arg is not None and a.fn != "count" for a in aggs):
             # (a count is no value of its argument: `count(s) - count(s)` is not `s - s`)
             per_row = X.transform(substituted, lambda n: n.arg if isinstance(n, X.Agg) else None)
-            on_rows.append(_readable(per_row, budget))
+            on_rows.append(filter_form(_readable(per_row, budget)))
     if on_keys and on_rows:
         yield Candidate((X.and_(*on_keys, *on_rows),), "group-key conjuncts and aggregate arguments")
     if on_rows and not on_keys:

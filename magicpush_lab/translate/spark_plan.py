@@ -212,6 +212,8 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
         if n.field("filter"):
             raise TranslateError("aggregate with a FILTER clause: not analysed yet")
         args = tuple(to_expr(k, ctx) for k in fn_node.kids)
+        if fn_node.cls == "PythonUDAF":
+            return _pandas_aggregate(fn_node, args, ctx)
         # bool_or (some, any) and bool_and (every) are max and min over booleans (FALSE < TRUE,
         # NULLs skipped): one aggregate for the proofs, not two; Average is the IR's avg
         fn = {"bool_or": "max", "bool_and": "min", "average": "avg"}.get(_snake(fn_node.cls), _snake(fn_node.cls))
@@ -251,6 +253,24 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
         deterministic=n.cls in _DETERMINISTIC or n.cls == "ScalaUDF" and n.field("udfDeterministic", False) is True,
         params=function_params(n),
     )
+
+
+def _pandas_aggregate(n: Node, args: tuple[X.Expr, ...], ctx: Context) -> X.Expr:
+    """A grouped-aggregate pandas UDF: its body read as Spark's aggregates where it is one of the
+    shapes translate/pandas_aggregate.py reads; else one opaque aggregate of its arguments."""
+    from magicpush_lab.translate import pandas_aggregate, pandas_body
+
+    udf = ctx.udfs.get(ctx.udf_name(n))
+    dtype = spark_type(n.field("dataType"))
+    deterministic = bool(n.field("udfDeterministic", True)) and (udf.deterministic if udf else True)
+    if deterministic and not (udf and udf.int_extension_dtype):
+        try:
+            return pandas_aggregate.aggregate_of(udf.source if udf else None, args, dtype)
+        except pandas_body.BodyNotRead:
+            pass
+    if len(args) != 1:
+        raise TranslateError(f"aggregate {n.cls} with {len(args)} arguments")
+    return X.Agg("python_udaf", args[0], dtype)
 
 
 def at_least_non_null(n: int, args: tuple[X.Expr, ...]) -> X.Expr:

@@ -1,0 +1,183 @@
+"""Grouped-aggregate pandas UDFs read as Spark's aggregates (translate/pandas_aggregate.py).
+
+Each readable body runs on Spark beside the expression it is read as, on groups with NULLs,
+NaN, duplicates, a group of only NULLs and a group the body's mask keeps nothing of: the
+two columns must agree on every group, since the proofs reason about the expression while
+the user's function is what runs. Bodies that are not read say why. Then whole pipelines:
+each push beside a must-not, each rewrite's output bag compared with the original's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from magicpush_lab.ir import expr as X
+from magicpush_lab.pipeline import optimize_trace
+from magicpush_lab.rewrite.pyspark_code import to_pyspark
+from magicpush_lab.translate.pandas_aggregate import aggregate_of
+from magicpush_lab.translate.pandas_body import BodyNotRead
+from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
+from tests.cells import rewritten, traced
+
+from .harness import bag
+
+ROWS = [(1, 10, 1.0, "a"), (1, 700, 600.0, "b"), (1, 700, 600.0, "b"), (2, None, float("nan"), None),
+        (2, 3, None, "a"), (3, None, None, None), (4, 0, 0.0, "c"), (4, 1, 900.0, "a"), (4, 1, float("nan"), "c"),
+        (5, 600, 501.0, "b"), (5, 2, -3.0, None)]
+SCHEMA = "g int, n int, d double, s string"
+
+
+@dataclass(frozen=True)
+class Body:
+    title: str
+    source: str
+    args: tuple[str, ...]
+    dtype: str
+
+
+def _fn(body: str, params: str = "x") -> str:
+    """A grouped-aggregate function: series in, one value out (its hints say so to Spark)."""
+    hinted = ", ".join(f"{p.strip()}: pd.Series" for p in params.split(","))
+    return f"def f({hinted}) -> float:\n    return {body}\n"
+
+
+READ = [
+    Body("sum of the values over 500", _fn("float(x[x > 500].sum())"), ("d",), "double"),
+    Body("sum of every value (NaN skipped, 0 for none)", _fn("x.sum()"), ("d",), "double"),
+    Body("mean of the values not 600", _fn("x[x != 600].mean()"), ("d",), "double"),
+    Body("max and min of a masked series", _fn("x[(x > 0) & ~(x > 800)].max()"), ("d",), "double"),
+    Body("min, bound to a name first", "def f(x: pd.Series) -> float:\n    kept = x[x < 700]\n    return kept.min()\n",
+         ("d",), "double"),
+    Body("count of present values", _fn("x.count()"), ("d",), "long"),
+    Body("count of present values of an int column", _fn("x.count()"), ("n",), "long"),
+    Body("len of a masked series, as a double", _fn("len(x[x.isna()])"), ("d",), "double"),
+    Body("size of the group", _fn("x.size"), ("n",), "long"),
+    Body("any of isin over an int column with NULLs", _fn("bool(x.isin([0, 1]).any())"), ("n",), "boolean"),
+    Body("all of a comparison", _fn("(x >= 1).all()"), ("n",), "boolean"),
+    Body("any of a masked mask", _fn("(x > 1)[x < 650].any()"), ("n",), "boolean"),
+    Body("sum of a mask counts it", _fn("int((x > 1).sum())"), ("n",), "long"),
+    Body("a mask on another argument", _fn("v[k == 'b'].sum()", "v, k"), ("d", "s"), "double"),
+    Body("string isin and notna", _fn("(k.isin(['a', 'c']) | k.isna()).sum()", "k"), ("s",), "long"),
+]
+
+NOT_READ = [
+    (_fn("x.sum()"), ("n",), "long", "numpy wraps"),
+    (_fn("x.median()"), ("d",), "double", "median"),
+    (_fn("x.iloc[0]"), ("d",), "double", "not read"),
+    (_fn("(k > 'a').sum()", "k"), ("s",), "long", "ordering strings"),
+    (_fn("x[x > LIMIT].sum()"), ("d",), "double", "LIMIT"),
+    (_fn("x.sum()"), ("d",), "long", "float result returned as long"),
+    (_fn("x.isin([0, 1])"), ("n",), "boolean", "series"),
+    ("@cache\ndef f(x):\n    return x.sum()\n", ("d",), "double", "decorator"),
+]
+
+
+def _column_code(e: X.Expr) -> str:
+    """PySpark code for an expression over aggregates (each Agg as the function of its name)."""
+    def as_function(n: X.Expr) -> X.Expr | None:
+        if isinstance(n, X.Agg):
+            arg = X.Lit(1, "int") if n.arg is None else X.transform(n.arg, as_function)
+            return X.Func(n.fn, (arg,), n.dtype)
+        return None
+    return to_pyspark(X.transform(e, as_function))
+
+
+@pytest.fixture(scope="module")
+def frame(spark):
+    return spark.createDataFrame(ROWS, SCHEMA)
+
+
+@pytest.mark.parametrize("body", READ, ids=[b.title for b in READ])
+def test_a_read_body_gives_the_udfs_value_on_every_group(spark, frame, body: Body):
+    import pandas as pd
+    from pyspark.sql import functions as F
+
+    types = dict(c.split() for c in SCHEMA.split(", "))
+    cols = tuple(X.Col(name, i, {"int": "int", "double": "double", "string": "string"}[types[name]])
+                 for i, name in enumerate(body.args))
+    expr = aggregate_of(body.source, cols, body.dtype)
+    namespace: dict = {"pd": pd}
+    exec(compile(body.source, "<udf>", "exec"), namespace)  # the body as a function, as a cell defines it
+    udf = F.pandas_udf(namespace["f"], body.dtype)
+    by_udf = frame.groupBy("g").agg(udf(*body.args).alias("v"))
+    by_expr = frame.groupBy("g").agg(eval(_column_code(expr), {"F": F}).alias("v"))
+    assert bag(by_udf) == bag(by_expr), str(expr)
+
+
+@pytest.mark.parametrize("source,args,dtype,why", NOT_READ, ids=[w for *_, w in NOT_READ])
+def test_a_body_that_is_not_read_says_why(source, args, dtype, why):
+    types = {"d": "double", "n": "int", "s": "string"}
+    cols = tuple(X.Col(a, i, types[a]) for i, a in enumerate(args))
+    with pytest.raises(BodyNotRead, match=why):
+        aggregate_of(source, cols, dtype)
+
+
+# ----------------------------------------------------------------------------- pipelines
+
+SETUP = (
+    "import pandas as pd\n"
+    "from pyspark.sql import functions as F\n"
+    "t = spark.createDataFrame({}, {!r})\n".format(repr(ROWS).replace("nan", "float('nan')"), SCHEMA)
+)
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    title: str
+    cells: tuple[str, ...]
+    expect: str | None  # the kind, or None: nothing may move
+    predicate: str | None = None
+
+
+def _udf(body: str, dtype: str, params: str = "x: pd.Series") -> str:
+    return f"@F.pandas_udf({dtype!r})\ndef f({params}) -> float:\n    return {body}\n"
+
+
+PIPELINES = [
+    Pipeline("a sum of the large values over a bound: only large values are read",
+             (_udf("float(x[x > 500].sum())", "double"),
+              "m = t.groupBy('g').agg(f('d').alias('total'))\nout = m.filter(F.col('total') > 1000)"),
+             SUPERSET, '~F.isnan(F.col("d")) & (F.col("d") > 500.0)'),
+    Pipeline("a sum of every value over a bound: each value moves it, must not",
+             (_udf("float(x.sum())", "double"),
+              "m = t.groupBy('g').agg(f('d').alias('total'))\nout = m.filter(F.col('total') > 1000)"),
+             None),
+    Pipeline("any value in a set: the rows in the set, and the late filter goes",
+             (_udf("bool(x.isin([0, 1]).any())", "boolean"),
+              "m = t.groupBy('g').agg(f('n').alias('hit'))\nout = m.filter(F.col('hit'))"),
+             EQUIVALENT, 'F.col("n").isin(0, 1)'),
+    Pipeline("no value in a set: every row of a kept group counts, must not",
+             (_udf("bool(x.isin([0, 1]).any())", "boolean"),
+              "m = t.groupBy('g').agg(f('n').alias('hit'))\nout = m.filter(~F.col('hit'))"),
+             None),
+    Pipeline("the group's size: every row counts, must not",
+             (_udf("len(x)", "long"),
+              "m = t.groupBy('g').agg(f('n').alias('rows'))\nout = m.filter(F.col('rows') >= 2)"),
+             None),
+    Pipeline("the first value: an order Spark does not fix, must not",
+             (_udf("x.iloc[0]", "double"),
+              "m = t.groupBy('g').agg(f('d').alias('first'))\nout = m.filter(F.col('first') > 500)"),
+             None),
+]
+
+
+@pytest.mark.parametrize("case", PIPELINES, ids=[c.title for c in PIPELINES])
+def test_a_pandas_aggregate_in_a_pipeline(shell, spark, case: Pipeline):
+    cells = [SETUP, *case.cells]
+    ip, _ = shell
+    trace = traced(shell, cells)
+    original = bag(ip.user_ns["out"])
+    result = optimize_trace(trace, cells, time_budget=30)
+    found = [s for s in result.suggestions if s.source == "t"]
+    if case.expect is None:
+        assert found == [], [s.predicate for s in found]
+        return
+    assert found, (result.notes, result.refusals)
+    s = found[0]
+    assert (s.kind, s.predicate) == (case.expect, case.predicate)
+    namespace = {"spark": spark}
+    for cell in rewritten(cells, s):
+        exec(compile(cell, "<cell>", "exec"), namespace)  # the suggestion's cells, as a notebook runs them
+    assert bag(namespace["out"]) == original and original, (s.predicate, rewritten(cells, s))
