@@ -234,14 +234,18 @@ class Agg:
     """An aggregate call inside an Aggregate's outputs; `arg` None is count(*); fn "fold" is
     a user-defined reduce over the group's values, described by `fold`."""
 
-    fn: str  # "max" | "min" | "sum" | "count" | "avg" | "fold" | ...
+    fn: str  # "max" | "min" | "sum" | "count" | "avg" | "fold" | "max_by" | "min_by" | ...
     arg: "Expr | None"
     dtype: str = "other"
     distinct: bool = False
     fold: FoldBody | None = None
+    # max_by(arg, by) / min_by(arg, by): arg of a row whose `by` is the group's largest/smallest
+    by: "Expr | None" = None
 
     def __str__(self) -> str:
         inner = "*" if self.arg is None else str(self.arg)
+        if self.by is not None:
+            inner += f", {self.by}"
         if self.fold is not None:
             b = self.fold
             return (f"aggregate(collect_list({inner}), {b.zero}, ({b.acc.name}, {b.elem.name}) -> {b.merge}"
@@ -289,7 +293,7 @@ def children(e: Expr) -> tuple[Expr, ...]:
     if isinstance(e, Case):
         return (*[x for b in e.branches for x in b], e.default)
     if isinstance(e, Agg):
-        return () if e.arg is None else (e.arg,)
+        return tuple(x for x in (e.arg, e.by) if x is not None)
     if isinstance(e, ArrayExists):
         return (e.array, e.body)
     raise TypeError(f"not an expression: {e!r}")
@@ -312,7 +316,9 @@ def with_children(e: Expr, kids: tuple[Expr, ...]) -> Expr:
         branches = tuple((kids[2 * i], kids[2 * i + 1]) for i in range(n))
         return Case(branches, kids[2 * n])
     if isinstance(e, Agg):
-        return e if e.arg is None else replace(e, arg=kids[0])
+        if e.arg is None:
+            return e
+        return replace(e, arg=kids[0], by=kids[1]) if e.by is not None else replace(e, arg=kids[0])
     if isinstance(e, ArrayExists):
         return replace(e, array=kids[0], body=kids[1])
     raise TypeError(f"not an expression: {e!r}")

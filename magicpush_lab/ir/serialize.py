@@ -55,7 +55,7 @@ def expr_to_json(e: X.Expr) -> dict[str, Any]:
             out[f.name] = [expr_to_json(a) for a in v]
         elif dataclasses.is_dataclass(v):
             out[f.name] = expr_to_json(v)
-        elif v is None and f.name == "arg":
+        elif v is None and f.name in ("arg", "by"):
             out[f.name] = None
         else:
             out[f.name] = v
@@ -78,7 +78,7 @@ def expr_from_json(d: dict[str, Any]) -> X.Expr:
             kwargs[f.name] = tuple((expr_from_json(c), expr_from_json(r)) for c, r in v)
         elif f.name in ("args", "values"):
             kwargs[f.name] = tuple(expr_from_json(a) for a in v)
-        elif f.name in ("arg", "left", "right", "default", "array", "var", "body"):
+        elif f.name in ("arg", "left", "right", "default", "array", "var", "body", "by"):
             kwargs[f.name] = expr_from_json(v) if v is not None else None
         else:
             kwargs[f.name] = v

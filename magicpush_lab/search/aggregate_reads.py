@@ -10,6 +10,8 @@ GroupBy. Per aggregate, the rows that can matter:
   the extremum moves away from (`min(x) < 50`, `max(x) >= 21`), x within that bound: a row
   beyond it is never the extremum of a kept group, and a dropped group stays dropped without
   it (the extremum of fewer rows is further beyond the bound);
+- `max_by(x, o)` / `min_by(x, o)`: o is not NULL (a row without an ordering value is never
+  picked);
 - `count(*)` and anything else: every row.
 
 A candidate that would only remove rows adding a NULL or a 0 is not proposed: on most tables
@@ -180,6 +182,8 @@ def _read_by(agg: X.Agg, on_it: list[X.Expr]) -> X.Expr | None:
     if agg.arg is None or agg.fold is not None or (agg.distinct and agg.fn not in ("max", "min")):
         return None
     x = agg.arg
+    if agg.by is not None:  # max_by, min_by: only a row with an ordering value can be picked
+        return _not_null(agg.by) if agg.fn in ("max_by", "min_by") else None
     if agg.fn in ("count", "avg"):
         return _not_null(x)
     if agg.fn == "sum":

@@ -192,7 +192,7 @@ def _slot(e: X.Expr) -> PivotSlot | None:
             return case.branches[0]
         return None
 
-    if isinstance(e, X.Agg) and e.fn != "count" and e.arg is not None and selected(e.arg):
+    if isinstance(e, X.Agg) and e.fn != "count" and e.arg is not None and e.by is None and selected(e.arg):
         chosen, value = selected(e.arg)  # type: ignore[misc]
         return PivotSlot(e.fn, value, chosen, X.Agg(e.fn, value, e.dtype, e.distinct))
     branch = selected(e)

@@ -161,10 +161,11 @@ COVERAGE: dict[str, dict[str, str]] = {
         "zipWithIndex": "barrier: each row's index counts the rows before it",
     },
     "GroupedData": {
-        "agg": "GroupBy (Column and dict forms; filters on keys with any aggregate, on max/min/count/sum/avg "
-               "and bool_or/bool_and outputs as the rows no aggregate of a kept group reads; pandas UDF "
-               "aggregates and collections stop a filter on their outputs; max_by/min_by make the step a "
-               "barrier); Pivot after pivot(); "
+        "agg": "GroupBy (Column and dict forms; filters on keys with any aggregate, on max/min/count/sum/avg, "
+               "bool_or/bool_and and max_by/min_by outputs as the rows no aggregate of a kept group reads; "
+               "a grouped-aggregate pandas UDF whose body is sum/mean/max/min/count/len/any/all over masked "
+               "series is read as those aggregates, other bodies and collections stop a filter on their "
+               "outputs); Pivot after pivot(); "
                "GroupBy over UnPivot after rollup, cube, groupingSets",
         "apply": "as applyInPandas (a function decorated with @pandas_udf is not read: barrier)",
         "applyInArrow": "barrier: the function's body is not analysed",

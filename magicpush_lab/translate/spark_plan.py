@@ -219,6 +219,10 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
         fn = {"bool_or": "max", "bool_and": "min", "average": "avg"}.get(_snake(fn_node.cls), _snake(fn_node.cls))
         if fn == "count" and all(isinstance(a, X.Lit) and a.value is not None for a in args):
             return X.Agg("count", None, "long", bool(n.field("isDistinct")))
+        if fn in ("max_by", "min_by") and len(args) == 2:
+            # the value of a row whose ordering value is the group's largest (smallest); which of
+            # several tied rows Spark takes is not fixed, before or after a pushdown
+            return X.Agg(fn, args[0], _type_of(args[0]), False, by=args[1])
         if len(args) != 1:
             raise TranslateError(f"aggregate {fn_node.cls} with {len(args)} arguments")
         dtype = {"count": "long", "avg": "double"}.get(fn, _type_of(args[0]))
@@ -797,6 +801,8 @@ def _pivot(n: Node, ctx: Context, origin: int | None) -> P.Plan:
 def _pivot_slot(agg: X.Agg, chosen: X.Expr) -> X.Expr:
     none = X.Lit(None, "null")
     if agg.fn != "count":
+        if agg.by is not None:
+            raise TranslateError(f"a pivot of {agg.fn}: not read yet")
         return X.Agg(agg.fn, X.Case(((chosen, agg.arg),), none), agg.dtype, agg.distinct)
     rows = X.Agg("count", X.Case(((chosen, X.Lit(1, "int")),), none), "long")
     counted = X.Agg("count", X.Case(((chosen, agg.arg if agg.arg is not None else X.Lit(1, "int")),), none),

@@ -15,6 +15,8 @@ Each half is described by what any multiset of its rows can give, per aggregate:
   count(*):      n >= 0, n >= 1 exactly when the half has rows;
   sum x:         NULL, or a value with a witness row whose x is not NULL;
   avg x:         NULL, or a value with such a witness row;
+  max_by(x, o):  NULL with no row whose o is not NULL, else x of one row of that half with o
+                 not NULL (a witness row whose o is the half's largest; min_by the smallest);
 and where a half has rows but an aggregate is NULL (0 for a count), a row of the half (one per
 half) has x NULL. Every pair of halves a real group has is one of these, so a claim proved for
 all of them holds for every group of every table: no base case is needed. The removed rows of a
@@ -24,13 +26,16 @@ numbers before and after. The claims, F the late filter:
   superset:   F(Aggr(S)) => K has rows and Aggr(S) = Aggr(K);
               K has rows and not F(Aggr(S)) => not F(Aggr(K));
   equivalent: F(Aggr(S)) <=> K has rows, and Aggr(S) = Aggr(K) where F holds.
+Merging two halves' max_by takes the half whose witness has the larger o; where both tie, the
+original may take either, so the claim must hold for both (a free choice). Ties inside one half
+are the same choice before and after (one witness stands for it), as for TOPK and windows.
 G itself must not raise on a row whose aggregate arguments do not; an argument that raises on a
 row G removes makes the suggestion say it may hide an error.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import z3
@@ -46,7 +51,7 @@ from magicpush_lab.symbolic.values import Cell, default_value, fresh, sort_of
 from magicpush_lab.verify.verdict import SUPERSET, Modelling, Verdict, Verdicts
 
 CATEGORY = "AGGREGATE"
-DESCRIBED = frozenset({"max", "min", "count", "sum", "avg"})
+DESCRIBED = frozenset({"max", "min", "count", "sum", "avg", "max_by", "min_by"})
 T = z3.BoolVal(True)
 
 
@@ -57,6 +62,8 @@ class Half:
 
     has_rows: z3.BoolRef
     values: dict[X.Agg, Cell]
+    # max_by/min_by: the ordering value of the half's witness row (NULL when no row has one)
+    orders: dict[X.Agg, Cell] = field(default_factory=dict)
 
 
 def applies(op: P.Aggregate) -> str:
@@ -65,7 +72,7 @@ def applies(op: P.Aggregate) -> str:
         return "a global aggregate, a pivot or a deduplication"
     for a in aggregates(op):
         if a.fn not in DESCRIBED or a.fold is not None:
-            return f"{a}: not a built-in max, min, count, sum or avg"
+            return f"{a}: not a built-in max, min, count, sum, avg, max_by or min_by"
         if a.distinct and a.fn not in ("max", "min"):
             return f"{a}: DISTINCT"
         if a.dtype.startswith("decimal") or (a.arg is not None and X.dtype_of(a.arg).startswith("decimal")):
@@ -85,6 +92,7 @@ def verify(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int = D
     outputs = [X.transform(e, lambda n: X.Col("aggregate", -1, n.dtype) if isinstance(n, X.Agg) else None)
                for _, e in op.outputs]
     extrema = [a.arg for a in aggs if a.arg is not None and a.fn in ("max", "min")]
+    extrema += [a.by for a in aggs if a.by is not None]
     if nan.order_gap((f, g, *op.keys, *outputs, *extrema)):
         return None
     verdicts = Verdicts(kind, CATEGORY, 1 + 4 * len(aggs))
@@ -144,6 +152,7 @@ def _half(op: P.Aggregate, aggs: Sequence[X.Agg], g: X.Expr, keeps: bool, rep: S
     some, some_in = member(f"{side}_row")
     facts.append(z3.Implies(has_rows, some_in))
     values: dict[X.Agg, Cell] = {}
+    half_orders: dict[X.Agg, Cell] = {}
     for i, a in enumerate(aggs):
         tag = f"{side}_{i}"
         if a.arg is None:  # count(*)
@@ -153,6 +162,14 @@ def _half(op: P.Aggregate, aggs: Sequence[X.Agg], g: X.Expr, keeps: bool, rep: S
             continue
         witness, witness_in = member(f"{tag}_w")
         x = ev.eval(a.arg, witness)
+        if a.by is not None:  # max_by, min_by: the witness is a row with the half's extreme order
+            order = ev.eval(a.by, witness)
+            has_order = z3.Bool(f"{tag}_has_order")
+            facts += [z3.Implies(has_order, z3.And(has_rows, witness_in, order.notnull)),
+                      z3.Implies(z3.And(has_rows, z3.Not(has_order)), z3.Not(ev.eval(a.by, some).notnull))]
+            values[a] = Cell(x.value, z3.And(has_order, x.notnull))
+            half_orders[a] = Cell(order.value, has_order)
+            continue
         some_null = z3.Not(ev.eval(a.arg, some).notnull)
         if a.fn == "count":
             n = z3.Int(f"{tag}_n")
@@ -167,16 +184,23 @@ def _half(op: P.Aggregate, aggs: Sequence[X.Agg], g: X.Expr, keeps: bool, rep: S
             values[a] = Cell(x.value, notnull)
         else:  # sum, avg: a value only a witness row vouches for
             values[a] = Cell(fresh(f"{tag}_{a.fn}", sort_of(a.dtype)), notnull)
-    return Half(has_rows, values)
+    return Half(has_rows, values, half_orders)
 
 
 def _merged(aggs: Sequence[X.Agg], k: Half, r: Half) -> dict[X.Agg, Cell]:
     """Aggr(K) (+) Aggr(R). R adds nothing to a sum or an average (checked before the claim):
     a sum is K's, or 0 where K has no value and R has zeros; an average is K's."""
     merged = {}
-    for a in aggs:
+    for i, a in enumerate(aggs):
         x, y = k.values[a], r.values[a]
-        if a.fn == "count":
+        if a.by is not None:
+            ox, oy = k.orders[a], r.orders[a]
+            # on a tie between the halves' witnesses the original may take either row
+            tie = z3.And(ox.notnull, oy.notnull, ox.value == oy.value, z3.Bool(f"tie_takes_removed_{i}"))
+            beyond = compare(">" if a.fn == "max_by" else "<", oy.value, ox.value)
+            take_y = z3.And(oy.notnull, z3.Or(z3.Not(ox.notnull), beyond, tie))
+            merged[a] = Cell(z3.If(take_y, y.value, x.value), z3.If(take_y, y.notnull, x.notnull))
+        elif a.fn == "count":
             merged[a] = Cell(x.value + y.value, T)
         elif a.fn in ("max", "min"):
             take_y = z3.And(y.notnull, z3.Or(z3.Not(x.notnull), compare(">" if a.fn == "max" else "<", y.value,
@@ -212,8 +236,8 @@ def _g_raises_only_with_the_arguments(aggs: Sequence[X.Agg], g: X.Expr, timeout_
     """Why G may raise on a row the aggregates read without raising, or ""."""
     reads, filters, row = Evaluator(), Evaluator(), SymbolicRow("r")
     for a in aggs:
-        if a.arg is not None:
-            reads.eval(a.arg, row)
+        for x in X.children(a):
+            reads.eval(x, row)
     filters.eval(g, row)
     if not filters.errors:
         return ""
@@ -228,8 +252,8 @@ def _may_hide_errors(aggs: Sequence[X.Agg], g: X.Expr, timeout_ms: int) -> bool:
         reads, filters, row = Evaluator(), Evaluator(), SymbolicRow("r")
         removed = z3.Not(truth(filters.eval(g, row)))
         for a in aggs:
-            if a.arg is not None:
-                reads.eval(a.arg, row)
+            for x in X.children(a):
+                reads.eval(x, row)
     if modelling.failed:
         return True
     if not reads.errors:

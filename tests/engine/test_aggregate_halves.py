@@ -72,6 +72,8 @@ MAX_A = X.Agg("max", A, "int")
 SUM_A, COUNT_A, COUNT_ALL = X.Agg("sum", A, "long"), X.Agg("count", A, "long"), X.Agg("count", None, "long")
 COUNT_B4 = X.Agg("count", when(eq(B, 4), lit(1)), "long")
 AVG_D = X.Agg("avg", D, "double")
+LATEST_A = X.Agg("max_by", A, "int", by=when(gt(B, 50), D))  # a of the row with the largest d among b > 50
+FIRST_A = X.Agg("min_by", A, "int", by=B)
 
 CASES = [
     # two minima, each under 50: a row with both at 50 or more is neither minimum of a kept group
@@ -111,6 +113,16 @@ CASES = [
     Case("avg of d over 2.5: NULLs go", grouped(AVG_D), gt(O1, 2.5), X.IsNotNull(D), SUPERSET, True),
     Case("avg of d over 2.5: the low values move the average, must not", grouped(AVG_D), gt(O1, 2.5),
          gt(D, 2.5), SUPERSET, False),
+    # max_by/min_by: a row without an ordering value is never picked
+    Case("max_by over a when: the rows with an ordering value stay", grouped(LATEST_A), gt(O1, 10),
+         X.and_(gt(B, 50), X.IsNotNull(D)), SUPERSET, True),
+    Case("max_by over a when: not an equivalence (the picked a may be 10 or less)", grouped(LATEST_A), gt(O1, 10),
+         X.and_(gt(B, 50), X.IsNotNull(D)), EQUIVALENT, False),
+    Case("max_by over a when, picked a over 10: dropping the rows with a low a changes the pick, must not",
+         grouped(LATEST_A), gt(O1, 10), gt(A, 10), SUPERSET, False),
+    Case("min_by of a by b: a bound on b drops the group's first row, must not", grouped(FIRST_A), lt(O1, 5),
+         lt(B, 50), SUPERSET, False),
+    Case("min_by of a by b: the rows with a b stay", grouped(FIRST_A), lt(O1, 5), X.IsNotNull(B), SUPERSET, True),
 ]
 
 
@@ -219,6 +231,14 @@ SPARK_CASES = [
               ("m = t.groupBy('k').agg(F.count(F.when(F.col('b') >= 50, 1)).alias('high'), F.avg('d').alias('avg_d'))",
                "out = m.filter((F.col('high') >= 1) & (F.col('avg_d') > 1.5))"),
               SUPERSET, '(F.col("b") >= 50) | F.col("d").isNotNull()'),
+    SparkCase("max_by over a when: only rows with an ordering value are read",
+              ("m = t.groupBy('k').agg(F.max_by('a', F.when(F.col('b') >= 50, F.col('d'))).alias('latest'))",
+               "out = m.filter(F.col('latest') > 10)"),
+              SUPERSET, '(F.col("b") >= 50) & F.col("d").isNotNull()'),
+    SparkCase("max_by of a plain column, picked value over 10: nothing but NULLs could go, must not",
+              ("m = t.groupBy('k').agg(F.max_by('a', 'd').alias('latest'))",
+               "out = m.filter(F.col('latest') > 10)"),
+              None, why="GroupBy"),
     SparkCase("an average over 1.5: its low values move it, nothing is proposed (only NULLs could go)",
               ("m = t.groupBy('k').agg(F.avg('d').alias('avg_d'))",
                "out = m.filter(F.col('avg_d') > 1.5)"),
