@@ -73,6 +73,34 @@ def _through_window(op: P.Window, f: X.Expr) -> Iterator[Candidate]:
     if keyed:
         yield Candidate((X.and_(*keyed),), "the partition keys' values for the late filter's equalities")
     yield from _conjunct_candidates(X.and_(*own) if own else X.TRUE, "below the window")
+    front = [p for p in (_order_prefix(op, c) for c in own) if p is not None]
+    if front:
+        yield Candidate((X.and_(*front),), "the late filter's bounds on the window's order, with the rows "
+                                           "sorting before them")
+
+
+# the comparisons that bound the first order key from the front of an ascending (descending) order
+_FRONT = {True: ("<", "<="), False: (">", ">=")}
+
+
+def _order_prefix(op: P.Window, conjunct: X.Expr) -> X.Expr | None:
+    """A bound on the first order key from the front of the order, with the NULLs when the order
+    puts them first: `duration < 60` under `orderBy("duration")` (NULLS FIRST) gives
+    `duration < 60 OR duration IS NULL`, a prefix of every partition's order.
+
+    >>> d = X.Col("d", 1, "int")
+    >>> w = P.Window(P.Source("t", (d,)), (), (), order=((d, True, True),))
+    >>> str(_order_prefix(w, X.Cmp("<", d, X.Lit(60, "int"))))
+    'd < 60 OR d IS NULL'
+    """
+    if not op.order or not isinstance(conjunct, X.Cmp):
+        return None
+    key, ascending, nulls_first = op.order[0]
+    if conjunct.left != key or not isinstance(conjunct.right, (X.Lit, X.Cast)) or X.columns(conjunct.right):
+        return None
+    if conjunct.op not in _FRONT[ascending]:
+        return None
+    return X.or_(conjunct, X.IsNull(key)) if nulls_first else conjunct
 
 
 def _partition_values(op: P.Window, conjunct: X.Expr) -> list[X.Expr]:

@@ -58,6 +58,11 @@ def latest(s):
     return numbered(s).filter(F.col("rn") == 1)
 
 
+def earliest(s):
+    """Each customer's earliest row: ascending, so a NULL ts sorts first and is row 1."""
+    return s[0].withColumn("rn", F.row_number().over(by_cust(F.col("ts")))).filter(F.col("rn") == 1)
+
+
 def lagged(s):
     w = by_cust(F.col("ts"))
     return s[0].withColumn("prev", F.lag("amount").over(w)).withColumn("change", F.col("amount") - F.col("prev"))
@@ -135,6 +140,10 @@ CASES = [
          lambda: F.col("region") == "n", None, naive_differs=True),
     Case("row_number == 1 by latest ts: keeping the earliest rows is not a prefix, must not", latest,
          lambda: F.col("ts") <= 3, None, naive_differs=True),
+    Case("row_number == 1 by earliest ts: a bound keeping the earliest rows moves with the NULL ts, which sort first",
+         earliest, lambda: F.col("ts") <= 3, SUPERSET, "ts <= 3 OR ts IS NULL"),
+    Case("row_number == 1 by earliest ts: a bound dropping the earliest rows must not", earliest,
+         lambda: F.col("ts") >= 6, None, naive_differs=True),
     Case("row_number == 1 beside a key conjunct: the key conjunct moves, the late filter stays", numbered,
          lambda: (F.col("rn") == 1) & F.col("cust").isin("a", "b"), SUPERSET, "cust IN ('a', 'b')"),
     Case("row_number alone: a filter on its result must not", numbered, lambda: F.col("rn") <= 2, None),
@@ -142,8 +151,8 @@ CASES = [
     # ascending puts NULL first: the prefix holds the NULL ts too
     Case("lag difference: a filter keeping a prefix of ts moves below", lagged,
          lambda: F.col("ts").isNull() | (F.col("ts") <= 4), EQUIVALENT, "ts IS NULL OR ts <= 4"),
-    Case("lag difference: the same range without the NULL ts, which sort first, must not", lagged,
-         lambda: F.col("ts") <= 4, None),
+    Case("lag difference: the same range without the NULL ts, which sort first, moves with them, the late "
+         "filter kept", lagged, lambda: F.col("ts") <= 4, SUPERSET, "ts <= 4 OR ts IS NULL"),
     Case("lag difference: a filter dropping a prefix of ts must not", lagged,
          lambda: F.col("ts") >= 4, None, naive_differs=True),
     Case("lag difference: a filter on the difference must not", lagged,
