@@ -3,8 +3,8 @@
 Each readable body runs on Spark beside the expression it is read as, on groups with NULLs,
 NaN, duplicates, a group of only NULLs and a group the body's mask keeps nothing of: the
 two columns must agree on every group, since the proofs reason about the expression while
-the user's function is what runs. Bodies that are not read say why. Then whole pipelines:
-each push beside a must-not, each rewrite's output bag compared with the original's.
+the user's function is what runs. Bodies that are not read say why. Whole pipelines are in
+test_pandas_aggregate_pipelines.py.
 """
 
 from __future__ import annotations
@@ -14,12 +14,9 @@ from dataclasses import dataclass
 import pytest
 
 from magicpush_lab.ir import expr as X
-from magicpush_lab.pipeline import optimize_trace
 from magicpush_lab.rewrite.pyspark_code import to_pyspark
 from magicpush_lab.translate.pandas_aggregate import aggregate_of
 from magicpush_lab.translate.pandas_body import BodyNotRead
-from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
-from tests.cells import rewritten, traced
 
 from .harness import bag
 
@@ -112,72 +109,3 @@ def test_a_body_that_is_not_read_says_why(source, args, dtype, why):
     cols = tuple(X.Col(a, i, types[a]) for i, a in enumerate(args))
     with pytest.raises(BodyNotRead, match=why):
         aggregate_of(source, cols, dtype)
-
-
-# ----------------------------------------------------------------------------- pipelines
-
-SETUP = (
-    "import pandas as pd\n"
-    "from pyspark.sql import functions as F\n"
-    "t = spark.createDataFrame({}, {!r})\n".format(repr(ROWS).replace("nan", "float('nan')"), SCHEMA)
-)
-
-
-@dataclass(frozen=True)
-class Pipeline:
-    title: str
-    cells: tuple[str, ...]
-    expect: str | None  # the kind, or None: nothing may move
-    predicate: str | None = None
-
-
-def _udf(body: str, dtype: str, params: str = "x: pd.Series") -> str:
-    return f"@F.pandas_udf({dtype!r})\ndef f({params}) -> float:\n    return {body}\n"
-
-
-PIPELINES = [
-    Pipeline("a sum of the large values over a bound: only large values are read",
-             (_udf("float(x[x > 500].sum())", "double"),
-              "m = t.groupBy('g').agg(f('d').alias('total'))\nout = m.filter(F.col('total') > 1000)"),
-             SUPERSET, '~F.isnan(F.col("d")) & (F.col("d") > 500.0)'),
-    Pipeline("a sum of every value over a bound: each value moves it, must not",
-             (_udf("float(x.sum())", "double"),
-              "m = t.groupBy('g').agg(f('d').alias('total'))\nout = m.filter(F.col('total') > 1000)"),
-             None),
-    Pipeline("any value in a set: the rows in the set, and the late filter goes",
-             (_udf("bool(x.isin([0, 1]).any())", "boolean"),
-              "m = t.groupBy('g').agg(f('n').alias('hit'))\nout = m.filter(F.col('hit'))"),
-             EQUIVALENT, 'F.col("n").isin(0, 1)'),
-    Pipeline("no value in a set: every row of a kept group counts, must not",
-             (_udf("bool(x.isin([0, 1]).any())", "boolean"),
-              "m = t.groupBy('g').agg(f('n').alias('hit'))\nout = m.filter(~F.col('hit'))"),
-             None),
-    Pipeline("the group's size: every row counts, must not",
-             (_udf("len(x)", "long"),
-              "m = t.groupBy('g').agg(f('n').alias('rows'))\nout = m.filter(F.col('rows') >= 2)"),
-             None),
-    Pipeline("the first value: an order Spark does not fix, must not",
-             (_udf("x.iloc[0]", "double"),
-              "m = t.groupBy('g').agg(f('d').alias('first'))\nout = m.filter(F.col('first') > 500)"),
-             None),
-]
-
-
-@pytest.mark.parametrize("case", PIPELINES, ids=[c.title for c in PIPELINES])
-def test_a_pandas_aggregate_in_a_pipeline(shell, spark, case: Pipeline):
-    cells = [SETUP, *case.cells]
-    ip, _ = shell
-    trace = traced(shell, cells)
-    original = bag(ip.user_ns["out"])
-    result = optimize_trace(trace, cells, time_budget=30)
-    found = [s for s in result.suggestions if s.source == "t"]
-    if case.expect is None:
-        assert found == [], [s.predicate for s in found]
-        return
-    assert found, (result.notes, result.refusals)
-    s = found[0]
-    assert (s.kind, s.predicate) == (case.expect, case.predicate)
-    namespace = {"spark": spark}
-    for cell in rewritten(cells, s):
-        exec(compile(cell, "<cell>", "exec"), namespace)  # the suggestion's cells, as a notebook runs them
-    assert bag(namespace["out"]) == original and original, (s.predicate, rewritten(cells, s))

@@ -29,6 +29,9 @@ _DATE_PARTS = {"year": "Year", "month": "Month", "dayofmonth": "DayOfMonth", "da
 AGGREGATES = {"sum": "Sum", "max": "Max", "min": "Min", "count": "Count", "avg": "Average", "mean": "Average"}
 
 
+# PythonEvalType.SQL_GROUPED_AGG_PANDAS_UDF
+_GROUPED_AGG_PANDAS_UDF = 202
+
 class Scope:
     """Resolves expressions against the columns of a relation's inputs."""
 
@@ -121,8 +124,17 @@ class Scope:
             raise NotReadable("a user-defined function that is not a Python UDF")
         args = [self.expr(a) for a in f.arguments]
         dtype = proto_schema_to_pyspark_data_type(f.python_udf.output_type).jsonValue()
+        eval_type = int(f.python_udf.eval_type)
+        if eval_type == _GROUPED_AGG_PANDAS_UDF:
+            # a grouped-aggregate pandas UDF: Spark's analyzer makes it an aggregate function
+            fn = node(EXPR + "PythonUDAF", args, name=f.function_name, dataType=dtype, evalType=eval_type,
+                      udfDeterministic=bool(f.deterministic), resultId={"id": self.writer.next_id()})
+            return Typed(node(AGG + "AggregateExpression", [fn], mode={"object": AGG + "Complete$"},
+                              isDistinct=False, filter=None,
+                              resultId={"product-class": EXPR + "ExprId", "id": self.writer.next_id(),
+                                        "jvmId": "connect"}), dtype)
         return Typed(node(EXPR + "PythonUDF", args, name=f.function_name, dataType=dtype,
-                          evalType=int(f.python_udf.eval_type), udfDeterministic=bool(f.deterministic),
+                          evalType=eval_type, udfDeterministic=bool(f.deterministic),
                           resultId={"id": self.writer.next_id()}), dtype)
 
     def sort_order(self, so: Any) -> list[dict[str, Any]]:
