@@ -167,6 +167,10 @@ def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None,
         return F.exists(to_column(e.array, udf, bound),
                         lambda x: to_column(e.body, udf, {**(bound or {}), e.var: x}))
     if isinstance(e, X.Agg):
+        if e.by is not None and e.fn in ("max_by", "min_by") and e.arg is not None:
+            from pyspark.sql import functions as F
+
+            return getattr(F, e.fn)(to_column(e.arg, udf, bound), to_column(e.by, udf, bound))
         return _aggregate(e, None if e.arg is None else to_column(e.arg, udf, bound))
     if isinstance(e, X.Arith):
         if e.op not in ARITHMETIC:

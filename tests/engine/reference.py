@@ -251,6 +251,8 @@ def _agg(a: X.Agg, rows: list[Row]) -> Any:
         if len(values) > 1:
             raise Undefined(f"{a}: the group's rows differ, and which one is kept is Spark's choice")
         return evaluate(a.arg, rows[0]) if rows else None
+    if a.by is not None and a.fn in ("max_by", "min_by"):
+        return _pick_by(a, rows)
     vals = [v for v in (evaluate(a.arg, r) for r in rows) if v is not None]
     if a.fn == "count":
         return len(vals)
@@ -265,6 +267,20 @@ def _agg(a: X.Agg, rows: list[Row]) -> Any:
     if a.fn in ("avg", "average") and all(isinstance(v, (int, float)) for v in vals):
         return sum(vals) / len(vals)
     return _undefined(a)
+
+
+def _pick_by(a: X.Agg, rows: list[Row]) -> Any:
+    """max_by/min_by: the value of a row whose ordering value is the extreme; defined only where
+    the rows tied there agree on the value (which of them Spark takes is its choice)."""
+    ordered = [(o, r) for o, r in ((evaluate(a.by, r), r) for r in rows) if o is not None]
+    if not ordered:
+        return None
+    sign = 1 if a.fn == "max_by" else -1
+    extreme = functools.reduce(lambda x, y: y if _spark_cmp(y, x) * sign > 0 else x, [o for o, _ in ordered])
+    values = {_key(evaluate(a.arg, r)) for o, r in ordered if _spark_cmp(o, extreme) == 0}
+    if len(values) > 1:
+        raise Undefined(f"{a}: rows tied at the extreme differ, and which one is taken is Spark's choice")
+    return next(evaluate(a.arg, r) for o, r in ordered if _spark_cmp(o, extreme) == 0)
 
 
 def _undefined(a: X.Agg) -> Any:

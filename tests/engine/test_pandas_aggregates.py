@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 
 from magicpush_lab.ir import expr as X
-from magicpush_lab.rewrite.pyspark_code import to_pyspark
+from magicpush_lab.rewrite.pyspark_column import to_column
 from magicpush_lab.translate.pandas_aggregate import aggregate_of
 from magicpush_lab.translate.pandas_body import BodyNotRead
 
@@ -71,16 +71,6 @@ NOT_READ = [
 ]
 
 
-def _column_code(e: X.Expr) -> str:
-    """PySpark code for an expression over aggregates (each Agg as the function of its name)."""
-    def as_function(n: X.Expr) -> X.Expr | None:
-        if isinstance(n, X.Agg):
-            arg = X.Lit(1, "int") if n.arg is None else X.transform(n.arg, as_function)
-            return X.Func(n.fn, (arg,), n.dtype)
-        return None
-    return to_pyspark(X.transform(e, as_function))
-
-
 @pytest.fixture(scope="module")
 def frame(spark):
     return spark.createDataFrame(ROWS, SCHEMA)
@@ -99,7 +89,7 @@ def test_a_read_body_gives_the_udfs_value_on_every_group(spark, frame, body: Bod
     exec(compile(body.source, "<udf>", "exec"), namespace)  # the body as a function, as a cell defines it
     udf = F.pandas_udf(namespace["f"], body.dtype)
     by_udf = frame.groupBy("g").agg(udf(*body.args).alias("v"))
-    by_expr = frame.groupBy("g").agg(eval(_column_code(expr), {"F": F}).alias("v"))
+    by_expr = frame.groupBy("g").agg(to_column(expr).alias("v"))
     assert bag(by_udf) == bag(by_expr), str(expr)
 
 

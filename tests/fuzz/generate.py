@@ -257,7 +257,7 @@ def aggregate(rng, plan, names, used):
     outputs: list[tuple[X.Col, X.Expr]] = [(key, key)]
     others = [c for c in cols if c != key]
     for _ in range(rng.randint(1, 2)):
-        fn = rng.choice(["max", "min", "count", "count*", "sum", "avg", "count_when"])
+        fn = rng.choice(["max", "min", "count", "count*", "sum", "avg", "count_when", "max_by"])
         if fn == "count*" or not others:
             outputs.append((names.col("long"), X.Agg("count", None, "long")))
             continue
@@ -267,6 +267,14 @@ def aggregate(rng, plan, names, used):
         elif fn == "count_when":  # count(when(cond, 1)): the rows of a condition
             counted = X.Case(((predicate(rng, (arg,), depth=0), X.Lit(1, "int")),), X.Lit(None, "null"))
             outputs.append((names.col("long"), X.Agg("count", counted, "long")))
+        elif fn == "max_by":  # the value of the row with the largest (smallest) ordering value
+            orders = [c for c in others if c != arg and c.dtype in ("int", "double", "string")]
+            if not orders:
+                continue
+            by = rng.choice(orders)
+            if rng.random() < 0.5:  # an ordering value only some rows have: max_by over a when
+                by = X.Case(((predicate(rng, (arg, by), depth=0), by),), X.Lit(None, "null"))
+            outputs.append((names.col(arg.dtype), X.Agg(rng.choice(["max_by", "min_by"]), arg, arg.dtype, by=by)))
         elif fn == "avg":
             if arg.dtype not in ("int", "double"):
                 continue
@@ -375,7 +383,8 @@ def tables(rng: random.Random) -> dict[int, list[dict]]:
 
 def kinds_of(plan: P.Plan) -> set[str]:
     """What a pipeline is made of, for the run's figures: its operators by class (a round trip's
-    Project as "RDD round trip", its fold as "reduceByKey", a GroupedMap as "applyInPandas"), and "date UDF" or "Python UDF"
+    Project as "RDD round trip", its fold as "reduceByKey", a GroupedMap as "applyInPandas"), "max_by"
+    for an Aggregate with max_by or min_by, and "date UDF" or "Python UDF"
     for each Python UDF a filter or projection calls, "uninterpreted function" for a deterministic
     function the engine never writes into a predicate (octet_length, bit_length).
 
@@ -393,6 +402,9 @@ def kinds_of(plan: P.Plan) -> set[str]:
             kinds.add("reduceByKey")
             continue
         kinds.add({"GroupedMap": "applyInPandas"}.get(type(node).__name__, type(node).__name__))
+        if isinstance(node, P.Aggregate) and any(isinstance(e, X.Agg) and e.by is not None
+                                                 for ex in P.expressions(node) for e in X.walk(ex)):
+            kinds.add("max_by")
         for u in udfs:
             kinds.add("date UDF" if any(X.dtype_of(a) == "date" for a in u.args) else "Python UDF")
         if any(isinstance(e, X.Func) and e.name in ("octet_length", "bit_length")
