@@ -63,7 +63,7 @@ def rows_kept_groups_read(op: P.Aggregate, f: X.Expr) -> X.Expr | None:
     # column computed below (a UDF's value) is another matter: its 0 is a condition on the row
     if not kept or all(_adds_nothing(p, _computed(op.child)) for p in kept):
         return None
-    return X.or_(*kept)
+    return _common_first(kept)
 
 
 def _computed(plan: P.Plan) -> set[X.Col]:
@@ -114,7 +114,7 @@ def filter_form(e: X.Expr) -> X.Expr:
             flat.extend(q for q in X.conjuncts(part) if q not in flat)
         return X.and_(*(q for q in flat if not any(_implies(other, q) for other in flat if other is not q)))
     if isinstance(e, X.Or):
-        return X.or_(*(filter_form(p) for p in e.args))
+        return _common_first([filter_form(p) for p in e.args])
     if isinstance(e, X.Coalesce) and len(e.args) == 2 and e.args[1] == X.FALSE:
         return filter_form(e.args[0])
     if isinstance(e, X.IsNotNull) and isinstance(e.arg, X.Coalesce) and isinstance(e.arg.args[-1], X.Lit) \
@@ -125,6 +125,16 @@ def filter_form(e: X.Expr) -> X.Expr:
         cond, value = e.left.branches[0]
         return filter_form(X.and_(cond, X.Cmp(e.op, value, e.right)))
     return e
+
+
+def _common_first(parts: list[X.Expr]) -> X.Expr:
+    """A disjunction with the conjuncts every part shares written once, in front:
+    `(a AND b) OR (a AND c)` is `a AND (b OR c)`."""
+    shared = [c for c in X.conjuncts(parts[0]) if all(c in X.conjuncts(p) for p in parts[1:])]
+    if not shared or len(parts) < 2:
+        return X.or_(*parts)
+    rest = [X.and_(*(c for c in X.conjuncts(p) if c not in shared)) for p in parts]
+    return X.and_(*shared) if X.TRUE in rest else X.and_(*shared, X.or_(*rest))
 
 
 def _implies(a: X.Expr, b: X.Expr) -> bool:
@@ -200,17 +210,18 @@ def _zero(dtype: str) -> X.Lit:
 
 def _bound(fn: str, conjunct: X.Expr, x: X.Expr) -> X.Expr | None:
     """The test on x that `conjunct` (on the extremum's output column) gives its rows, or None."""
+    conjunct = _flag_test(conjunct)
     if isinstance(conjunct, X.Or):
         parts = [_bound(fn, d, x) for d in conjunct.args]
         return None if any(p is None for p in parts) else _loosest(parts)
-    if isinstance(conjunct, X.In) and isinstance(conjunct.arg, X.Col):
+    if isinstance(conjunct, X.In) and isinstance(_widened(conjunct.arg), X.Col):
         parts = [_bound(fn, X.Cmp("=", conjunct.arg, v), x) for v in conjunct.values]
         return None if any(p is None for p in parts) else _loosest(parts)
     if isinstance(conjunct, X.Col) and conjunct.dtype == "boolean" and fn == "max":
         return _tested(x, lambda v: v)  # max of booleans is TRUE: some row's x is TRUE
     if not isinstance(conjunct, X.Cmp):
         return None
-    op, left, right = conjunct.op, conjunct.left, conjunct.right
+    op, left, right = conjunct.op, _widened(conjunct.left), _widened(conjunct.right)
     if _constant(left) is not None and isinstance(right, X.Col):
         op, left, right = _FLIPPED.get(op, op), right, left
     value = _constant(right)
@@ -218,6 +229,65 @@ def _bound(fn: str, conjunct: X.Expr, x: X.Expr) -> X.Expr | None:
         return None
     towards = _TOWARDS[fn].get(op)
     return None if towards is None else _tested(x, lambda v: X.Cmp(towards, v, right))
+
+
+def _flag_test(e: X.Expr) -> X.Expr:
+    """`cast(b as int) >= 1` (`= 1`, `> 0`) of a boolean column b is b TRUE: written as `b`.
+
+    >>> b = X.Col("has_0", 1, "boolean")
+    >>> str(_flag_test(X.Cmp(">=", X.Cast(b, "int"), X.Lit(1, "int"))))
+    'has_0'
+    """
+    if isinstance(e, X.Cmp) and isinstance(e.left, X.Cast) and isinstance(e.left.arg, X.Col) \
+            and e.left.arg.dtype == "boolean" and e.left.dtype in ("byte", "short", "int", "long"):
+        value = _constant(e.right)
+        if value is not None and (e.op, value.value) in ((">=", 1), ("=", 1), (">", 0)):
+            return e.left.arg
+    return e
+
+
+def rows_some_flag_true(op: P.Aggregate, f: X.Expr) -> X.Expr | None:
+    """When `f` needs some `bool_or` of the group TRUE, the rows on which some `bool_or`'s
+    condition is TRUE: a row where every condition is FALSE or NULL changes a flag only from
+    NULL to FALSE, which another kept row may already decide. None unless every aggregate is a
+    `bool_or` (max of a boolean) and `f` needs one of them TRUE. Only a proposal: the verifier
+    decides.
+
+    >>> k, lo = X.Col("k", 0, "int"), X.Col("lo", 1, "int")
+    >>> h0, h1 = X.Col("h0", 2, "boolean"), X.Col("h1", 3, "boolean")
+    >>> op = P.Aggregate(P.Source("t", (k, lo)), (k,), ((k, k), (h0, X.Agg("max", X.Cmp("<=", lo, X.Lit(0, "int")), "boolean")),
+    ...                                                 (h1, X.Agg("max", X.Cmp("<=", lo, X.Lit(1, "int")), "boolean"))))
+    >>> str(rows_some_flag_true(op, X.and_(h0, X.IsNotNull(h1))))
+    'lo <= 0 OR lo <= 1'
+    """
+    if op.pivot or op.deduplicate or not op.keys:
+        return None
+    aggs = aggregates(op)
+    if not aggs or any(a.fn != "max" or a.dtype != "boolean" or a.arg is None or a.distinct for a in aggs):
+        return None
+    outputs = {col: e for col, e in op.outputs}
+    flags = {col for col, e in outputs.items() if isinstance(e, X.Agg)}
+    if not any(_flag_test(c) in flags for c in X.conjuncts(f)):
+        return None
+    return filter_form(X.or_(*(_tested(a.arg, lambda v: v) for a in aggs)))
+
+
+_EXACT_WIDENINGS = {("byte", "short"), ("byte", "int"), ("byte", "long"), ("short", "int"), ("short", "long"),
+                    ("int", "long"), ("byte", "double"), ("short", "double"), ("int", "double"), ("float", "double")}
+
+
+def _widened(e: X.Expr) -> X.Expr:
+    """A column under a cast that keeps every value and its order (Spark widens `lo IN (1, 2)`
+    on an int output to `cast(lo as bigint) IN (...)`, and may cast a column to its own type):
+    the column itself, else `e`.
+
+    >>> str(_widened(X.Cast(X.Col("lo", 1, "int"), "long"))), str(_widened(X.Cast(X.Col("d", 2, "double"), "int")))
+    ('lo', 'cast(d as int)')
+    """
+    if isinstance(e, X.Cast) and isinstance(e.arg, X.Col) and \
+            (e.arg.dtype == e.dtype or (e.arg.dtype, e.dtype) in _EXACT_WIDENINGS):
+        return e.arg
+    return e
 
 
 def _loosest(bounds: list[X.Expr]) -> X.Expr:

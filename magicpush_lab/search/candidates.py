@@ -18,7 +18,7 @@ import z3
 from magicpush_lab.ir import expr as X
 from magicpush_lab.budget import Budget
 from magicpush_lab.ir import plan as P
-from magicpush_lab.search.aggregate_reads import filter_form, rows_kept_groups_read
+from magicpush_lab.search.aggregate_reads import filter_form, rows_kept_groups_read, rows_some_flag_true
 from magicpush_lab.search.candidate import Candidate
 from magicpush_lab.search.formula import FORMULA_MS, predicate_from_formula, written_decimals
 from magicpush_lab.search.padded import padded_predicate
@@ -84,23 +84,55 @@ _FRONT = {True: ("<", "<="), False: (">", ">=")}
 
 
 def _order_prefix(op: P.Window, conjunct: X.Expr) -> X.Expr | None:
-    """A bound on the first order key from the front of the order, with the NULLs when the order
-    puts them first: `duration < 60` under `orderBy("duration")` (NULLS FIRST) gives
-    `duration < 60 OR duration IS NULL`, a prefix of every partition's order.
+    """A bound on the first order key from the front of the order that the conjunct implies, with
+    the NULLs when the order puts them first: `duration < 60` under `orderBy("duration")` (NULLS
+    FIRST) gives `duration < 60 OR duration IS NULL`, a prefix of every partition's order; of a
+    disjunction, the loosest of its parts' bounds (`(v > 20 AND v < 30) OR v >= 35` under a
+    descending order gives `v > 20`).
 
     >>> d = X.Col("d", 1, "int")
     >>> w = P.Window(P.Source("t", (d,)), (), (), order=((d, True, True),))
     >>> str(_order_prefix(w, X.Cmp("<", d, X.Lit(60, "int"))))
     'd < 60 OR d IS NULL'
+    >>> down = P.Window(P.Source("t", (d,)), (), (), order=((d, False, False),))
+    >>> str(_order_prefix(down, X.or_(X.and_(X.Cmp(">", d, X.Lit(20, "int")), X.Cmp("<", d, X.Lit(30, "int"))),
+    ...                               X.Cmp(">=", d, X.Lit(35, "int")))))
+    'd > 20'
     """
-    if not op.order or not isinstance(conjunct, X.Cmp):
+    if not op.order:
         return None
     key, ascending, nulls_first = op.order[0]
-    if conjunct.left != key or not isinstance(conjunct.right, (X.Lit, X.Cast)) or X.columns(conjunct.right):
+    bound = _front_bound(key, ascending, conjunct)
+    if bound is None:
         return None
-    if conjunct.op not in _FRONT[ascending]:
-        return None
-    return X.or_(conjunct, X.IsNull(key)) if nulls_first else conjunct
+    return X.or_(bound, X.IsNull(key)) if nulls_first else bound
+
+
+def _front_bound(key: X.Expr, ascending: bool, e: X.Expr) -> X.Cmp | None:
+    """The bound on `key` from the front of its order that `e` implies: the tightest of a
+    conjunction's, the loosest of a disjunction's (None where a part has none)."""
+    if isinstance(e, X.Cmp):
+        literal = e.right if isinstance(e.right, X.Lit) else (e.right.arg if isinstance(e.right, X.Cast) else None)
+        ok = e.left == key and e.op in _FRONT[ascending] and isinstance(literal, X.Lit) \
+            and isinstance(literal.value, (int, float)) and not isinstance(literal.value, bool)
+        return e if ok else None
+    if isinstance(e, X.And):
+        found = [b for b in (_front_bound(key, ascending, c) for c in e.args) if b is not None]
+        return min(found, key=lambda b: _looseness(b, ascending)) if found else None
+    if isinstance(e, X.Or):
+        found = [_front_bound(key, ascending, d) for d in e.args]
+        if any(b is None for b in found):
+            return None
+        return max(found, key=lambda b: _looseness(b, ascending))  # type: ignore[arg-type, return-value]
+    return None
+
+
+def _looseness(b: X.Cmp, ascending: bool) -> tuple[float, int]:
+    """How much of the order a front bound keeps: larger keeps more (`<= 5` more than `< 5`)."""
+    literal = b.right if isinstance(b.right, X.Lit) else b.right.arg  # type: ignore[union-attr]
+    value = float(literal.value)  # type: ignore[union-attr, arg-type]
+    inclusive = int(b.op in ("<=", ">="))
+    return (value, inclusive) if ascending else (-value, inclusive)
 
 
 def _partition_values(op: P.Window, conjunct: X.Expr) -> list[X.Expr]:
@@ -314,6 +346,9 @@ def through_aggregate(op: P.Aggregate, f: X.Expr, budget: Budget) -> Iterator[Ca
     read = rows_kept_groups_read(op, f) if on_aggregates else None
     if read is not None and read != X.TRUE:
         yield Candidate((X.and_(*on_keys, read),), "the rows some aggregate of a kept group reads")
+    flagged = rows_some_flag_true(op, f) if on_aggregates else None
+    if flagged is not None and flagged not in (read, X.TRUE):
+        yield Candidate((X.and_(*on_keys, flagged),), "the rows on which some flag of a kept group is TRUE")
     if on_keys:
         yield Candidate((X.and_(*on_keys),), "the late filter's conjuncts on group keys")
 

@@ -178,6 +178,10 @@ class Evaluator:
             return folded
         if src in INTEGER_RANK and target == z3.RealSort() and not e.dtype.startswith("decimal"):
             return Cell(z3.ToReal(a.value), a.notnull)
+        if src == "boolean" and (e.dtype in INTEGER_RANK or e.dtype in ("double", "float")):
+            # Spark casts TRUE to 1 and FALSE to 0, and never fails
+            one, zero = (z3.IntVal(1), z3.IntVal(0)) if e.dtype in INTEGER_RANK else (z3.RealVal(1), z3.RealVal(0))
+            return Cell(z3.If(a.value, one, zero), a.notnull)
         unknown = self._uninterpreted(f"cast_{e.dtype}", (a,), target, may_be_null=True)
         if not _cast_can_fail(src, e.dtype):
             return unknown

@@ -17,8 +17,8 @@ Each half is described by what any multiset of its rows can give, per aggregate:
   avg x:         NULL, or a value with such a witness row;
   max_by(x, o):  NULL with no row whose o is not NULL, else x of one row of that half with o
                  not NULL (a witness row whose o is the half's largest; min_by the smallest);
-and where a half has rows but an aggregate is NULL (0 for a count), a row of the half (one per
-half) has x NULL. Every pair of halves a real group has is one of these, so a claim proved for
+and where a half has rows but an aggregate is NULL (0 for a count), every row of the half the
+model names (one row per half, and each aggregate's witness row) has x NULL. Every pair of halves a real group has is one of these, so a claim proved for
 all of them holds for every group of every table: no base case is needed. The removed rows of a
 sum must add nothing (x NULL or 0: proved on one row) and those of an average must all be NULL,
 so that sums of doubles (NaN, rounding) and of integers (overflow, which raises) are the same
@@ -153,6 +153,10 @@ def _half(op: P.Aggregate, aggs: Sequence[X.Agg], g: X.Expr, keeps: bool, rep: S
     facts.append(z3.Implies(has_rows, some_in))
     values: dict[X.Agg, Cell] = {}
     half_orders: dict[X.Agg, Cell] = {}
+    # (argument, when the aggregate says every row of the half has it NULL) and the half's rows
+    # the model names: an aggregate NULL over the half (a count 0) means NULL on each of them
+    all_null: list[tuple[X.Expr, z3.BoolRef]] = []
+    named = [(some, some_in)]
     for i, a in enumerate(aggs):
         tag = f"{side}_{i}"
         if a.arg is None:  # count(*)
@@ -161,6 +165,7 @@ def _half(op: P.Aggregate, aggs: Sequence[X.Agg], g: X.Expr, keeps: bool, rep: S
             values[a] = Cell(n, T)
             continue
         witness, witness_in = member(f"{tag}_w")
+        named.append((witness, witness_in))
         x = ev.eval(a.arg, witness)
         if a.by is not None:  # max_by, min_by: the witness is a row with the half's extreme order
             order = ev.eval(a.by, witness)
@@ -169,6 +174,7 @@ def _half(op: P.Aggregate, aggs: Sequence[X.Agg], g: X.Expr, keeps: bool, rep: S
                       z3.Implies(z3.And(has_rows, z3.Not(has_order)), z3.Not(ev.eval(a.by, some).notnull))]
             values[a] = Cell(x.value, z3.And(has_order, x.notnull))
             half_orders[a] = Cell(order.value, has_order)
+            all_null.append((a.by, z3.Not(has_order)))
             continue
         some_null = z3.Not(ev.eval(a.arg, some).notnull)
         if a.fn == "count":
@@ -176,14 +182,19 @@ def _half(op: P.Aggregate, aggs: Sequence[X.Agg], g: X.Expr, keeps: bool, rep: S
             facts += [n >= 0, z3.Implies(n > 0, z3.And(has_rows, witness_in, x.notnull)),
                       z3.Implies(z3.And(has_rows, n == 0), some_null)]
             values[a] = Cell(n, T)
+            all_null.append((a.arg, n == 0))
             continue
         notnull = z3.Bool(f"{tag}_notnull")
         facts += [z3.Implies(notnull, z3.And(has_rows, witness_in, x.notnull)),
                   z3.Implies(z3.And(has_rows, z3.Not(notnull)), some_null)]
+        all_null.append((a.arg, z3.Not(notnull)))
         if a.fn in ("max", "min"):
             values[a] = Cell(x.value, notnull)
         else:  # sum, avg: a value only a witness row vouches for
             values[a] = Cell(fresh(f"{tag}_{a.fn}", sort_of(a.dtype)), notnull)
+    for arg, none in all_null:
+        for row, row_in in named:
+            facts.append(z3.Implies(z3.And(has_rows, row_in, none), z3.Not(ev.eval(arg, row).notnull)))
     return Half(has_rows, values, half_orders)
 
 

@@ -72,6 +72,14 @@ MAX_A = X.Agg("max", A, "int")
 SUM_A, COUNT_A, COUNT_ALL = X.Agg("sum", A, "long"), X.Agg("count", A, "long"), X.Agg("count", None, "long")
 COUNT_B4 = X.Agg("count", when(eq(B, 4), lit(1)), "long")
 AVG_D = X.Agg("avg", D, "double")
+HAS_A, HAS_B = X.Agg("max", gt(A, 50), "boolean"), X.Agg("max", lt(B, 30), "boolean")
+H1, H2 = X.Col("h1", 21, "boolean"), X.Col("h2", 22, "boolean")
+
+
+def flags(first: X.Agg, second: X.Agg) -> P.Aggregate:
+    return P.Aggregate(SOURCE, (K,), ((K, K), (H1, first), (H2, second)))
+
+
 LATEST_A = X.Agg("max_by", A, "int", by=when(gt(B, 50), D))  # a of the row with the largest d among b > 50
 FIRST_A = X.Agg("min_by", A, "int", by=B)
 
@@ -113,6 +121,21 @@ CASES = [
     Case("avg of d over 2.5: NULLs go", grouped(AVG_D), gt(O1, 2.5), X.IsNotNull(D), SUPERSET, True),
     Case("avg of d over 2.5: the low values move the average, must not", grouped(AVG_D), gt(O1, 2.5),
          gt(D, 2.5), SUPERSET, False),
+    # bool_or flags, one needed TRUE through a cast to int, the other only not NULL: a row on which
+    # no flag's condition is TRUE changes the other flag only from NULL to FALSE, which the kept
+    # group's row with a > 50 already decides when both flags read a (not when the other reads b)
+    Case("a flag cast to 1 and another of a column that may be NULL: a group's b may be NULL on the rows "
+         "kept, must not", flags(HAS_A, HAS_B),
+         X.and_(X.Cmp(">=", X.Cast(H1, "int"), lit(1)), X.IsNotNull(H2)), X.or_(gt(A, 50), lt(B, 30)),
+         SUPERSET, False),
+    Case("a flag cast to 1 and another not NULL, its column never NULL beside: the rows of either condition",
+         flags(HAS_A, X.Agg("max", lt(A, 30), "boolean")),
+         X.and_(X.Cmp(">=", X.Cast(H1, "int"), lit(1)), X.IsNotNull(H2)), X.or_(gt(A, 50), lt(A, 30)),
+         SUPERSET, True),
+    Case("a flag cast to 0 or more: no flag needs TRUE, the rows of no condition count, must not",
+         flags(HAS_A, X.Agg("max", lt(A, 30), "boolean")),
+         X.and_(X.Cmp(">=", X.Cast(H1, "int"), lit(0)), X.IsNotNull(H2)), X.or_(gt(A, 50), lt(A, 30)),
+         SUPERSET, False),
     # max_by/min_by: a row without an ordering value is never picked
     Case("max_by over a when: the rows with an ordering value stay", grouped(LATEST_A), gt(O1, 10),
          X.and_(gt(B, 50), X.IsNotNull(D)), SUPERSET, True),
@@ -231,6 +254,22 @@ SPARK_CASES = [
               ("m = t.groupBy('k').agg(F.count(F.when(F.col('b') >= 50, 1)).alias('high'), F.avg('d').alias('avg_d'))",
                "out = m.filter((F.col('high') >= 1) & (F.col('avg_d') > 1.5))"),
               SUPERSET, '(F.col("b") >= 50) | F.col("d").isNotNull()'),
+    SparkCase("a min in a set and a max over a bound, through Spark's casts: the rows low or high enough",
+              ("t.createOrReplaceTempView('t')\nm = spark.sql('SELECT k, min(a) AS lo, max(a) AS hi FROM t GROUP BY k')",
+               "out = m.filter(F.col('lo').isin(4, 5, 10) & (F.col('hi') >= 60))"),
+              SUPERSET, '(F.col("a") <= 10) | (F.col("a") >= 60)'),
+    SparkCase("a min in a set or a max over a bound: no bound per aggregate, must not",
+              ("t.createOrReplaceTempView('t')\nm = spark.sql('SELECT k, min(a) AS lo, max(a) AS hi FROM t GROUP BY k')",
+               "out = m.filter(F.col('lo').isin(4, 5, 10) | (F.col('hi') >= 60))"),
+              None, why="GroupBy"),
+    SparkCase("bool_or flags as ints, one at least 1: the rows on which some flag's condition holds",
+              ("m = t.groupBy('k').agg(F.bool_or(F.col('a') > 50).alias('hi'), F.bool_or(F.col('a') < 30).alias('lo'))",
+               "out = m.filter((F.col('hi').cast('int') >= 1) & F.col('lo').cast('int').isin(0, 1))"),
+              SUPERSET, '(F.col("a") > 50) | (F.col("a") < 30)'),
+    SparkCase("bool_or flags as ints, none needed at 1: every row of a kept group counts, must not",
+              ("m = t.groupBy('k').agg(F.bool_or(F.col('a') > 50).alias('hi'), F.bool_or(F.col('a') < 30).alias('lo'))",
+               "out = m.filter((F.col('hi').cast('int') >= 0) & F.col('lo').cast('int').isin(0, 1))"),
+              None, why="GroupBy"),
     SparkCase("max_by over a when: only rows with an ordering value are read",
               ("m = t.groupBy('k').agg(F.max_by('a', F.when(F.col('b') >= 50, F.col('d'))).alias('latest'))",
                "out = m.filter(F.col('latest') > 10)"),
