@@ -1,16 +1,21 @@
-"""python -m benchmarks.folds RUN.json: the table of the fold families, one row per family.
+"""python -m benchmarks.folds RUN.json [--variants]: the table of the fold families, one row per
+family (with --variants, then one row per variant written).
 
 The families are the 26 stateful aggregations of the public Pusharoo benchmark set, each
-written once in PySpark in a style users write (corpus/<name>/, in the reach corpus's format:
+variant written in PySpark in a style users write (corpus/<name>/ for a family's first variant
+written, corpus/<name>_<n>/ for its variant n, in the reach corpus's format:
 benchmarks/reach/README.md). They run through the reach benchmark:
 
     python -m benchmarks.reach --corpus benchmarks/folds/corpus --json RUN.json
     python -m benchmarks.reach --corpus benchmarks/folds/corpus --check all     # each hand optimum sound?
 
-and this prints, from the run's JSON and the corpus's expected.toml, each family's style, what
-the engine pushed (its kind and predicate) beside the hand-derived best, whether the rewrite
-kept the output, the rows the read handed on (original, engine, hand optimum), the optimizer's
-time and, when nothing moved, the first blocker; then the count of families handled.
+and this prints, from the run's JSON, the corpus's expected.toml and the peer's published kind
+and time per variant (peer.csv), per family: its style, the variants written and handled, the
+kinds the engine pushed beside those the peer synthesized, the median optimizer time beside the
+peer's, and what stopped the variants not handled; then the counts. With --variants, per
+variant: what the engine pushed (its kind and predicate) beside the hand-derived best and the
+peer's kind, whether the rewrite kept the output, the rows the read handed on (original,
+engine, hand optimum) and the optimizer's time.
 """
 
 from __future__ import annotations
@@ -66,40 +71,111 @@ def handled(result: dict, spec: dict) -> bool:
     return bool(result.get("effective"))
 
 
-def render(results: Sequence[dict]) -> str:
-    lines = ["| family (peer variants) | PySpark style | engine pushed | hand best | sound | rows read: "
-             "original → engine → hand | optimizer s | what stopped it |",
+def peer() -> dict[str, tuple[str, float]]:
+    """The peer's published kind and synthesis seconds per variant (benchmarks/folds/peer.csv)."""
+    rows = [line.split(",") for line in (CORPUS.parent / "peer.csv").read_text().splitlines()
+            if line and not line.startswith(("#", "variant,"))]
+    return {variant: (kind, float(seconds)) for variant, kind, seconds in rows}
+
+
+def _kind(result: dict) -> str:
+    kinds = sorted({s.get("kind", "") for s in result.get("suggestions", ())})
+    return "/".join(kinds) if kinds else "nothing"
+
+
+def render_variants(results: Sequence[dict]) -> str:
+    """One row per written variant: what the engine pushed beside the hand best and the peer's kind."""
+    published = peer()
+    lines = ["| variant | engine pushed | hand best | peer | sound | rows read: original → engine → hand | "
+             "optimizer s | handled, or what stopped it |",
              "|---|---|---|---|---|---|---|---|"]
-    families = total_variants = 0
-    for result in sorted(results, key=lambda r: _spec(r["name"])["family"].lower()):
+    for result in sorted(results, key=lambda r: _spec(r["name"])["variant"].lower()):
         spec = _spec(result["name"])
         table = next(iter(spec["sources"]))
         best = spec["sources"][table].get("best") or "nothing may move"
-        ok = handled(result, spec)
-        families += ok
-        total_variants += spec["variants"]
-        seconds = result.get("optimizer_seconds")
-        stopped = _blocker(result) or ("the read's rows are not counted (an RDD job of its own)"
-                                       if result.get("effective") is None and not spec.get("nothing_may_move") else "")
-        lines.append(f"| {spec['family']} ({spec['variants']}) | {spec['style']} | {_cell(_pushed(result))} | "
-                     f"{_cell(f'`{best}`')} ({spec['sources'][table].get('kind', '–')}) | {result.get('sound')} | "
-                     f"{_rows(result, table)} | {'–' if seconds is None else f'{seconds:.2f}'} | "
-                     f"{'handled' if ok else _cell(stopped)} |")
-    lines.append("")
-    lines.append(f"Handled: {families} of {len(results)} families. One variant of each family is written in "
-                 f"PySpark, so {families} of the peer's {total_variants} variants are shown handled; the other "
-                 f"variants of a family differ in the late filter's constants and connectives, not written yet.")
+        kind, seconds = published.get(spec["variant"], ("–", None))
+        theirs = kind if seconds is None else f"{kind}, {seconds:.2f} s"
+        mine = result.get("optimizer_seconds")
+        lines.append(f"| {spec['variant']} | {_cell(_pushed(result))} | "
+                     f"{_cell(f'`{best}`')} ({spec['sources'][table].get('kind', '–')}) | {theirs} | "
+                     f"{result.get('sound')} | {_rows(result, table)} | {'–' if mine is None else f'{mine:.2f}'} | "
+                     f"{'handled' if handled(result, spec) else _cell(_stopped(result, spec))} |")
     return "\n".join(lines)
+
+
+def _stopped(result: dict, spec: dict) -> str:
+    return _blocker(result) or ("the read's rows are not counted (an RDD job of its own)"
+                                if result.get("effective") is None and not spec.get("nothing_may_move") else "")
+
+
+def render(results: Sequence[dict]) -> str:
+    """One row per family: its style, the variants written and handled, the engine's kinds beside
+    the peer's, the median optimizer time beside the peer's median synthesis time."""
+    published = peer()
+    by_family: dict[str, list[dict]] = {}
+    for result in results:
+        by_family.setdefault(_spec(result["name"])["family"], []).append(result)
+    lines = ["| family (peer variants) | PySpark style | written | handled | engine pushed | peer synthesized | "
+             "sound | median s: engine, peer | what stopped the others |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    written = handled_variants = families = 0
+    total = 0
+    for family in sorted(by_family, key=str.lower):
+        runs = by_family[family]
+        specs = [_spec(r["name"]) for r in runs]
+        done = [handled(r, sp) for r, sp in zip(runs, specs)]
+        written += len(runs)
+        handled_variants += sum(done)
+        families += all(done)
+        total += specs[0]["variants"]
+        ours = _counted(_kind(r) for r in runs)
+        theirs = _counted(published.get(sp["variant"], ("–", 0))[0] for sp in specs)
+        stopped = sorted({_cell(_stopped(r, sp))[:90] for r, sp, ok in zip(runs, specs, done) if not ok} - {""})
+        mine = _median([r["optimizer_seconds"] for r in runs if r.get("optimizer_seconds") is not None])
+        peer_s = _median([published[sp["variant"]][1] for sp in specs if sp["variant"] in published])
+        sound = sum(r.get("sound") is not False for r in runs)
+        lines.append(f"| {family} ({specs[0]['variants']}) | {specs[0]['style']} | {len(runs)} | {sum(done)} | "
+                     f"{ours} | {theirs} | {sound} of {len(runs)} | {_seconds(mine)}, {_seconds(peer_s)} | "
+                     f"{'; '.join(stopped) or '–'} |")
+    lines.append("")
+    lines.append(f"Handled: {handled_variants} of the {written} variants written ({total} in the peer's set, which "
+                 f"reports 150 for its synthesizer and 22 for the MagicPush prototype); {families} of "
+                 f"{len(by_family)} families have every written variant handled.")
+    return "\n".join(lines)
+
+
+def _counted(kinds) -> str:
+    counts: dict[str, int] = {}
+    for k in kinds:
+        counts[k] = counts.get(k, 0) + 1
+    return ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+
+
+def _median(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _seconds(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    variants = "--variants" in args
+    args = [a for a in args if a != "--variants"]
     if len(args) != 1 or args[0].startswith("-"):
         print(__doc__)
         return 2
     results = json.loads(Path(args[0]).read_text())["pipelines"]
     missing = sorted(set(corpus.names(CORPUS)) - {r["name"] for r in results})
     print(render(results))
+    if variants:
+        print()
+        print(render_variants(results))
     if missing:
         print(f"\nnot in this run ({len(missing)}): {', '.join(missing)}")
     return 0

@@ -1,0 +1,24 @@
+# %% [markdown]
+# # Each rider's shortest trip, when between 10 and 60 minutes
+# The DurationMin fold (DurationMin_2 of the public Pusharoo benchmarks), as a PySpark user
+# writes it: row_number() == 1 over a window. Per rider, the trip with the shortest duration
+# (row_number over duration, then trip, is 1); those from 10 to under 60 minutes with a fare
+# over 26 up to 150, not 100.
+
+# %%
+import os
+
+from pyspark.sql import SparkSession, Window
+from pyspark.sql import functions as F
+
+spark = SparkSession.builder.getOrCreate()
+DATA = os.environ.get("REACH_DATA", "data")
+
+# %%
+trips = spark.read.parquet(f"{DATA}/trips")
+w = Window.partitionBy("grp").orderBy("duration", "seq")
+shortest = trips.withColumn("rn", F.row_number().over(w)).filter(F.col("rn") == 1).drop("rn")
+
+# %%
+picked = shortest.filter((F.col("duration") >= 10) & (F.col("duration") < 60) & (F.col("fare") > 26) & (F.col("fare") != 100)
+                          & (F.col("fare") <= 150))

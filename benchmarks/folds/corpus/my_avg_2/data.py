@@ -1,0 +1,20 @@
+"""Accounts by total and number of payments: `payments`, rows in groups of about 10 (`grp`), a row
+number `seq` and the columns the fold reads, with NULLs in amount.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.folds.tables import grouped
+
+
+def columns(rng: np.random.Generator, n: int) -> dict:
+    return {
+        "amount": rng.integers(0, 600, n),
+    }
+
+
+def tables(rows: int, seed: int) -> dict[str, pd.DataFrame]:
+    return {"payments": grouped(rows, seed, 10, columns, nulls=("amount",))}

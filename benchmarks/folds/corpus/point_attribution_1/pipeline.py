@@ -1,0 +1,23 @@
+# %% [markdown]
+# # Campaigns by capped attribution points
+# The PointAttributionScalaUdaf fold (PointAttributionScalaUdaf_1 of the public Pusharoo
+# benchmarks), as a PySpark user writes it: sum of a when capping each value (built-in
+# aggregate). Per campaign, the sum of each touch's points capped at 3 (0 when there are none);
+# campaigns with a total over 0 up to 100.
+
+# %%
+import os
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+spark = SparkSession.builder.getOrCreate()
+DATA = os.environ.get("REACH_DATA", "data")
+
+# %%
+touches = spark.read.parquet(f"{DATA}/touches")
+capped = F.when(F.col("points") < 3, F.col("points")).when(F.col("points") >= 3, 3)
+attributed = touches.groupBy("grp").agg(F.coalesce(F.sum(capped), F.lit(0)).alias("points"))
+
+# %%
+credited = attributed.filter((F.col("points") > 0) & (F.col("points") <= 100))
