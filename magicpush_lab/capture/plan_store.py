@@ -192,8 +192,9 @@ class PlanStore:
 
     def udf_calls(self, node: int) -> tuple[tuple[int, dict[str, Any]], ...]:
         """The PythonUDF (and grouped-aggregate PythonUDAF) expression records in `node`'s subtree,
-        each once, as (id, record), in the order Spark's JSON lists them (a node's fields before its children). Memoized per record,
-        so asking for every event of a long chain stays linear in the calls.
+        each once, as (id, record), in the order Spark's JSON lists them (a node's fields before
+        its children). Memoized per record, so asking for every event of a long chain stays
+        linear in the calls.
 
         >>> store = PlanStore()
         >>> call = {"class": "x.PythonUDF", "num-children": 0, "name": "f", "resultId": {"id": 7}}

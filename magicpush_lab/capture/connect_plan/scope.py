@@ -28,9 +28,9 @@ _DATE_PARTS = {"year": "Year", "month": "Month", "dayofmonth": "DayOfMonth", "da
 #: aggregate functions: Catalyst class
 AGGREGATES = {"sum": "Sum", "max": "Max", "min": "Min", "count": "Count", "avg": "Average", "mean": "Average"}
 
-
 # PythonEvalType.SQL_GROUPED_AGG_PANDAS_UDF
 _GROUPED_AGG_PANDAS_UDF = 202
+
 
 class Scope:
     """Resolves expressions against the columns of a relation's inputs."""
