@@ -29,6 +29,7 @@ from magicpush_lab.translate.pandas_on_spark import ROW_ORDER
 from magicpush_lab.translate.spark_plan import unwritten_call
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.verify import full_outer_join, join_condition, model_gaps
+from magicpush_lab.verify.implication import keeps_every_row
 from magicpush_lab.verify.aggregate import order_dependent_fold
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, UNMODELLED, Verdict
 
@@ -217,6 +218,10 @@ def _push_join_conjunct(join: P.Plan, side: int, g: X.Expr, budget: Budget) -> W
     return walk.result
 
 
+# the check that a disjunction is TRUE on every row: a handful of comparisons, quick where it matters
+_EVERY_ROW_MS = 200
+
+
 @dataclass(frozen=True)
 class _Carried:
     """A predicate on its way down: the proof steps so far and the weakest kind among them, the
@@ -270,8 +275,10 @@ class _Walk:
         if len(run) > 1 and self._through_run(run, at):
             return
         here = node.origin if node.origin is not None else at.consumer
-        # a predicate that is always true filters nothing: that input gets no pushdown
-        cands = [replace(c, predicates=tuple(None if g == X.TRUE else g for g in c.predicates))
+        # a predicate that is always true filters nothing: that input gets no pushdown (also one
+        # true on every row without being the literal, which taking a CASE apart can give)
+        cands = [replace(c, predicates=tuple(None if g == X.TRUE or g is not None and self._filters_nothing(g) else g
+                                             for g in c.predicates))
                  for c in candidates_for(node, at.pred, self.budget)]
         # a candidate calling a function never written into a predicate could not be suggested
         cands = [c for c in cands if any(g is not None for g in c.predicates) and not unwritten_call(
@@ -376,6 +383,16 @@ class _Walk:
                 self.visit(node.children[i], _Carried(extra, at.steps + (step,), SUPERSET, here, i,
                                                       at.hides or verdict.may_hide_errors))
                 self.result.pushed[before:] = [replace(p, transferred=True) for p in self.result.pushed[before:]]
+
+    def _filters_nothing(self, g: X.Expr) -> bool:
+        """G is TRUE on every row. Only a disjunction can be without being the literal TRUE, so
+        only those are checked, each once per walk."""
+        if not any(isinstance(n, X.Or) for n in X.walk(g)):
+            return False
+        seen = self.__dict__.setdefault("_every_row", {})
+        if g not in seen:
+            seen[g] = keeps_every_row(g, self.budget.slice_ms(_EVERY_ROW_MS))
+        return seen[g]
 
     def _proved(self, node: P.Plan, pred: X.Expr, g: tuple[X.Expr | None, ...], kind: str) -> Verdict | None:
         """Check one candidate for `kind`; None unless proved."""

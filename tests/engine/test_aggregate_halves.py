@@ -270,6 +270,12 @@ SPARK_CASES = [
               ("m = t.groupBy('k').agg(F.bool_or(F.col('a') > 50).alias('hi'), F.bool_or(F.col('a') < 30).alias('lo'))",
                "out = m.filter((F.col('hi').cast('int') >= 0) & F.col('lo').cast('int').isin(0, 1))"),
               None, why="GroupBy"),
+    SparkCase("a capped sum kept at 0: the rows it reads are every row (a NULL, or at least 3, or under 10), "
+              "nothing is suggested, must not",
+              ("capped = F.when(F.col('a') < 3, F.col('a')).when(F.col('a') >= 3, 3)\n"
+               "m = t.groupBy('k').agg(F.coalesce(F.sum(capped), F.lit(0)).alias('s'))",
+               "out = m.filter((F.col('s') < 10) | (F.col('s') == 29))"),
+              None, why="GroupBy"),
     SparkCase("max_by over a when: only rows with an ordering value are read",
               ("m = t.groupBy('k').agg(F.max_by('a', F.when(F.col('b') >= 50, F.col('d'))).alias('latest'))",
                "out = m.filter(F.col('latest') > 10)"),
