@@ -27,6 +27,8 @@ _DATE_PARTS = {"year": "Year", "month": "Month", "dayofmonth": "DayOfMonth", "da
                "dayofweek": "DayOfWeek", "dayofyear": "DayOfYear", "quarter": "Quarter"}
 #: aggregate functions: Catalyst class
 AGGREGATES = {"sum": "Sum", "max": "Max", "min": "Min", "count": "Count", "avg": "Average", "mean": "Average"}
+#: the value of the row with the extreme ordering value (aggregations only, never windows here)
+BY_AGGREGATES = {"max_by": "MaxBy", "min_by": "MinBy"}
 
 # PythonEvalType.SQL_GROUPED_AGG_PANDAS_UDF
 _GROUPED_AGG_PANDAS_UDF = 202
@@ -129,10 +131,7 @@ class Scope:
             # a grouped-aggregate pandas UDF: Spark's analyzer makes it an aggregate function
             fn = node(EXPR + "PythonUDAF", args, name=f.function_name, dataType=dtype, evalType=eval_type,
                       udfDeterministic=bool(f.deterministic), resultId={"id": self.writer.next_id()})
-            return Typed(node(AGG + "AggregateExpression", [fn], mode={"object": AGG + "Complete$"},
-                              isDistinct=False, filter=None,
-                              resultId={"product-class": EXPR + "ExprId", "id": self.writer.next_id(),
-                                        "jvmId": "connect"}), dtype)
+            return self._aggregate_expression(fn, dtype, False)
         return Typed(node(EXPR + "PythonUDF", args, name=f.function_name, dataType=dtype,
                           evalType=eval_type, udfDeterministic=bool(f.deterministic),
                           resultId={"id": self.writer.next_id()}), dtype)
@@ -146,7 +145,7 @@ class Scope:
         name = f.function_name.lower()
         if f.is_user_defined_function or f.HasField("is_internal") and f.is_internal:
             raise NotReadable(f"function {f.function_name}: not analysed on Spark Connect yet")
-        if name in AGGREGATES:
+        if name in AGGREGATES or name in BY_AGGREGATES:
             return self.aggregate(name, f)
         if f.is_distinct:
             raise NotReadable(f"{name}(DISTINCT ...) outside an aggregation")
@@ -227,6 +226,8 @@ class Scope:
             values = [literal(1, "integer")]  # count("*") is count(1)
         else:
             values = [inner.expr(a) for a in args]
+        if name in BY_AGGREGATES:
+            return self._by_aggregate(name, values, f)
         if len(values) != 1:
             raise NotReadable(f"{name} of {len(values)} arguments")
         (value,) = values
@@ -243,10 +244,24 @@ class Scope:
                 raise NotReadable(f"{name} of a decimal column: not analysed on Spark Connect yet")
             dtype = value.dtype
         fn = node(AGG + AGGREGATES[name], [value])  # Sum of integers is a long without a cast
+        return self._aggregate_expression(fn, dtype, bool(f.is_distinct))
+
+    def _by_aggregate(self, name: str, values: list[Typed], f: Any) -> Typed:
+        """max_by(x, ord) / min_by(x, ord): the analyzer adds no cast to either argument."""
+        if len(values) != 2 or f.is_distinct:
+            raise NotReadable(f"{name} of {len(values)} arguments{' (DISTINCT)' if f.is_distinct else ''}")
+        if any(isinstance(v.dtype, str) and v.dtype.startswith("decimal") for v in values):
+            raise NotReadable(f"{name} of a decimal column: not analysed on Spark Connect yet")
+        fn = node(AGG + BY_AGGREGATES[name], values)
+        return self._aggregate_expression(fn, values[0].dtype, False)
+
+    def _aggregate_expression(self, fn: Any, dtype: Any, distinct: bool) -> Typed:
         return Typed(node(AGG + "AggregateExpression", [fn], mode={"object": AGG + "Complete$"},
-                          isDistinct=bool(f.is_distinct), filter=None,
-                          resultId={"product-class": EXPR + "ExprId", "id": self.writer.next_id(),
-                                    "jvmId": "connect"}), dtype)
+                          isDistinct=distinct, filter=None, resultId=_expression_id(self.writer)), dtype)
+
+
+def _expression_id(writer: Any) -> dict[str, Any]:
+    return {"product-class": EXPR + "ExprId", "id": writer.next_id(), "jvmId": "connect"}
 
 
 def unquoted(name: str) -> str:

@@ -1,7 +1,7 @@
-"""Grouped-aggregate pandas UDFs in whole pipelines, on classic and Spark Connect sessions: the
-filter on the UDF's output reaches the source where the body reads as Spark's aggregates
-(translate/pandas_aggregate.py), each push beside a must-not, each rewrite's output bag
-compared with the original's on rows with NULLs, NaN and duplicates.
+"""The folds users write, in whole pipelines, on classic and Spark Connect sessions: grouped-
+aggregate pandas UDFs whose body reads as Spark's aggregates (translate/pandas_aggregate.py) and
+`max_by`/`min_by`. Each push beside a must-not, each rewrite's output bag compared with the
+original's on rows with NULLs, NaN and duplicates.
 """
 
 from __future__ import annotations
@@ -58,6 +58,13 @@ PIPELINES = [
     Pipeline("the group's size: every row counts, must not",
              (_udf("len(x)", "long"),
               "m = t.groupBy('g').agg(f('n').alias('rows'))\nout = m.filter(F.col('rows') >= 2)"),
+             None),
+    Pipeline("max_by over a when: the rows with an ordering value",
+             ("m = t.groupBy('g').agg(F.max_by('d', F.when(F.col('s') != 'c', F.col('n'))).alias('latest'))\n"
+              "out = m.filter(F.col('latest') > 100)",),
+             SUPERSET, '~(F.col("s") == "c") & F.col("n").isNotNull()'),
+    Pipeline("max_by, a bound on the picked value: a lower value's row may be the latest, must not",
+             ("m = t.groupBy('g').agg(F.max_by('d', 'n').alias('latest'))\nout = m.filter(F.col('latest') > 100)",),
              None),
     Pipeline("the first value: an order Spark does not fix, must not",
              (_udf("x.iloc[0]", "double"),
