@@ -98,6 +98,8 @@ def _order_prefix(op: P.Window, conjunct: X.Expr) -> X.Expr | None:
     >>> str(_order_prefix(down, X.or_(X.and_(X.Cmp(">", d, X.Lit(20, "int")), X.Cmp("<", d, X.Lit(30, "int"))),
     ...                               X.Cmp(">=", d, X.Lit(35, "int")))))
     'd > 20'
+    >>> str(_order_prefix(w, X.or_(X.Cmp("=", d, X.Lit(65, "int")), X.Cmp("<", d, X.Lit(60, "int")))))
+    'd <= 65 OR d IS NULL'
     """
     if not op.order:
         return None
@@ -109,12 +111,15 @@ def _order_prefix(op: P.Window, conjunct: X.Expr) -> X.Expr | None:
 
 
 def _front_bound(key: X.Expr, ascending: bool, e: X.Expr) -> X.Cmp | None:
-    """The bound on `key` from the front of its order that `e` implies: the tightest of a
-    conjunction's, the loosest of a disjunction's (None where a part has none)."""
+    """The bound on `key` from the front of its order that `e` implies (an equality bounds it
+    too): the tightest of a conjunction's, the loosest of a disjunction's (None where a part has
+    none)."""
     if isinstance(e, X.Cmp):
         literal = e.right if isinstance(e.right, X.Lit) else (e.right.arg if isinstance(e.right, X.Cast) else None)
-        ok = e.left == key and e.op in _FRONT[ascending] and isinstance(literal, X.Lit) \
+        ok = e.left == key and e.op in (*_FRONT[ascending], "=") and isinstance(literal, X.Lit) \
             and isinstance(literal.value, (int, float)) and not isinstance(literal.value, bool)
+        if ok and e.op == "=":  # an equality bounds the key from the front too: `v = 15` gives `v >= 15`
+            return X.Cmp(_FRONT[ascending][1], e.left, e.right)
         return e if ok else None
     if isinstance(e, X.And):
         found = [b for b in (_front_bound(key, ascending, c) for c in e.args) if b is not None]

@@ -144,6 +144,8 @@ CASES = [
          earliest, lambda: F.col("ts") <= 3, SUPERSET, "ts <= 3 OR ts IS NULL"),
     Case("row_number == 1 by latest ts: of a disjunction of ranges, the loosest front bound moves", latest,
          lambda: ((F.col("ts") > 6) & (F.col("ts") < 9)) | (F.col("ts") >= 10), SUPERSET, "ts > 6"),
+    Case("row_number == 1 by earliest ts: an equality beside a range bounds the front too", earliest,
+         lambda: (F.col("ts") == 5) | (F.col("ts") < 3), SUPERSET, "ts <= 5 OR ts IS NULL"),
     Case("row_number == 1 by latest ts: a disjunct with no front bound, must not", latest,
          lambda: (F.col("ts") > 6) | (F.col("ts") < 2), None),
     Case("row_number == 1 by earliest ts: a bound dropping the earliest rows must not", earliest,
