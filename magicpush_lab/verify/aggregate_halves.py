@@ -18,8 +18,9 @@ Each half is described by what any multiset of its rows can give, per aggregate:
   max_by(x, o):  NULL with no row whose o is not NULL, else x of one row of that half with o
                  not NULL (a witness row whose o is the half's largest; min_by the smallest);
 and where a half has rows but an aggregate is NULL (0 for a count), every row of the half the
-model names (one row per half, and each aggregate's witness row) has x NULL. Every pair of halves a real group has is one of these, so a claim proved for
-all of them holds for every group of every table: no base case is needed. The removed rows of a
+model names (one row per half, and each aggregate's witness row) has x NULL. Every pair of
+halves a real group has is one of these, so a claim proved for all of them holds for every
+group of every table: no base case is needed. The removed rows of a
 sum must add nothing (x NULL or 0: proved on one row) and those of an average must all be NULL,
 so that sums of doubles (NaN, rounding) and of integers (overflow, which raises) are the same
 numbers before and after. The claims, F the late filter:
