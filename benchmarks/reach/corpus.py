@@ -83,8 +83,22 @@ class Pipeline:
     def bests(self) -> dict[str, str]:
         return {s.table: s.best for s in self.sources if s.best}
 
+    @property
+    def data_path(self) -> Path:
+        return data_file(self.directory)
+
     def data_module(self) -> ModuleType:
-        return _load_module(self.directory / "data.py", f"reach_corpus_{self.name}_data")
+        return _load_module(self.data_path, f"reach_corpus_{self.name}_data")
+
+
+def data_file(directory: Path) -> Path:
+    """The pipeline's data.py: its own, or that of the directory its expected.toml names as
+    `data` (variants of one fold family share their family's tables)."""
+    own = directory / "data.py"
+    if own.is_file() or not (directory / "expected.toml").is_file():
+        return own
+    shared = tomllib.loads((directory / "expected.toml").read_text()).get("data")
+    return directory.parent / shared / "data.py" if isinstance(shared, str) else own
 
 
 def split_cells(text: str) -> list[Cell]:
@@ -148,7 +162,7 @@ def validate(name: str, root: Path = CORPUS) -> list[str]:
     Checks the files, the keys and their types, that each `best` parses as a Python
     expression, and that the tables in expected.toml are the ones the notebook reads."""
     directory = root / name
-    missing = [f for f in FILES if not (directory / f).is_file()]
+    missing = [f for f in FILES if not (data_file(directory) if f == "data.py" else directory / f).is_file()]
     if missing:
         return [f"missing {', '.join(missing)}"]
     try:
@@ -158,7 +172,7 @@ def validate(name: str, root: Path = CORPUS) -> list[str]:
     problems = _spec_problems(spec)
     cells = [c.source for c in split_cells((directory / "pipeline.py").read_text()) if not c.markdown]
     problems += _pipeline_problems(cells, spec)
-    problems += _data_problems(directory / "data.py")
+    problems += _data_problems(data_file(directory))
     return problems
 
 

@@ -22,7 +22,7 @@ DEFAULT_ROOT = Path(tempfile.gettempdir()) / "magicpush-reach-data"
 def data_dir(pipeline: Pipeline, rows: int, seed: int, root: Path = DEFAULT_ROOT) -> Path:
     """The directory holding the pipeline's tables (written now unless already there)."""
     target = root / pipeline.name / f"r{rows}-s{seed}"
-    stamp = hashlib.sha256((pipeline.directory / "data.py").read_bytes()).hexdigest()
+    stamp = hashlib.sha256(pipeline.data_path.read_bytes()).hexdigest()
     if (target / "stamp").is_file() and (target / "stamp").read_text() == stamp:
         return target
     shutil.rmtree(target, ignore_errors=True)
