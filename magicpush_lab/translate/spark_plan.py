@@ -50,7 +50,7 @@ _DETERMINISTIC_NEVER_WRITTEN = frozenset("""
 SplitPart StringTranslate Overlay SoundEx StringSpace FormatString Elt Bin Conv
 BitLength OctetLength StringToMap RegExpExtractAll RegExpCount RegExpSubStr RegExpInStr Encode Decode
 ArrayDistinct ArrayJoin ArrayMax ArrayMin ArrayPosition ArrayRemove ArrayUnion ArrayIntersect ArrayExcept
-ArraysOverlap ArrayRepeat ArraysZip Slice Flatten SortArray Sequence ArrayCompact ArrayAppend ArrayInsert
+ArraysOverlap ArrayRepeat ArraysZip Slice Flatten SortArray Sequence ArrayCompact ArrayAppend ArrayInsert Get
 MapKeys MapValues MapEntries MapFromArrays MapFromEntries MapConcat GetJsonObject JsonToStructs StructsToJson
 DateFromUnixDate UnixDate MakeTimestamp NextDay TimestampAdd TimestampDiff SecondsToTimestamp
 MillisToTimestamp MicrosToTimestamp UnixSeconds UnixMillis UnixMicros FromUTCTimestamp ToUTCTimestamp

@@ -29,6 +29,8 @@ CONNECT_GAPS = {
         'replace() is not read on Spark Connect yet',
     'a transform that matters to the filter: pushed through the transform, not unchanged':
         'replace() is not read on Spark Connect yet',
+    "get() of a sorted array is deterministic: a filter on another column moves past it":
+        'array() is not read on Spark Connect yet',
     "split and array functions in the projection are deterministic: a filter on another column moves":
         'split() is not read on Spark Connect yet',
     "explode of a split string: the element test reaches the source with split written in it":
@@ -344,6 +346,9 @@ CASES = [
          lambda s: s[0].withColumn("parts", F.split(F.coalesce(F.col("store"), F.lit("")), "b"))
                        .withColumn("n", F.size(F.array_distinct(F.col("parts"))))
                        .withColumn("joined", F.array_join(F.col("parts"), "-")),
+         lambda: F.col("v") > 10, EQUIVALENT, ("v > 10",)),
+    Case("get() of a sorted array is deterministic: a filter on another column moves past it",
+         lambda s: s[0].withColumn("first", F.get(F.sort_array(F.array(F.col("amount"), F.lit(2.0)), asc=False), 0)),
          lambda: F.col("v") > 10, EQUIVALENT, ("v > 10",)),
     Case("shuffle() of the split parts is nondeterministic: it blocks a filter on another column",
          lambda s: s[0].withColumn("parts", F.shuffle(F.split(F.coalesce(F.col("store"), F.lit("")), "b"))),
