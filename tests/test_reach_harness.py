@@ -65,6 +65,21 @@ FIRST = 'import os\nfrom pyspark.sql import SparkSession\nspark = SparkSession.b
         'DATA = os.environ.get("REACH_DATA", "data")\n'
 
 
+def test_the_tables_stamp_covers_the_project_modules_data_py_imports(tmp_path):
+    import hashlib
+
+    from benchmarks.reach.tables import _project_imports, data_stamp
+    source = "import numpy as np\nimport benchmarks.reach.corpus\nfrom benchmarks.folds.tables import grouped\n"
+    assert _project_imports(source) == {"benchmarks.reach.corpus", "benchmarks.folds.tables"}
+    alone = tmp_path / "data.py"
+    alone.write_text("import numpy as np\n")
+    assert data_stamp(alone) == hashlib.sha256(alone.read_bytes()).hexdigest()
+    shared = tmp_path / "shared.py"
+    shared.write_text("from benchmarks.folds.tables import grouped\n")
+    # the shared table maker's code is in the stamp: when it changes, the tables are made again
+    assert data_stamp(shared) != hashlib.sha256(shared.read_bytes()).hexdigest()
+
+
 def test_the_validator_names_what_is_wrong(tmp_path):
     _write(tmp_path / "bad", FIRST + '# %%\nt = spark.read.parquet(f"{DATA}/t")\nout = t\n',
            'origin = "x"\nwhat = "y"\nsink = "result"\n[sources.other]\nbest = "F.col(\'a\') >"\nwhy = "w"\n')

@@ -38,6 +38,9 @@ def grouped(rows: int, seed: int, per_group: int, columns: Callable[[np.random.G
         frame[name] = values
     for name in nulls:
         frame[name] = _with_nulls(frame[name], rng)
+    for name in frame.columns:
+        if frame[name].dtype == np.float64:  # a NaN a column's maker put there stays NaN
+            frame[name] = _floats(frame[name].to_numpy(), np.zeros(len(frame), dtype=bool))
     copies = frame.sample(frac=DUPLICATE_SHARE, random_state=int(rng.integers(1 << 31)))
     frame = pd.concat([frame, copies], ignore_index=True)
     return frame.sample(frac=1.0, random_state=int(rng.integers(1 << 31))).reset_index(drop=True)
@@ -50,9 +53,18 @@ def _with_nulls(column: pd.Series, rng: np.random.Generator) -> pd.Series:
     elif pd.api.types.is_integer_dtype(column):
         typed = column.astype("Int64")
     elif pd.api.types.is_float_dtype(column):
-        typed = column.astype("Float64")  # NULL, not NaN: a NaN is a value Spark reads as one
+        # NULL where the mask says, NaN where the column's maker put one: a NaN is a value Spark
+        # reads as one (Float64's own conversion, and Parquet's from a float64 column, would
+        # make every NaN a NULL)
+        return _floats(column.to_numpy(dtype=float), mask)
     else:
         typed = column.astype(object)
     typed = typed.copy()
     typed[mask] = None
     return typed
+
+
+def _floats(values: np.ndarray, mask: np.ndarray) -> pd.Series:
+    """Doubles that Parquet stores as written: NULL where `mask` is set, NaN where `values` has
+    one."""
+    return pd.Series(pd.arrays.FloatingArray(values.astype(float), mask))
