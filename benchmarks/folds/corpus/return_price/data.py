@@ -18,4 +18,4 @@ def columns(rng: np.random.Generator, n: int) -> dict:
 
 
 def tables(rows: int, seed: int) -> dict[str, pd.DataFrame]:
-    return {"prices": grouped(rows, seed, 6, columns, nulls=())}
+    return {"prices": grouped(rows, seed, 6, columns, nulls=("day",))}
