@@ -32,6 +32,17 @@ class Col:
         return self.name
 
 
+# column ids from here up are the fields of an aggregate's min/max of a struct, each a column
+# of its own named `struct.field` (translate/spark_plan._struct_extremum_outputs): far above
+# Spark's exprIds
+STRUCT_FIELD_IDS = 1 << 40
+
+
+def is_struct_field(c: Col) -> bool:
+    """`c` is a field of a struct extremum: its name is the path `struct.field`."""
+    return c.id >= STRUCT_FIELD_IDS
+
+
 @dataclass(frozen=True)
 class Lit:
     """A literal; `value` None is SQL NULL of type `dtype`."""

@@ -17,7 +17,7 @@ from typing import Sequence
 from magicpush_lab.ir import expr as X
 from magicpush_lab.rewrite.cellparse import bound_names, parse_cell
 from magicpush_lab.rewrite.pyspark_column import (
-    ARITHMETIC, COMPARISONS, check_literal, check_params, column_ref, early_date, function_arg_modes, literal_cast,
+    ARITHMETIC, COMPARISONS, check_literal, check_params, col_ref, early_date, function_arg_modes, literal_cast,
     spark_function)
 
 # Python operator precedence, lowest first, as it applies to Column expressions.
@@ -89,7 +89,7 @@ class _Renderer:
         if isinstance(e, X.Col):
             if e in self.bound:
                 return self.bound[e], ATOM
-            return f"{a}.col({json.dumps(column_ref(e.name), ensure_ascii=False)})", ATOM
+            return f"{a}.col({json.dumps(col_ref(e), ensure_ascii=False)})", ATOM
         if isinstance(e, X.ArrayExists):
             name = f"x{len(self.bound)}" if self.bound else "x"
             array = self.code(e.array, CMP, True)

@@ -33,6 +33,18 @@ _NO_CAST = {"other", "null", "void", "int", "bigint", "smallint", "tinyint", "do
             "integer", "long", "short", "byte"}
 
 
+def col_ref(c: X.Col) -> str:
+    """The string to hand to F.col for `c`: its name read as one column, or, for a field of a
+    struct extremum (`first.day`), the struct path it is.
+
+    >>> col_ref(X.Col("a.b", 3)), col_ref(X.Col("first.day", X.STRUCT_FIELD_IDS + 7))
+    ('`a.b`', 'first.day')
+    """
+    if X.is_struct_field(c) and c.name.count(".") == 1 and "`" not in c.name:
+        return c.name
+    return column_ref(c.name)
+
+
 def column_ref(name: str) -> str:
     """The string to hand to F.col so that `name` is read as one column, never a struct path.
 
@@ -153,7 +165,7 @@ def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None,
     if isinstance(e, X.Col):
         if bound and e in bound:  # a lambda's variable
             return bound[e]
-        return F.col(column_ref(e.name))
+        return F.col(col_ref(e))
     if isinstance(e, X.Lit):
         check_literal(e.value)
         c = F.lit(e.value.isoformat()).cast("date") if early_date(e.value) else F.lit(e.value)

@@ -51,8 +51,15 @@ def rows_kept_groups_read(op: P.Aggregate, f: X.Expr) -> X.Expr | None:
     if op.pivot or op.deduplicate or not op.keys:
         return None
     outputs = {col: e for col, e in op.outputs}
+    orders = _order_bounds(op, f, outputs)
     parts = []
     for agg in aggregates(op):
+        if agg.by is not None and _struct_order(agg.by) is not None:
+            part = orders.get((agg.fn, agg.by))
+            if part is None:
+                return None
+            parts.append(part)
+            continue
         part = _read_by(agg, [c for c in X.conjuncts(f) if _reads_only(c, _columns_of(agg, outputs))])
         if part is None:
             return None
@@ -176,6 +183,38 @@ def _unabsorbed(parts: list[X.Expr]) -> list[X.Expr]:
         return tested in not_null and all(_constant(v) is not None for v in values)
 
     return [p for p in parts if not absorbed(p)]
+
+
+def _struct_order(by: X.Expr) -> X.Col | None:
+    """The column a struct's min/max orders by (translate/spark_plan._struct_extremum_outputs:
+    CASE WHEN c IS NULL THEN <the smallest value> ELSE c END), or None for any other order."""
+    if isinstance(by, X.Case) and len(by.branches) == 1 and isinstance(by.default, X.Col):
+        (test, value), = by.branches
+        if test == X.IsNull(by.default) and isinstance(value, X.Lit) and value.value is not None:
+            return by.default
+    return None
+
+
+def _order_bounds(op: P.Aggregate, f: X.Expr, outputs: dict[X.Col, X.Expr]) -> dict:
+    """For the fields of a struct's min (max), the rows that can be the picked row of a group
+    `f` keeps: a conjunct bounding the ordering field's own output from the side the extremum
+    moves away from (`first.day < 38`) bounds every field's row (a row beyond it is never the
+    first); a NULL ordering field orders first, so for min such rows can be picked too. Keyed
+    by (min_by or max_by, the order); an order without such a bound has no entry (every row)."""
+    bounds: dict = {}
+    for col, e in outputs.items():
+        if not (isinstance(e, X.Agg) and e.by is not None and e.fn in ("min_by", "max_by")):
+            continue
+        ordered = _struct_order(e.by)
+        if ordered is None or e.arg != ordered:
+            continue
+        fn = "min" if e.fn == "min_by" else "max"
+        found = [b for b in (_bound(fn, c, ordered) for c in X.conjuncts(f) if _reads_only(c, {col}))
+                 if b is not None]
+        if found:
+            bound = X.and_(*found)
+            bounds[(e.fn, e.by)] = X.or_(bound, X.IsNull(ordered)) if fn == "min" else bound
+    return bounds
 
 
 def _columns_of(agg: X.Agg, outputs: dict[X.Col, X.Expr]) -> set[X.Col]:

@@ -114,6 +114,10 @@ class Context:
     events_by_loose: Mapping[str, list[int]] = field(default_factory=dict)
     # record id -> its expression in IR: a column read at every step of a chain is translated once
     memo: dict = field(default_factory=dict, compare=False)
+    # the exprId of an aggregate's min/max of a struct -> its fields by ordinal, each a column of
+    # its own (struct_extremum_fields); the plan nodes already looked through for them
+    struct_fields: dict = field(default_factory=dict, compare=False)
+    scanned: set = field(default_factory=set, compare=False)
     # (source, argument types, return type) -> why a scalar pandas UDF's body cannot be read
     # element by element, None when it can (symbolic/pandas_udf.unreadable_reason, given by the
     # caller: reading a body is the symbolic layer's job). Without it every pandas UDF counts
@@ -162,6 +166,13 @@ def to_expr(n: Node, ctx: Context) -> X.Expr:
 def _to_expr(n: Node, ctx: Context) -> X.Expr:
     if n.cls == "ArrayAggregate" and _is_group_fold(n):
         return _fold(n, ctx)
+    if n.cls == "GetStructField" and n.kids and _expr_id(n.kids[0]) in ctx.struct_fields \
+            and n.kids[0].cls == "AttributeReference":
+        fields = ctx.struct_fields[_expr_id(n.kids[0])]
+        return fields[int(n.field("ordinal"))]
+    if n.cls == "AttributeReference" and _expr_id(n) in ctx.struct_fields:
+        raise TranslateError(f"`{n.field('name')}`, the min or max of a struct, read whole rather than field by "
+                             "field: not analysed yet")
     if n.cls == "NamedLambdaVariable":
         return X.Col(n.field("name"), _expr_id(n), spark_type(n.field("dataType")))
     kids = tuple(to_expr(k, ctx) for k in n.kids) if n.cls not in ("CaseWhen",) else ()
@@ -498,6 +509,10 @@ _REORDER = {"Sort", "Repartition", "RepartitionByExpression", "RebalancePartitio
 
 def to_plan(n: Node, ctx: Context) -> P.Plan:
     """Translate a plan node and everything below it."""
+    if n.key not in ctx.scanned:
+        # before any expression above an aggregate is read: its struct extrema's fields are
+        # columns of their own wherever they are read (_to_expr)
+        _scan_struct_extrema(n, ctx)
     origin = ctx.origin_of(n)
     if origin is not None and origin in ctx.rebuilt:
         return ctx.rebuilt[origin](n, ctx)
@@ -529,7 +544,8 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
         return P.Project(to_plan(n.kids[0], ctx), outputs, origin)
     if n.cls == "Aggregate":
         keys = tuple(to_expr(e, ctx) for e in expressions(n.field("groupingExpressions")))
-        outputs = tuple(_named(e, ctx) for e in expressions(n.field("aggregateExpressions")))
+        outputs = tuple(o for e in expressions(n.field("aggregateExpressions"))
+                        for o in (_struct_extremum_outputs(e, ctx) or (_named(e, ctx),)))
         return P.Aggregate(to_plan(n.kids[0], ctx), keys, outputs, origin)
     if n.cls == "GlobalLimit":
         return _top_k(n, ctx, origin)
@@ -741,6 +757,70 @@ def _stack(n: Node, ctx: Context, origin: int | None) -> P.Plan:
     cells += [X.Lit(None, "null")] * (width * rows - len(cells))
     projections = tuple(tuple(child.output) + tuple(cells[i * width:(i + 1) * width]) for i in range(rows))
     return P.Expand(child, projections, child.output + generated, origin)
+
+
+# the smallest value of each integral type: where a struct's first field is NULL, the struct
+# orders first (Spark orders NULL fields first), as this value does (a tie with it is a free
+# choice of the proofs, like every tie of max_by/min_by)
+_SMALLEST = {"byte": -(1 << 7), "short": -(1 << 15), "int": -(1 << 31), "long": -(1 << 63)}
+
+
+def _struct_extremum(e: Node) -> tuple[str, list[Node], list[Node]] | None:
+    """`min(struct(f1, f2, ...)) AS c` (or max) as ("min_by", names, values), when the struct's
+    first field is an integer: the row whose fields c holds is the one whose first field is the
+    smallest (largest), NULLs first, ties between equal first fields broken by the next fields.
+    None for anything else."""
+    if e.cls != "Alias" or not e.kids or e.kids[0].cls != "AggregateExpression":
+        return None
+    agg = e.kids[0]
+    if agg.field("filter") or agg.field("isDistinct") or not agg.kids or agg.kids[0].cls not in ("Min", "Max"):
+        return None
+    struct = agg.kids[0].kids[0] if agg.kids[0].kids else None
+    if struct is None or struct.cls != "CreateNamedStruct" or len(struct.kids) < 2 or len(struct.kids) % 2:
+        return None
+    names, values = list(struct.kids[0::2]), list(struct.kids[1::2])
+    first_type = spark_type(values[0].field("dataType")) if values[0].field("dataType") else None
+    if values[0].cls != "AttributeReference" or first_type not in _SMALLEST:
+        return None
+    return ("min_by" if agg.kids[0].cls == "Min" else "max_by"), names, values
+
+
+def _scan_struct_extrema(n: Node, ctx: Context) -> None:
+    """Give the fields of each struct extremum in the plan below `n` their columns."""
+    for node in _walk(n):
+        if node.key in ctx.scanned:
+            continue
+        ctx.scanned.add(node.key)
+        if node.cls != "Aggregate":
+            continue
+        for e in expressions(node.field("aggregateExpressions")):
+            found = _struct_extremum(e)
+            if found is not None and _expr_id(e) not in ctx.struct_fields:
+                _, names, values = found
+                ctx.struct_fields[_expr_id(e)] = {
+                    i: X.Col(f"{e.field('name')}.{name.field('value')}", _field_id(_expr_id(e), i),
+                             spark_type(v.field("dataType")) if v.field("dataType") else "other")
+                    for i, (name, v) in enumerate(zip(names, values))}
+
+
+def _field_id(struct_id: int, ordinal: int) -> int:
+    """A column id for a struct extremum's field, apart from Spark's exprIds."""
+    return X.STRUCT_FIELD_IDS + struct_id * 256 + ordinal
+
+
+def _struct_extremum_outputs(e: Node, ctx: Context) -> tuple[tuple[X.Col, X.Expr], ...] | None:
+    """The outputs of `min(struct(f1, ...)) AS c`: each field, a column of its own, is max_by/
+    min_by of that field ordered by the first field with NULL first. Ties on the first field are
+    broken by the others in Spark; the proofs let either row win a tie, which covers that."""
+    found = _struct_extremum(e)
+    fields = ctx.struct_fields.get(_expr_id(e))
+    if found is None or fields is None:
+        return None
+    fn, _, values = found
+    args = [to_expr(v, ctx) for v in values]
+    first = args[0]
+    order = X.case_(((X.IsNull(first), X.Lit(_SMALLEST[first.dtype], first.dtype)),), first)
+    return tuple((fields[i], X.Agg(fn, a, _type_of(a), False, by=order)) for i, a in enumerate(args))
 
 
 def _pivot_firsts(n: Node) -> list[Node]:

@@ -196,6 +196,14 @@ def _half(op: P.Aggregate, aggs: Sequence[X.Agg], g: X.Expr, keeps: bool, rep: S
     for arg, none in all_null:
         for row, row_in in named:
             facts.append(z3.Implies(z3.And(has_rows, row_in, none), z3.Not(ev.eval(arg, row).notnull)))
+    # the half has one extreme ordering value: the witnesses of max_by (min_by) aggregates over
+    # one ordering share it (the fields of a struct's max are one row's)
+    picked = [a for a in aggs if a.by is not None]
+    for i, a in enumerate(picked):
+        for b in picked[i + 1:]:
+            if (a.fn, a.by) == (b.fn, b.by):
+                oa, ob = half_orders[a], half_orders[b]
+                facts.append(z3.And(oa.notnull == ob.notnull, z3.Implies(oa.notnull, oa.value == ob.value)))
     return Half(has_rows, values, half_orders)
 
 
