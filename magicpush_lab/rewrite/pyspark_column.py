@@ -240,6 +240,8 @@ def to_column(e: X.Expr, udf: Callable[[X.PyUdf], Any] | None = None,
 def _aggregate(e: X.Agg, arg: Any) -> Any:
     from pyspark.sql import functions as F
 
+    if e.fn in ("second_max", "second_min") and arg is not None:  # get() is NULL past the end
+        return F.get(F.sort_array(F.collect_list(arg), asc=e.fn == "second_min"), 1)
     if e.fn not in ("max", "min", "sum", "count", "avg", "first"):
         raise ValueError(f"no PySpark aggregate for {e.fn}")
     if arg is None:

@@ -60,7 +60,8 @@ def rows_kept_groups_read(op: P.Aggregate, f: X.Expr) -> X.Expr | None:
                 return None
             parts.append(part)
             continue
-        part = _read_by(agg, [c for c in X.conjuncts(f) if _reads_only(c, _columns_of(agg, outputs))])
+        part = _read_by(agg, [c for c in X.conjuncts(f) if _reads_only(c, _columns_of(agg, outputs))
+                              or _reads_only(c, _second_of(agg, outputs))])
         if part is None:
             return None
         parts.append(part)
@@ -217,6 +218,14 @@ def _order_bounds(op: P.Aggregate, f: X.Expr, outputs: dict[X.Col, X.Expr]) -> d
     return bounds
 
 
+def _second_of(agg: X.Agg, outputs: dict[X.Col, X.Expr]) -> set[X.Col]:
+    """For max(x) (min(x)), the output columns that are the second largest (smallest) x: the
+    largest is at least the second, so a lower bound on the second bounds it too."""
+    second = {"max": "second_max", "min": "second_min"}.get(agg.fn)
+    return {col for col, e in outputs.items()
+            if isinstance(e, X.Agg) and e.fn == second and e.arg == agg.arg} if second and not agg.distinct else set()
+
+
 def _columns_of(agg: X.Agg, outputs: dict[X.Col, X.Expr]) -> set[X.Col]:
     """The output columns that are exactly this aggregate."""
     return {col for col, e in outputs.items() if e == agg}
@@ -237,8 +246,10 @@ def _read_by(agg: X.Agg, on_it: list[X.Expr]) -> X.Expr | None:
         return _not_null(x)
     if agg.fn == "sum":
         return _tested(x, lambda v: X.Cmp("!=", v, _zero(X.dtype_of(v))))
-    if agg.fn in ("max", "min"):
-        bounds = [b for b in (_bound(agg.fn, c, x) for c in on_it) if b is not None]
+    if agg.fn in ("max", "min", "second_max", "second_min"):
+        # a row outside the bound on the second item is neither of a kept group's first two
+        fn = agg.fn.removeprefix("second_")
+        bounds = [b for b in (_bound(fn, c, x) for c in on_it) if b is not None]
         return X.and_(*bounds) if bounds else _not_null(x)
     return None
 

@@ -170,9 +170,16 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
             and n.kids[0].cls == "AttributeReference":
         fields = ctx.struct_fields[_expr_id(n.kids[0])]
         return fields[int(n.field("ordinal"))]
+    if n.cls == "Get" and len(n.kids) == 2 and n.kids[0].cls == "AttributeReference" \
+            and _expr_id(n.kids[0]) in ctx.struct_fields and n.kids[1].cls == "Literal":
+        # get() of a sorted collected list: its first or second item, NULL where there is none
+        items = ctx.struct_fields[_expr_id(n.kids[0])]
+        index = n.kids[1].field("value")
+        if str(index) in ("0", "1") and int(index) in items:
+            return items[int(index)]
     if n.cls == "AttributeReference" and _expr_id(n) in ctx.struct_fields:
-        raise TranslateError(f"`{n.field('name')}`, the min or max of a struct, read whole rather than field by "
-                             "field: not analysed yet")
+        raise TranslateError(f"`{n.field('name')}`, the min or max of a struct or a sorted collected list, read "
+                             "otherwise than field by field or as its first two items: not analysed yet")
     if n.cls == "NamedLambdaVariable":
         return X.Col(n.field("name"), _expr_id(n), spark_type(n.field("dataType")))
     kids = tuple(to_expr(k, ctx) for k in n.kids) if n.cls not in ("CaseWhen",) else ()
@@ -545,7 +552,8 @@ def _operator(n: Node, ctx: Context, origin: int | None) -> P.Plan:
     if n.cls == "Aggregate":
         keys = tuple(to_expr(e, ctx) for e in expressions(n.field("groupingExpressions")))
         outputs = tuple(o for e in expressions(n.field("aggregateExpressions"))
-                        for o in (_struct_extremum_outputs(e, ctx) or (_named(e, ctx),)))
+                        for o in (_struct_extremum_outputs(e, ctx) or _sorted_list_outputs(e, ctx)
+                                  or (_named(e, ctx),)))
         return P.Aggregate(to_plan(n.kids[0], ctx), keys, outputs, origin)
     if n.cls == "GlobalLimit":
         return _top_k(n, ctx, origin)
@@ -794,6 +802,12 @@ def _scan_struct_extrema(n: Node, ctx: Context) -> None:
         if node.cls != "Aggregate":
             continue
         for e in expressions(node.field("aggregateExpressions")):
+            if _sorted_list(e) is not None and _expr_id(e) not in ctx.struct_fields:
+                _, item = _sorted_list(e)
+                dtype = spark_type(item.field("dataType"))
+                ctx.struct_fields[_expr_id(e)] = {
+                    i: X.Col(f"get({e.field('name')}, {i})", _field_id(_expr_id(e), i), dtype) for i in (0, 1)}
+                continue
             found = _struct_extremum(e)
             if found is not None and _expr_id(e) not in ctx.struct_fields:
                 _, names, values = found
@@ -806,6 +820,38 @@ def _scan_struct_extrema(n: Node, ctx: Context) -> None:
 def _field_id(struct_id: int, ordinal: int) -> int:
     """A column id for a struct extremum's field, apart from Spark's exprIds."""
     return X.STRUCT_FIELD_IDS + struct_id * 256 + ordinal
+
+
+_SORTABLE = frozenset({"byte", "short", "int", "long", "float", "double"})
+
+
+def _sorted_list(e: Node) -> tuple[bool, Node] | None:
+    """`sort_array(collect_list(x), asc) AS s` for a number column x: (asc, x); None otherwise."""
+    if e.cls != "Alias" or not e.kids or e.kids[0].cls != "SortArray" or len(e.kids[0].kids) != 2:
+        return None
+    listed, order = e.kids[0].kids
+    if listed.cls != "AggregateExpression" or listed.field("filter") or listed.field("isDistinct") \
+            or not listed.kids or listed.kids[0].cls != "CollectList" or order.cls != "Literal":
+        return None
+    item = listed.kids[0].kids[0] if listed.kids[0].kids else None
+    if item is None or item.cls != "AttributeReference" or not item.field("dataType") \
+            or spark_type(item.field("dataType")) not in _SORTABLE:
+        return None
+    return str(order.field("value")).lower() == "true", item
+
+
+def _sorted_list_outputs(e: Node, ctx: Context) -> tuple[tuple[X.Col, X.Expr], ...] | None:
+    """The first two items of `sort_array(collect_list(x), asc)`: the max (min) of x and the
+    second largest (smallest) value, counting equal values apart; collect_list skips NULLs, and
+    an item past the end is NULL (get())."""
+    found = _sorted_list(e)
+    items = ctx.struct_fields.get(_expr_id(e))
+    if found is None or items is None:
+        return None
+    asc, item = found
+    x = to_expr(item, ctx)
+    first, second = ("min", "second_min") if asc else ("max", "second_max")
+    return ((items[0], X.Agg(first, x, _type_of(x))), (items[1], X.Agg(second, x, _type_of(x))))
 
 
 def _struct_extremum_outputs(e: Node, ctx: Context) -> tuple[tuple[X.Col, X.Expr], ...] | None:

@@ -17,6 +17,9 @@ Each half is described by what any multiset of its rows can give, per aggregate:
   avg x:         NULL, or a value with such a witness row;
   max_by(x, o):  NULL with no row whose o is not NULL, else x of one row of that half with o
                  not NULL (a witness row whose o is the half's largest; min_by the smallest);
+  second_max x:  the second item of the half's x sorted from the largest, equal values apart
+                 (get(sort_array(collect_list(x), false), 1)): NULL, or x of a second witness
+                 row, at most the first witness's x, which is the half's max (second_min alike);
 and where a half has rows but an aggregate is NULL (0 for a count), every row of the half the
 model names (one row per half, and each aggregate's witness row) has x NULL. Every pair of
 halves a real group has is one of these, so a claim proved for all of them holds for every
@@ -27,6 +30,8 @@ numbers before and after. The claims, F the late filter:
   superset:   F(Aggr(S)) => K has rows and Aggr(S) = Aggr(K);
               K has rows and not F(Aggr(S)) => not F(Aggr(K));
   equivalent: F(Aggr(S)) <=> K has rows, and Aggr(S) = Aggr(K) where F holds.
+Merging two halves' second_max: when K's largest is at least R's, the larger of K's second and
+R's largest, else the larger of K's largest and R's second.
 Merging two halves' max_by takes the half whose witness has the larger o; where both tie, the
 original may take either, so the claim must hold for both (a free choice). Ties inside one half
 are the same choice before and after (one witness stands for it), as for TOPK and windows.
@@ -52,7 +57,8 @@ from magicpush_lab.symbolic.values import Cell, default_value, fresh, sort_of
 from magicpush_lab.verify.verdict import SUPERSET, Modelling, Verdict, Verdicts
 
 CATEGORY = "AGGREGATE"
-DESCRIBED = frozenset({"max", "min", "count", "sum", "avg", "max_by", "min_by"})
+DESCRIBED = frozenset({"max", "min", "count", "sum", "avg", "max_by", "min_by", "second_max", "second_min"})
+SECOND = {"second_max": "max", "second_min": "min"}
 T = z3.BoolVal(True)
 
 
@@ -73,7 +79,7 @@ def applies(op: P.Aggregate) -> str:
         return "a global aggregate, a pivot or a deduplication"
     for a in aggregates(op):
         if a.fn not in DESCRIBED or a.fold is not None:
-            return f"{a}: not a built-in max, min, count, sum, avg, max_by or min_by"
+            return f"{a}: not a built-in max, min, count, sum, avg, max_by or min_by, nor a sorted list's item"
         if a.distinct and a.fn not in ("max", "min"):
             return f"{a}: DISTINCT"
         if a.dtype.startswith("decimal") or (a.arg is not None and X.dtype_of(a.arg).startswith("decimal")):
@@ -92,7 +98,7 @@ def verify(op: P.Aggregate, f: X.Expr, g: X.Expr, kind: str, timeout_ms: int = D
     # reads the aggregates' values, and what picks the extrema, may not
     outputs = [X.transform(e, lambda n: X.Col("aggregate", -1, n.dtype) if isinstance(n, X.Agg) else None)
                for _, e in op.outputs]
-    extrema = [a.arg for a in aggs if a.arg is not None and a.fn in ("max", "min")]
+    extrema = [a.arg for a in aggs if a.arg is not None and a.fn in ("max", "min", *SECOND)]
     extrema += [a.by for a in aggs if a.by is not None]
     if nan.order_gap((f, g, *op.keys, *outputs, *extrema)):
         return None
@@ -178,6 +184,20 @@ def _half(op: P.Aggregate, aggs: Sequence[X.Agg], g: X.Expr, keeps: bool, rep: S
             all_null.append((a.by, z3.Not(has_order)))
             continue
         some_null = z3.Not(ev.eval(a.arg, some).notnull)
+        if a.fn in SECOND:  # the witness is the half's first item; a second witness its second
+            first = z3.Bool(f"{tag}_first")
+            second_row, second_in = member(f"{tag}_w2")
+            named.append((second_row, second_in))
+            y = ev.eval(a.arg, second_row)
+            has_second = z3.Bool(f"{tag}_second")
+            below = compare("<=" if SECOND[a.fn] == "max" else ">=", y.value, x.value)
+            facts += [z3.Implies(first, z3.And(has_rows, witness_in, x.notnull)),
+                      z3.Implies(z3.And(has_rows, z3.Not(first)), some_null),
+                      z3.Implies(has_second, z3.And(first, second_in, y.notnull, below))]
+            all_null.append((a.arg, z3.Not(first)))
+            values[a] = Cell(y.value, has_second)
+            half_orders[a] = Cell(x.value, first)
+            continue
         if a.fn == "count":
             n = z3.Int(f"{tag}_n")
             facts += [n >= 0, z3.Implies(n > 0, z3.And(has_rows, witness_in, x.notnull)),
@@ -196,6 +216,12 @@ def _half(op: P.Aggregate, aggs: Sequence[X.Agg], g: X.Expr, keeps: bool, rep: S
     for arg, none in all_null:
         for row, row_in in named:
             facts.append(z3.Implies(z3.And(has_rows, row_in, none), z3.Not(ev.eval(arg, row).notnull)))
+    # a sorted list's first item is the half's max (min) of the same column
+    for a in aggs:
+        for b in aggs:
+            if a.fn in SECOND and b.fn == SECOND[a.fn] and b.arg == a.arg and not b.distinct:
+                top, m = half_orders[a], values[b]
+                facts.append(z3.And(top.notnull == m.notnull, z3.Implies(top.notnull, top.value == m.value)))
     # the half has one extreme ordering value: the witnesses of max_by (min_by) aggregates over
     # one ordering share it (the fields of a struct's max are one row's)
     picked = [a for a in aggs if a.by is not None]
@@ -220,6 +246,8 @@ def _merged(aggs: Sequence[X.Agg], k: Half, r: Half) -> dict[X.Agg, Cell]:
             beyond = compare(">" if a.fn == "max_by" else "<", oy.value, ox.value)
             take_y = z3.And(oy.notnull, z3.Or(z3.Not(ox.notnull), beyond, tie))
             merged[a] = Cell(z3.If(take_y, y.value, x.value), z3.If(take_y, y.notnull, x.notnull))
+        elif a.fn in SECOND:
+            merged[a] = _merged_second(SECOND[a.fn], k.orders[a], x, r.orders[a], y)
         elif a.fn == "count":
             merged[a] = Cell(x.value + y.value, T)
         elif a.fn in ("max", "min"):
@@ -231,6 +259,18 @@ def _merged(aggs: Sequence[X.Agg], k: Half, r: Half) -> dict[X.Agg, Cell]:
         else:
             merged[a] = x
     return merged
+
+
+def _merged_second(fn: str, k1: Cell, k2: Cell, r1: Cell, r2: Cell) -> Cell:
+    """The second item of two halves' sorted items together (k1 >= k2 and r1 >= r2 for max):
+    the larger of k2 and r1 when k1 is first, else the larger of k1 and r2."""
+    def better(p: Cell, q: Cell) -> Cell:
+        take_q = z3.And(q.notnull, z3.Or(z3.Not(p.notnull), compare(">" if fn == "max" else "<", q.value, p.value)))
+        return Cell(z3.If(take_q, q.value, p.value), z3.Or(p.notnull, q.notnull))
+
+    k_first = z3.And(k1.notnull, z3.Or(z3.Not(r1.notnull), compare(">=" if fn == "max" else "<=", k1.value, r1.value)))
+    a, b = better(k2, r1), better(k1, r2)
+    return Cell(z3.If(k_first, a.value, b.value), z3.If(k_first, a.notnull, b.notnull))
 
 
 def _removed_rows_add_nothing(a: X.Agg, g: X.Expr, timeout_ms: int) -> str:

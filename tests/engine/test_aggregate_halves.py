@@ -98,7 +98,17 @@ ENDS = struct_ends(FIRST_OF(A), LAST_OF(A), FIRST_OF(D), LAST_OF(D))
 O4 = X.Col("o4", 14, "double")
 A_OUTSIDE = X.or_(lt(A, 20), X.IsNull(A), gt(A, 50))
 
+# the first two items of sort_array(collect_list(a), false): max(a) and the second largest
+TOP2 = P.Aggregate(SOURCE, (K,), ((K, K), (O1, MAX_A), (O2, X.Agg("second_max", A, "int"))))
+
 CASES = [
+    # the two best values of a group both at least 50: a value under 50 is neither of them
+    Case("top two at least 50: the rows under 50 go", TOP2, X.Cmp(">=", O2, lit(50)),
+         X.Cmp(">=", A, lit(50)), SUPERSET, True),
+    Case("top two: the best at least 50 alone, the second changes when a low row goes, must not", TOP2,
+         X.Cmp(">=", O1, lit(50)), X.Cmp(">=", A, lit(50)), SUPERSET, False),
+    Case("top two at least 50: not an equivalence (a group may keep one such row)", TOP2,
+         X.Cmp(">=", O2, lit(50)), X.Cmp(">=", A, lit(50)), EQUIVALENT, False),
     # the fields of a struct's min and max: a first a under 20 and a last a over 50, with a
     # condition on each end's d; a row with a from 20 to 50 is neither end of a kept group
     Case("struct ends: first a under 20, last a over 50: the rows in between go", ENDS,
@@ -220,6 +230,8 @@ CANDIDATES = [
     ((FIRST_OF(A), LAST_OF(A), FIRST_OF(D)), X.and_(lt(O1, 20), gt(O2, 50), X.Not(eq(O3, 0.0))),
      "a < 20 OR a IS NULL OR a > 50"),  # a struct's ends: bounded by the ordering field's own
     ((FIRST_OF(A), FIRST_OF(D)), X.Not(eq(O2, 0.0)), None),  # no bound on the first a: any row may be first
+    ((MAX_A, X.Agg("second_max", A, "int")), X.and_(X.Cmp(">=", O1, lit(40)), X.Cmp(">=", O2, lit(50))),
+     "a >= 50"),  # the second's bound bounds the best too
 ]
 
 
@@ -239,6 +251,8 @@ SETUP = (
 )
 
 
+TOP_TWO = ("m = t.groupBy('k').agg(F.sort_array(F.collect_list('d'), asc=False).alias('s'))\n"
+           "m = m.select('k', F.get('s', 0).alias('best'), F.get('s', 1).alias('second'))")
 STRUCT_ENDS = ("m = t.groupBy('k').agg(F.min(F.struct('a', 'b', 'd')).alias('first'), "
                "F.max(F.struct('a', 'b', 'd')).alias('last'))\n"
                "m = m.select('k', F.col('first.a').alias('fa'), F.col('first.d').alias('fd'), F.col('last.a').alias('la'))")
@@ -316,6 +330,22 @@ SPARK_CASES = [
               ("m = t.groupBy('k').agg(F.max_by('a', 'd').alias('latest'))",
                "out = m.filter(F.col('latest') > 10)"),
               None, why="GroupBy"),
+    SparkCase("the two largest of a sorted list at least 2: the smaller values go (NaN is the largest and stays)",
+              (TOP_TWO, "out = m.filter(F.col('second') >= 2.0)"),
+              SUPERSET, 'F.col("d") >= 2.0'),
+    SparkCase("the largest of a sorted list at least 2, the second kept: a smaller value may be second, must not",
+              (TOP_TWO, "out = m.filter(F.col('best') >= 2.0)"),
+              None, why="GroupBy"),
+    SparkCase("the two smallest of a list sorted up, the second at most 40: the larger values go",
+              ("m = t.groupBy('k').agg(F.sort_array(F.collect_list('a')).alias('s'))\n"
+               "m = m.select('k', F.get('s', 0).alias('low'), F.get('s', 1).alias('next'))",
+               "out = m.filter(F.col('next') <= 40)"),
+              SUPERSET, 'F.col("a") <= 40'),
+    SparkCase("the third item of a sorted list is not read, must not",
+              ("m = t.groupBy('k').agg(F.sort_array(F.collect_list('d'), asc=False).alias('s'))\n"
+               "m = m.select('k', F.get('s', 2).alias('third'))",
+               "out = m.filter(F.col('third') >= 2.0)"),
+              None, why="Other"),
     SparkCase("min and max of a struct, read field by field: the rows between the ends' bounds go",
               (STRUCT_ENDS, "out = m.filter((F.col('fa') < 20) & (F.col('la') > 50) & (F.col('fd') != 0.0))"),
               SUPERSET, '(F.col("a") < 20) | F.col("a").isNull() | (F.col("a") > 50)'),
