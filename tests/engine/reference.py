@@ -258,6 +258,9 @@ def _agg(a: X.Agg, rows: list[Row]) -> Any:
         return len(vals)
     if not vals:
         return None
+    if a.fn in ("second_max", "second_min"):  # sort_array(collect_list(x))[1]: equal values apart
+        ordered = sorted(vals, key=functools.cmp_to_key(_spark_cmp), reverse=a.fn == "second_max")
+        return ordered[1] if len(ordered) > 1 else None
     if a.fn in ("max", "min"):
         pick = functools.reduce(lambda x, y: y if (_spark_cmp(y, x) > 0) == (a.fn == "max") and
                                 _spark_cmp(y, x) != 0 else x, vals)

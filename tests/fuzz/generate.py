@@ -257,7 +257,7 @@ def aggregate(rng, plan, names, used):
     outputs: list[tuple[X.Col, X.Expr]] = [(key, key)]
     others = [c for c in cols if c != key]
     for _ in range(rng.randint(1, 2)):
-        fn = rng.choice(["max", "min", "count", "count*", "sum", "avg", "count_when", "max_by"])
+        fn = rng.choice(["max", "min", "count", "count*", "sum", "avg", "count_when", "max_by", "top2"])
         if fn == "count*" or not others:
             outputs.append((names.col("long"), X.Agg("count", None, "long")))
             continue
@@ -275,6 +275,12 @@ def aggregate(rng, plan, names, used):
             if rng.random() < 0.5:  # an ordering value only some rows have: max_by over a when
                 by = X.Case(((predicate(rng, (arg, by), depth=0), by),), X.Lit(None, "null"))
             outputs.append((names.col(arg.dtype), X.Agg(rng.choice(["max_by", "min_by"]), arg, arg.dtype, by=by)))
+        elif fn == "top2":  # the first two items of sort_array(collect_list(arg)): max and the second
+            if arg.dtype not in ("int", "double"):
+                continue
+            first, second = rng.choice([("max", "second_max"), ("min", "second_min")])
+            outputs.append((names.col(arg.dtype), X.Agg(first, arg, arg.dtype)))
+            outputs.append((names.col(arg.dtype), X.Agg(second, arg, arg.dtype)))
         elif fn == "avg":
             if arg.dtype not in ("int", "double"):
                 continue
@@ -384,7 +390,7 @@ def tables(rng: random.Random) -> dict[int, list[dict]]:
 def kinds_of(plan: P.Plan) -> set[str]:
     """What a pipeline is made of, for the run's figures: its operators by class (a round trip's
     Project as "RDD round trip", its fold as "reduceByKey", a GroupedMap as "applyInPandas"), "max_by"
-    for an Aggregate with max_by or min_by, and "date UDF" or "Python UDF"
+    for an Aggregate with max_by or min_by, "sorted list" for one with a sorted list's second item, and "date UDF" or "Python UDF"
     for each Python UDF a filter or projection calls, "uninterpreted function" for a deterministic
     function the engine never writes into a predicate (octet_length, bit_length).
 
@@ -405,6 +411,9 @@ def kinds_of(plan: P.Plan) -> set[str]:
         if isinstance(node, P.Aggregate) and any(isinstance(e, X.Agg) and e.by is not None
                                                  for ex in P.expressions(node) for e in X.walk(ex)):
             kinds.add("max_by")
+        if isinstance(node, P.Aggregate) and any(isinstance(e, X.Agg) and e.fn.startswith("second_")
+                                                 for ex in P.expressions(node) for e in X.walk(ex)):
+            kinds.add("sorted list")
         for u in udfs:
             kinds.add("date UDF" if any(X.dtype_of(a) == "date" for a in u.args) else "Python UDF")
         if any(isinstance(e, X.Func) and e.name in ("octet_length", "bit_length")
