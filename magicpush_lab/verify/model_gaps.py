@@ -192,7 +192,7 @@ def udf_on_padded_rows(late: P.Filter, steps) -> str:
         return ""
     exprs = [late.condition] + [e for n in P.nodes(late.child) if _above_outer_join(n)
                                 for e in P.expressions(n)]
-    udf = next((x for e in exprs for x in X.walk(e) if isinstance(x, X.PyUdf) and not never_raises(x)), None)
+    udf = next((x for x in _python_udfs(exprs) if not never_raises(x)), None)
     if udf is None:
         return ""
     return f"{udf.shown_name}() runs above an outer join the predicate passed, on rows it may NULL-pad"
@@ -220,6 +220,28 @@ def never_raises(udf: X.PyUdf, timeout_ms: int = 2000) -> bool:
     return satisfiable(error, timeout_ms) is False
 
 
+def _python_udfs(exprs) -> list[X.PyUdf]:
+    """The Python UDFs `exprs` call, those of an aggregate's fold included (the reduce of
+    `rdd.reduceByKey(f)` runs on every value of its group, a NULL-padded one too).
+
+    >>> v, acc, x = X.Col("v", 1, "int"), X.Col("acc", -1, "int"), X.Col("x", -2, "int")
+    >>> low = X.PyUdf("low", (acc, x), "int", "low = lambda a, b: min(a, b)")
+    >>> body = X.FoldBody(X.Lit(None, "int"), acc, x, low, X.Col("r", -3, "int"), X.Col("r", -3, "int"), low)
+    >>> [u.name for u in _python_udfs([X.Agg("fold", v, "int", fold=body)])]
+    ['low', 'low']
+    """
+    found = []
+    for e in exprs:
+        for node in X.walk(e):
+            if isinstance(node, X.PyUdf):
+                found.append(node)
+            elif isinstance(node, X.Agg) and node.fold is not None:
+                body = node.fold
+                parts = [body.zero, body.merge, body.finish] + ([body.reduce] if body.reduce is not None else [])
+                found += _python_udfs(parts)
+    return found
+
+
 def _above_outer_join(node: P.Plan) -> bool:
     return any(isinstance(n, P.OuterJoin) for n in P.nodes(node) if n is not node)
 
@@ -244,7 +266,7 @@ def udf_above_a_limit(late: P.Filter, steps) -> str:
     if not any(s.operator == "TopK" for s in steps):
         return ""
     exprs = [late.condition] + [e for n in P.nodes(late.child) if _above_limit(n) for e in P.expressions(n)]
-    udf = next((x for e in exprs for x in X.walk(e) if isinstance(x, X.PyUdf)), None)
+    udf = next(iter(_python_udfs(exprs)), None)
     if udf is None:
         return ""
     return f"{udf.shown_name}() runs above a limit the predicate passed, on rows the limit did not keep before"
