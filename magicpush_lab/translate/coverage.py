@@ -164,8 +164,10 @@ COVERAGE: dict[str, dict[str, str]] = {
         "agg": "GroupBy (Column and dict forms; filters on keys with any aggregate, on max/min/count/sum/avg, "
                "bool_or/bool_and and max_by/min_by outputs as the rows no aggregate of a kept group reads; "
                "a grouped-aggregate pandas UDF whose body is sum/mean/max/min/count/len/any/all over masked "
-               "series is read as those aggregates, other bodies and collections stop a filter on their "
-               "outputs); Pivot after pivot(); "
+               "series is read as those aggregates; min/max of a struct whose first field is an integer, read "
+               "field by field, as max_by/min_by of each field; the first two items of "
+               "sort_array(collect_list(x)) read with get(), as max/min and the second item; other bodies "
+               "and collections stop a filter on their outputs); Pivot after pivot(); "
                "GroupBy over UnPivot after rollup, cube, groupingSets",
         "apply": "as applyInPandas (a function decorated with @pandas_udf is not read: barrier)",
         "applyInArrow": "barrier: the function's body is not analysed",
