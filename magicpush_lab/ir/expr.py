@@ -33,13 +33,14 @@ class Col:
 
 
 # column ids from here up are the fields of an aggregate's min/max of a struct, each a column
-# of its own named `struct.field` (translate/spark_plan._struct_extremum_outputs): far above
-# Spark's exprIds
+# of its own named `struct.field`, and the first two items of a sorted collected list
+# (translate/spark_plan._struct_extremum_outputs, _sorted_list_outputs): far above Spark's exprIds
 STRUCT_FIELD_IDS = 1 << 40
 
 
 def is_struct_field(c: Col) -> bool:
-    """`c` is a field of a struct extremum: its name is the path `struct.field`."""
+    """`c` is a field of a struct extremum (named by its path `struct.field`) or an item of a
+    sorted list (named `get(list, i)`, which no code writes back)."""
     return c.id >= STRUCT_FIELD_IDS
 
 

@@ -114,8 +114,9 @@ class Context:
     events_by_loose: Mapping[str, list[int]] = field(default_factory=dict)
     # record id -> its expression in IR: a column read at every step of a chain is translated once
     memo: dict = field(default_factory=dict, compare=False)
-    # the exprId of an aggregate's min/max of a struct -> its fields by ordinal, each a column of
-    # its own (struct_extremum_fields); the plan nodes already looked through for them
+    # the exprId of an aggregate's min/max of a struct, or of its sorted collected list -> its
+    # fields by ordinal (its first two items), each a column of its own (_struct_extremum_outputs,
+    # _sorted_list_outputs); the plan nodes already looked through for them
     struct_fields: dict = field(default_factory=dict, compare=False)
     scanned: set = field(default_factory=set, compare=False)
     # (source, argument types, return type) -> why a scalar pandas UDF's body cannot be read
@@ -173,10 +174,9 @@ def _to_expr(n: Node, ctx: Context) -> X.Expr:
     if n.cls == "Get" and len(n.kids) == 2 and n.kids[0].cls == "AttributeReference" \
             and _expr_id(n.kids[0]) in ctx.struct_fields and n.kids[1].cls == "Literal":
         # get() of a sorted collected list: its first or second item, NULL where there is none
-        items = ctx.struct_fields[_expr_id(n.kids[0])]
-        index = n.kids[1].field("value")
-        if str(index) in ("0", "1") and int(index) in items:
-            return items[int(index)]
+        index = str(n.kids[1].field("value"))
+        if index in ("0", "1"):
+            return ctx.struct_fields[_expr_id(n.kids[0])][int(index)]
     if n.cls == "AttributeReference" and _expr_id(n) in ctx.struct_fields:
         raise TranslateError(f"`{n.field('name')}`, the min or max of a struct or a sorted collected list, read "
                              "otherwise than field by field or as its first two items: not analysed yet")
@@ -794,7 +794,8 @@ def _struct_extremum(e: Node) -> tuple[str, list[Node], list[Node]] | None:
 
 
 def _scan_struct_extrema(n: Node, ctx: Context) -> None:
-    """Give the fields of each struct extremum in the plan below `n` their columns."""
+    """Give the fields of each struct extremum, and the first two items of each sorted list, in
+    the plan below `n` their columns."""
     for node in _walk(n):
         if node.key in ctx.scanned:
             continue
@@ -802,9 +803,9 @@ def _scan_struct_extrema(n: Node, ctx: Context) -> None:
         if node.cls != "Aggregate":
             continue
         for e in expressions(node.field("aggregateExpressions")):
-            if _sorted_list(e) is not None and _expr_id(e) not in ctx.struct_fields:
-                _, item = _sorted_list(e)
-                dtype = spark_type(item.field("dataType"))
+            listed = _sorted_list(e)
+            if listed is not None and _expr_id(e) not in ctx.struct_fields:
+                dtype = spark_type(listed[1].field("dataType"))
                 ctx.struct_fields[_expr_id(e)] = {
                     i: X.Col(f"get({e.field('name')}, {i})", _field_id(_expr_id(e), i), dtype) for i in (0, 1)}
                 continue
