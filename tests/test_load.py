@@ -24,6 +24,9 @@ import pytest
 from tests.test_server import NOTEBOOK_CELLS, ROWS, ROWS_AFTER, assert_udf_pushdown, pipeline_kernel  # noqa: F401
 from tests.test_server_replay import descendants, pid_alive
 
+# a few hundred requests through a real server: about 45 s of a CI worker, so the slow tier runs it
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
 
 NOTEBOOKS = Path(__file__).parent / "notebooks"
