@@ -15,6 +15,10 @@ import pytest
 from benchmarks import run
 from benchmarks.tpch import data as tpch_data
 
+# about 60 s of a CI worker (the corpus pipelines, a TPC-H query, the pandas shapes): the slow
+# tier runs it; the engine's own tests check the same rewrites on Spark
+pytestmark = pytest.mark.slow
+
 # (pipeline, table the engine's predicate reaches): one per kind of operator the filter crosses
 # (a limit sorting on the double `amount` is no longer walked through: NaN sorts last in Spark)
 CORPUS = [("udf_band", "sales"), ("agg_max", "sales"), ("full_join_key", "stores")]
