@@ -63,7 +63,31 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _progress(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
+    _emit(msg, sys.stderr)
+
+
+def _emit(text: str, stream: TextIO) -> None:
+    """Print `text` to `stream`. A reader that has gone (`magicpush optimize nb.ipynb | head`) is
+    no failure: what is left to print goes nowhere, and the run does its work (--apply writes
+    its files) and ends with the exit code it would have had."""
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        _to_devnull(stream)
+
+
+def _to_devnull(stream: TextIO) -> None:
+    """Point `stream`'s file descriptor at the null device: Python flushes the stream again at
+    exit, and a descriptor still on the closed pipe would print the error then."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a StringIO): nothing to redirect
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 def _output_path(path: Path, out: str, many: bool) -> Path:
@@ -137,17 +161,20 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
     out = stdout or sys.stdout
     try:
         args = _parser().parse_args(argv)
+    except BrokenPipeError:  # --help into a reader that has gone: argparse prints only help to stdout
+        _to_devnull(sys.stdout)
+        return EXIT_OK
     except SystemExit as exit_:
         return EXIT_OK if exit_.code == 0 else EXIT_FAILED
     if args.apply and not args.output:
-        print("magicpush: --apply needs -o OUT", file=sys.stderr)
+        _emit("magicpush: --apply needs -o OUT", sys.stderr)
         return EXIT_FAILED
     if args.apply and len(args.paths) > 1 and Path(args.output).is_file():
-        print("magicpush: with several notebooks, -o must be a directory", file=sys.stderr)
+        _emit("magicpush: with several notebooks, -o must be a directory", sys.stderr)
         return EXIT_FAILED
     if args.remote is not None:
         if not args.remote.startswith("sc://"):
-            print("magicpush: --remote takes a Spark Connect URL, sc://HOST:PORT", file=sys.stderr)
+            _emit("magicpush: --remote takes a Spark Connect URL, sc://HOST:PORT", sys.stderr)
             return EXIT_FAILED
     from magicpush_lab.kernel.extension import REMOTE_VARIABLE
 
@@ -173,20 +200,19 @@ def _optimize_all(args: Any, out: TextIO) -> int:
         try:
             result = optimize_one(path, args)
         except _Failure as err:
-            print(f"magicpush: {err}", file=sys.stderr)
+            _emit(f"magicpush: {err}", sys.stderr)
             if args.json:
-                print(json.dumps({"notebook": raw, "error": str(err)}), file=out, flush=True)
+                _emit(json.dumps({"notebook": raw, "error": str(err)}), out)
             code = EXIT_FAILED
             continue
         if _unmeasured(result, not args.no_measure):
             code = max(code, EXIT_UNMEASURED)
         if args.json:
-            print(json.dumps(result.to_json(notebook=raw)), file=out, flush=True)
+            _emit(json.dumps(result.to_json(notebook=raw)), out)
         else:
-            print(f"== {raw}", file=out)
-            print(render(result)["text/plain"], file=out, flush=True)
+            _emit(f"== {raw}\n{render(result)['text/plain']}", out)
             if result.suggestions and not args.apply:
-                print(rewrite_preview(result, raw), file=out, flush=True)
+                _emit(rewrite_preview(result, raw), out)
     return code
 
 

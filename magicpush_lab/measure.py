@@ -152,6 +152,169 @@ def _reap(done: threading.Event, jobs: Any) -> None:
         pause = min(2 * pause, REAP_LONGEST_PAUSE_SECONDS)  # each cancel of no job logs a warning
 
 
+# -- Spark's logs of the measurement's own jobs
+
+#: The loggers that report the measurement's own jobs as failures when it cancels them (its time
+#: limit, the kernel's interrupt) or when they fail: "Data source write support NoopBatchWrite is
+#: aborting" and "Aborting commit" of a cancelled noop write, "Lost task ... TaskKilled", a killed
+#: task's stack trace, "Failed to cancel job group" of the reaper's cancels that find no job. They
+#: write to the JVM's stderr, which is the CLI's stderr and, in a notebook, the output of the
+#: cell that ran %magicpush; none of it is the user's concern.
+QUIET_LOGGERS = (
+    "org.apache.spark.sql.execution.datasources.v2",  # NoopBatchWrite aborting, Aborting commit
+    "org.apache.spark.scheduler.TaskSetManager",  # Lost task ... TaskKilled
+    "org.apache.spark.scheduler.DAGScheduler",  # Failed to cancel job group
+    "org.apache.spark.executor.Executor",  # Exception in task (a killed task's stack trace)
+    "org.apache.spark.util.Utils",  # Aborting task (a write's stack trace)
+    "org.apache.spark.TaskContextImpl",  # Error in TaskCompletionListener of a killed task
+    "org.apache.spark.api.python",  # a Python worker stopped with its killed task
+    "org.apache.spark.sql.execution.python",
+)
+#: How long the logs stay quiet, at most, after the measurement's thread has ended, while its
+#: cancelled tasks report back; and how often that is looked at.
+DRAIN_SECONDS = 60.0
+DRAIN_POLL_SECONDS = 0.25
+
+
+class QuietLogs:
+    """QUIET_LOGGERS set to OFF while any measurement holds them, and set back to exactly what
+    they were (a level of their own, or none: the level of the logger above them) when the last
+    one lets go. Held and released by count, as measurements overlap: a stopped one's tasks can
+    still be ending while the next one runs.
+
+    A stopped measurement frees the kernel before its jobs have ended: a cell the user runs
+    meanwhile finds these loggers quiet too, for the seconds its cancelled tasks take to end (at
+    most DRAIN_SECONDS once the measurement's thread has; a task that does not heed its kill, a
+    loop in the JVM alone, can log when it ends later).
+
+    Only a classic session's JVM runs in this process and can be told. A Spark Connect session's
+    jobs run in the server's JVM: their logs go to the server's own output, never this
+    process's, and the client cannot set the server's log levels, so nothing is done there.
+    """
+
+    def __init__(self, loggers: tuple[str, ...] = QUIET_LOGGERS) -> None:
+        self.loggers = loggers
+        self._lock = threading.Condition()
+        self._holders = 0
+        self._saved: dict[str, str | None] = {}
+        self._jvm: Any = None
+
+    def hold(self, df: Any) -> Callable[[], None]:
+        """Quiet the loggers for `df`'s session; the function returned lets go (once)."""
+        if is_connect(df):
+            return lambda: None
+        with self._lock:
+            if self._holders == 0:
+                try:
+                    jvm = df.sparkSession.sparkContext._jvm
+                    self._saved = _silence(jvm, self.loggers)
+                    self._jvm = jvm
+                except Exception:  # another logging back end than log4j 2: its logs stay as they are
+                    return lambda: None
+            self._holders += 1
+        released = threading.Event()
+
+        def release() -> None:
+            if released.is_set():
+                return
+            released.set()
+            with self._lock:
+                self._holders -= 1
+                if self._holders == 0:
+                    _quietly(lambda: _restore(self._jvm, self._saved))
+                    self._jvm, self._saved = None, {}
+                    self._lock.notify_all()
+
+        return release
+
+    def wait_restored(self, timeout: float) -> bool:
+        """Whether no measurement holds the loggers, waiting up to `timeout` seconds for it."""
+        with self._lock:
+            return self._lock.wait_for(lambda: self._holders == 0, timeout)
+
+
+def _silence(jvm: Any, names: tuple[str, ...]) -> dict[str, str | None]:
+    """Set each logger to OFF; returns the level each had of its own (None: it had none)."""
+    context = jvm.org.apache.logging.log4j.LogManager.getContext(False)
+    config = context.getConfiguration()
+    own = config.getLoggers()
+    off = jvm.org.apache.logging.log4j.Level.OFF
+    saved: dict[str, str | None] = {}
+    for name in names:
+        found = own.get(name)
+        saved[name] = None if found is None else str(found.getLevel().name())
+    try:
+        for name in names:
+            if saved[name] is None:
+                config.addLogger(name, jvm.org.apache.logging.log4j.core.config.LoggerConfig(name, off, True))
+            else:
+                own.get(name).setLevel(off)
+        context.updateLoggers()
+    except Exception:  # never leave a logger quiet that will not be set back
+        _restore(jvm, saved)
+        raise
+    return saved
+
+
+def _restore(jvm: Any, saved: dict[str, str | None]) -> None:
+    """Each logger back to the level `_silence` found; one that had none of its own is removed."""
+    context = jvm.org.apache.logging.log4j.LogManager.getContext(False)
+    config = context.getConfiguration()
+    own = config.getLoggers()
+    for name, level in saved.items():
+        if level is None:
+            config.removeLogger(name)
+        elif own.get(name) is not None:
+            own.get(name).setLevel(jvm.org.apache.logging.log4j.Level.toLevel(level))
+    context.updateLoggers()
+
+
+QUIET_LOGS = QuietLogs()
+
+
+def _release_when_over(df: Any, group: str, done: threading.Event, release: Callable[[], None]) -> None:
+    """Let go of the quiet logs once the measurement's thread has ended and the tasks of its
+    jobs have reported back (a killed task says so after its job has ended), in a thread."""
+    if is_connect(df):
+        release()
+        return
+
+    def wait() -> None:
+        try:
+            ends = time.monotonic() + REAP_FOR_SECONDS + DRAIN_SECONDS
+            done.wait(max(ends - time.monotonic(), 0.0))
+            tracker = df.sparkSession.sparkContext.statusTracker()
+            drain_ends = time.monotonic() + DRAIN_SECONDS
+            # twice in a row: Spark's status lags its scheduler, and a job it has not heard of
+            # yet would look finished
+            calm = 0
+            while calm < 2 and time.monotonic() < drain_ends:
+                time.sleep(DRAIN_POLL_SECONDS)
+                calm = calm + 1 if _tasks_over(tracker, group) else 0
+        except Exception:  # the session stopped: nothing is left to log
+            pass
+        finally:
+            release()
+
+    threading.Thread(target=wait, name=f"{group}-logs", daemon=True).start()
+
+
+def _tasks_over(tracker: Any, group: str) -> bool:
+    """Whether every job of `group` has ended and no task of theirs still runs, as Spark's status
+    says (it hears of a task's end after the scheduler has logged it)."""
+    for job in tracker.getJobIdsForGroup(group):
+        info = tracker.getJobInfo(job)
+        if info is None:
+            continue
+        if info.status == "RUNNING":
+            return False
+        for stage in info.stageIds:
+            stage_info = tracker.getStageInfo(stage)
+            if stage_info is not None and stage_info.numActiveTasks > 0:
+                return False
+    return True
+
+
 def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | None) -> tuple[int, int] | None:
     """Run `work` (Spark jobs) in a job group (a classic session) or under an operation tag (a
     Spark Connect session); None if it did not finish within `limit` seconds. An interrupt of
@@ -169,6 +332,7 @@ def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | Non
             jobs.leave()
 
     thread, done, out = _threaded(tagged, group)
+    quiet = QUIET_LOGS.hold(df)
     try:
         # start() waits for the thread to run: an interrupt there, on a busy machine, would leave
         # the thread to submit its jobs with nobody left to cancel them
@@ -180,10 +344,16 @@ def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | Non
         # the kernel was interrupted (the sidebar's Cancel): the jobs must stop with it, not run
         # on in the thread while the kernel looks idle
         _stop(done, jobs, stop, group)
+        _release_when_over(df, group, done, quiet)
         raise
     if not finished:
         _stop(done, jobs, stop, group)
+        _release_when_over(df, group, done, quiet)
         return None
+    if "error" in out:  # a failed job's other tasks are being killed, and say so
+        _release_when_over(df, group, done, quiet)
+    else:
+        quiet()
     return _outcome(out)
 
 

@@ -123,8 +123,22 @@ df.count()
 '''
 
 
-def test_reassigned_dataframe_rewrites_the_read_cell_with_data_relative_to_the_notebook(tmp_path, monkeypatch):
-    from magicpush_lab.driver.replay import Replay
+def test_reassigned_dataframe_rewrites_the_read_cell_with_data_relative_to_the_notebook(tmp_path, monkeypatch,
+                                                                                       capfd):
+    """...and the counts the replay kernel stops at their time limit, cancelling its own jobs,
+    leave nothing on stderr but the CLI's own lines."""
+    from magicpush_lab.driver.replay import KernelReplay, Replay
+    from tests.spark_logs import NOISE
+
+    counted = KernelReplay.measure
+
+    async def first_out_of_time(self, requests):
+        # the same counts first with no time to finish: the kernel cancels its own jobs, as when
+        # counting a big source runs out of time, and estimates on a sample; then the real ones
+        await counted(self, [dict(r, time_limit=0.001) for r in requests])
+        return await counted(self, requests)
+
+    monkeypatch.setattr(KernelReplay, "measure", first_out_of_time)
 
     home = tmp_path / "project"
     (home / "data").mkdir(parents=True)
@@ -138,6 +152,11 @@ def test_reassigned_dataframe_rewrites_the_read_cell_with_data_relative_to_the_n
                  "--timeout", "180"], stdout=out)
     result = json.loads(out.getvalue())
     assert code == 0, result
+    err = capfd.readouterr().err
+    assert not [word for word in NOISE if word in err], err
+    # each progress line on a line of its own: no console progress bar ("[Stage 3:>  (0 + 2) / 2]")
+    assert "[Stage " not in err and all(line.startswith("points.py: ") for line in err.splitlines()
+                                         if "points.py: " in line), err
     [s] = result["suggestions"]
     assert s["kind"] == "equivalent" and s["source"] == "df"
     assert (s["rows_before"], s["rows_after"]) == (60, 18)  # v in 7..9
@@ -174,28 +193,65 @@ def test_applied_output_does_not_repeat_the_diff(tmp_path, one_replay_per_script
     assert "to write them" not in out.getvalue()
 
 
-# (saved execution counts of the two code cells after a markdown one, what stderr must say)
+RAISES = ("x = 1", "y = x\nraise ValueError('boom')")
+# a Python UDF that fails on the executors: Spark reports it as "PythonException: An exception was
+# thrown from the Python worker:", the cause at the end of the worker's traceback
+UDF_RAISES = (
+    'from pyspark.sql import SparkSession, functions as F\n\n'
+    'spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate())\n\n'
+    '@F.udf("long")\ndef needs_a_module(x):\n    import not_a_module_xyz\n    return x\n',
+    "y = spark.range(2)\ny.select(needs_a_module('id')).collect()")
+
+# (saved execution counts of the two code cells after a markdown one, their code, what stderr must say)
 CELL_NAMES = [
     # the saved prompts, followed by the replay: named as they show
-    ((3, 5), ["running cell [3] (1 of 2)", "running cell [5] (2 of 2)", "nb.ipynb: cell [5] failed at line 2"]),
-    # never run: named by the count the replay gives them, [1] the first cell run
-    ((None, None), ["running cell [1] (1 of 2)", "nb.ipynb: cell [2] failed at line 2"]),
+    pytest.param((3, 5), RAISES, ["running cell [3] (1 of 2)", "running cell [5] (2 of 2)",
+                                  "nb.ipynb: cell [5] failed at line 2: ValueError: boom"], id="saved prompts"),
+    # never run: named by the count the replay gives them, [1] the first cell run; the error of a
+    # UDF names its cause, not only Spark's wrapper, and where the UDF's own code failed
+    pytest.param((None, None), UDF_RAISES, [
+        "running cell [1] (1 of 2)",
+        "nb.ipynb: cell [2] failed at cell [1], line 7: PythonException: An exception was thrown from the Python "
+        "worker: ModuleNotFoundError: No module named 'not_a_module_xyz'"], id="never run, a UDF's error"),
     # one never run: notebook order, and a note saying which counts the messages use
-    ((4, None), ["cells are named by the count this replay gave them", "nb.ipynb: cell [2] failed at line 2"]),
+    pytest.param((4, None), RAISES, ["cells are named by the count this replay gave them",
+                                     "nb.ipynb: cell [2] failed at line 2"], id="one never run"),
 ]
 
 
-@pytest.mark.parametrize("counts, said", CELL_NAMES)
-def test_progress_and_failures_name_cells_as_their_prompts_show_them(tmp_path, capsys, counts, said):
+@pytest.mark.parametrize("counts, code, said", CELL_NAMES)
+def test_progress_and_failures_name_cells_as_their_prompts_show_them(tmp_path, capsys, counts, code, said):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("# Title"),
-                nbformat.v4.new_code_cell("x = 1", execution_count=counts[0]),
-                nbformat.v4.new_code_cell("y = x\nraise ValueError('boom')", execution_count=counts[1])]
+                nbformat.v4.new_code_cell(code[0], execution_count=counts[0]),
+                nbformat.v4.new_code_cell(code[1], execution_count=counts[1])]
     nbformat.write(nb, str(tmp_path / "nb.ipynb"))
     assert main(["optimize", str(tmp_path / "nb.ipynb"), "--timeout", "120"], stdout=io.StringIO()) == EXIT_FAILED
     err = capsys.readouterr().err
     assert all(s in err for s in said), err
     assert "#1" not in err and "cell 2 failed" not in err  # no notebook positions
+    [failure] = [line for line in err.splitlines() if line.startswith("magicpush: ")]  # one line
+    assert "Traceback" not in failure
+
+
+def test_a_reader_that_goes_away_is_no_error(tmp_path):
+    """`magicpush optimize ... | head`: once the reader has closed the pipe, the rest of the output
+    goes nowhere, without a BrokenPipeError's traceback, and the exit code is the run's own."""
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before anything is written
+    try:
+        done = subprocess.run([sys.executable, "-m", "magicpush_lab.cli", "optimize", str(tmp_path / "a.py"),
+                               str(tmp_path / "b.py"), "--json"], stdout=write, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert done.returncode == EXIT_FAILED  # two missing notebooks, as with a reader
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+    assert "a.py: no such file" in done.stderr and "b.py: no such file" in done.stderr
 
 
 def test_the_diff_names_the_cells_by_their_prompts():

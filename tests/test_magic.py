@@ -131,3 +131,35 @@ def test_cell_magic_runs_the_cell_and_optimizes_only_its_pipeline(notebook):
     [cell] = magicpush_result(notebook, "apply 1")[APPLY_MIME]["cells"]
     assert (cell["cell_id"], cell["original"]) == ("magic-cell", magic_cell)
     assert cell["rewritten"].startswith("%%magicpush --no-measure\ncheap = orders.filter(")
+
+
+def test_measuring_that_cancels_its_own_jobs_logs_nothing_and_keeps_the_notebooks_log_level(
+        notebook, spark, monkeypatch):
+    """%magicpush times the pipeline on a sample and stops at that timing's limit by cancelling
+    its own noop writes: what Spark logs of them (the aborted write, killed tasks) would show in
+    the cell's output, and is not logged; the notebook's log level is its own afterwards."""
+    from magicpush_lab import runtime
+    from magicpush_lab.measure import QUIET_LOGGERS, QUIET_LOGS
+    from tests.spark_logs import LOGGED_NOISE, spark_log, users_levels
+
+    # a source of 20,000 rows: enough for the time per row to be timed (runtime.COST_MIN_ROWS)
+    notebook.run_cell("wide = spark.range(20000).selectExpr('cast(id % 1000 as int) as amount')\n"
+                      "wide_big = wide.withColumn('points', points(F.col('amount'))).filter(F.col('points') > 1000)",
+                      store_history=True).raise_error()
+    monkeypatch.setattr(runtime, "COST_TIME_LIMIT", 0.3)  # far less than five Spark jobs take
+    # an earlier test's stopped measurement may still be ending, its logs quiet until it has
+    assert QUIET_LOGS.wait_restored(120)
+    spark.sparkContext.setLogLevel("WARN")  # a notebook's default
+    try:
+        before = users_levels(spark, QUIET_LOGGERS)
+        with spark_log(spark) as logged:
+            text = magicpush_result(notebook, "")["text/plain"]
+            assert QUIET_LOGS.wait_restored(120)
+            said = logged()
+        after = users_levels(spark, QUIET_LOGGERS)
+    finally:
+        spark.sparkContext.setLogLevel("ERROR")  # the test session's level
+    assert "wide_big" in text and "20,000 -> 980" in text, text
+    assert "took over 0.3 s" in text, text  # the timing was stopped
+    assert not [word for word in LOGGED_NOISE if word in said + text], said
+    assert after == before

@@ -207,6 +207,56 @@ def test_a_measurement_stopped_before_its_job_was_submitted_cancels_the_job_when
     assert statuses == {"FAILED"}, statuses  # submitted, then cancelled: Spark reports it FAILED
 
 
+
+def test_a_cancelled_noop_write_says_nothing_and_leaves_the_users_log_levels_as_they_were(spark):
+    """A measurement past its time limit cancels its own noop write: Spark's reports of the
+    aborted write and the killed tasks are not logged, and afterwards every log level is the
+    user's again, a logger the user gave a level of its own included."""
+    import time
+
+    from pyspark.sql import functions as F
+
+    from magicpush_lab.measure import QUIET_LOGGERS, QUIET_LOGS, run_limited
+    from tests.spark_logs import LOGGED_NOISE, spark_log, users_levels
+
+    # an earlier test's stopped measurement may still be ending, its logs quiet until it has
+    assert QUIET_LOGS.wait_restored(120)
+    jvm = spark.sparkContext._jvm
+    log4j = jvm.org.apache.logging.log4j
+    # a notebook's own settings: Spark's default WARN, and one logger of Spark's set by the user
+    spark.sparkContext.setLogLevel("WARN")
+    log4j.core.config.Configurator.setLevel("org.apache.spark.scheduler.TaskSetManager", log4j.Level.ERROR)
+    try:
+        before = users_levels(spark, QUIET_LOGGERS)
+
+        # hours of work unless cancelled, in a Python UDF: a killed task stops with its Python
+        # worker (a loop in the JVM alone, over spark.range, can run on long after its kill)
+        @F.udf("long")
+        def slow(x):
+            time.sleep(0.01)
+            return x
+
+        endless = spark.range(0, 10**6, numPartitions=2).select(slow("id").alias("id"))
+
+        def write() -> tuple[int, int]:
+            endless.write.format("noop").mode("overwrite").save()
+            return 0, 0
+
+        with spark_log(spark) as logged:
+            assert run_limited(endless, write, 3.0) is None
+            # the levels come back once the cancelled tasks have reported back, in the background
+            assert QUIET_LOGS.wait_restored(120)
+            said = logged()
+        assert users_levels(spark, QUIET_LOGGERS) == before
+        assert before[1]["org.apache.spark.scheduler.TaskSetManager"] == ("ERROR", True)
+    finally:
+        spark.sparkContext.setLogLevel("ERROR")  # the test session's level
+        context = log4j.LogManager.getContext(False)
+        context.getConfiguration().removeLogger("org.apache.spark.scheduler.TaskSetManager")
+        context.updateLoggers()
+    assert not [word for word in LOGGED_NOISE if word in said], said
+
+
 @pytest.mark.parametrize("counts, offered", [
     ({"rows_before": 1000, "rows_after": 4, "estimated": False}, True),
     ({"rows_before": 1000, "rows_after": 1000, "estimated": False}, False),  # removes nothing: a note

@@ -67,6 +67,12 @@ def test_measure_in_the_replayed_kernel(replayed):
     assert "error" in got[1]
 
 
+def test_the_replay_kernels_spark_draws_no_console_progress_bar(replayed):
+    """Spark's progress bar is drawn without line ends on the kernel's stderr, which is the CLI's:
+    the CLI's progress lines would run into it."""
+    assert replayed.evaluate("spark.sparkContext.getConf().get('spark.ui.showConsoleProgress')") == "'false'"
+
+
 def test_failing_cell_gives_a_readable_error(tmp_path):
     shutil.copy(NOTEBOOKS / "broken.py", tmp_path)
     with pytest.raises(ReplayError) as info:

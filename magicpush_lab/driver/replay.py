@@ -23,10 +23,21 @@ from magicpush_lab.capture.trace import Trace
 from magicpush_lab.cellref import cell_ref
 from magicpush_lab.driver.kernels import (STARTUP_TIMEOUT, ChannelClosed, KernelGone, NoReply, execute, is_alive,
                                           open_client, own_kernel, reply_to, shut_down_own, start_own)
+from magicpush_lab.driver.errors import error_line, redacted
 from magicpush_lab.driver.notebook import (ANSI_CODES, Document, execution_order, first_line, read_document,
                                            recorded_counts)
 
 _FRAME = re.compile(r"^\s*(Cell In\[\d*\]|File [^,]+|Input In \[\d+\]|<[^>]+>), line \d+")
+
+
+# Spark's console progress bar draws "[Stage 3:>  (0 + 2) / 2]" on the JVM's stderr without a line
+# end, and a replay kernel's stderr is the CLI's: the CLI's progress lines ran into it. A replay
+# kernel is this tool's own, so its Spark goes without the bar; set before the notebook's cells
+# start Spark, through spark-submit's arguments (which PySpark reads when it launches the JVM),
+# ahead of any the environment gives, so that the notebook's own settings (later arguments, its
+# builder's config) still win. Nothing is bound in the notebook's namespace.
+_NO_CONSOLE_PROGRESS = ('__import__("os").environ["PYSPARK_SUBMIT_ARGS"] = "--conf spark.ui.showConsoleProgress=false " '
+                        '+ __import__("os").environ.get("PYSPARK_SUBMIT_ARGS", "pyspark-shell")')
 
 
 class ReplayError(RuntimeError):
@@ -128,10 +139,10 @@ class KernelReplay:
         self._kernel = kernel
         self._client = open_client(kernel)
         await self._ready()
-        reply = await self._execute("%load_ext magicpush_lab", -1, store_history=False)
+        reply = await self._execute(f"{_NO_CONSOLE_PROGRESS}\n%load_ext magicpush_lab", -1, store_history=False)
         if reply.get("status") != "ok":
-            raise ReplayError(-1, reply.get("ename", "Error"), first_line(reply.get("evalue", "cannot load "
-                                                                                      "magicpush_lab")),
+            ename = reply.get("ename", "Error")
+            raise ReplayError(-1, ename, error_line(ename, reply.get("evalue", "cannot load magicpush_lab")),
                               path=str(self.path))
         await self._run_cells()
         trace = Trace.from_json(await self.expression(_trace_expression(), _trace_mime()))
@@ -183,7 +194,8 @@ class KernelReplay:
             self.progress(f"{self.path.name}: running {self.cell_name(i)} ({k} of {len(self.order)})")
             reply = await self._execute(cell.source, i, store_history=True)
             if reply.get("status") == "error" and "raises-exception" not in tags:
-                raise ReplayError(i, reply.get("ename", "Error"), first_line(reply.get("evalue")),
+                ename = reply.get("ename", "Error")
+                raise ReplayError(i, ename, error_line(ename, reply.get("evalue")),
                                   self._where(_last_frame(reply.get("traceback"))), str(self.path),
                                   self.cell_name(i))
             if reply.get("status") == "aborted":
@@ -223,8 +235,8 @@ class KernelReplay:
         content = await self._execute("", -1, store_history=False, user_expressions={"r": expr})
         value = content.get("user_expressions", {}).get("r", {})
         if value.get("status") != "ok":
-            raise ReplayError(-1, value.get("ename", "Error"), first_line(value.get("evalue", "no value")),
-                              path=str(self.path))
+            ename = value.get("ename", "Error")
+            raise ReplayError(-1, ename, error_line(ename, value.get("evalue", "no value")), path=str(self.path))
         data = value.get("data", {})
         if mime not in data:
             raise ReplayError(-1, "ValueError", f"the kernel answered without {mime}", path=str(self.path))
@@ -313,7 +325,7 @@ class Replay:
         try:
             await start_own(self._km, str(self.path.resolve().parent))
         except Exception as err:
-            raise RuntimeError(f"cannot start a {self.kernel_name} kernel: {first_line(str(err))}") from err
+            raise RuntimeError(f"cannot start a {self.kernel_name} kernel: {redacted(first_line(str(err)))}") from err
         await self._client.run(self._km)
 
     @staticmethod

@@ -92,13 +92,13 @@ def measure_in_kernel(tracer: Tracer | None, requests: Sequence[Any], *,
 def _cost(tracer: Tracer, req: dict[str, Any], rows: int) -> dict[str, Any]:
     """The pipeline's per-row cost for a request that names its pipeline's last DataFrame
     (runtime.per_row_cost, on a sample of the source), as {"cost": ...}; nothing otherwise."""
-    from magicpush_lab.runtime import per_row_cost
+    from magicpush_lab.runtime import COST_TIME_LIMIT, per_row_cost  # the limit as it is now
 
     sink = req.get("sink_event")
     if not isinstance(sink, int) or isinstance(sink, bool):
         return {}
     try:
-        return {"cost": per_row_cost(tracer, int(req["source_event"]), sink, rows)}
+        return {"cost": per_row_cost(tracer, int(req["source_event"]), sink, rows, time_limit=COST_TIME_LIMIT)}
     except Exception as err:  # noqa: BLE001 - no time estimate is no reason to lose the counts
         return {"cost": {"note": measure_error(err)}}
 
