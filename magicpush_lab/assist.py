@@ -27,7 +27,7 @@ from typing import Any, Callable, Collection, Sequence
 from magicpush_lab.budget import Budget
 from magicpush_lab.capture.trace import Trace
 from magicpush_lab.pipeline import optimize_trace
-from magicpush_lab.suggestion import OptimizeResult, Suggestion, rank_by_rows_kept
+from magicpush_lab.suggestion import OptimizeResult, Suggestion, by_value, rank_by_rows_kept, removes_nothing
 
 #: measure requests -> one measurement (or {"error": ...}) per request, in order
 Measurer = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
@@ -68,29 +68,35 @@ def optimize_and_measure(trace: Trace | Callable[[], Trace], cells: Sequence[str
 
 
 def with_measurements(result: OptimizeResult, measurements: Sequence[Any]) -> OptimizeResult:
-    """The result with its suggestions measured; failures in `measure_errors`. A suggestion
-    counted exactly to remove none of its read's rows is not offered: it becomes a note."""
+    """The result with its suggestions measured, the most valuable first (suggestion.by_value);
+    failures in `measure_errors`. A suggestion counted to remove none of its read's rows stays,
+    last, with a note saying it has no benefit; a joint rewrite holding it is marked, so that
+    no face applies it in bulk.
+
+    >>> from magicpush_lab.suggestion import Together
+    >>> s = Suggestion("df", "v > 1", "superset", (), (), 0, {}, pipeline="out")
+    >>> r = OptimizeResult((s, replace(s, source="dg", source_event=1)), 0.1, together=(Together("out", "superset", (), 2),))
+    >>> got = with_measurements(r, [{"rows_before": 10, "rows_after": 10}, {"rows_before": 10, "rows_after": 3}])
+    >>> [x.source for x in got.suggestions], got.together[0].no_benefit
+    (['dg', 'df'], ('v > 1 on df',))
+    """
     measured = apply_measurements(result.suggestions, measurements)
-    kept = tuple(s for s in measured.suggestions if not removes_nothing(s))
-    dropped = tuple(_removes_nothing_note(s) for s in measured.suggestions if removes_nothing(s))
-    return replace(result, suggestions=kept, notes=result.notes + dropped,
+    ranked = by_value(measured.suggestions)
+    worthless = [s for s in ranked if removes_nothing(s)]
+    together = tuple(replace(t, no_benefit=tuple(_label(s) for s in worthless if s.pipeline == t.pipeline))
+                     for t in result.together)
+    return replace(result, suggestions=ranked, together=together,
+                   notes=result.notes + tuple(_no_benefit_note(s) for s in worthless),
                    measure_errors=result.measure_errors + measured.errors)
 
 
-def removes_nothing(s: Suggestion) -> bool:
-    """Counted on every row of its read (not estimated on a sample), the filter keeps them all.
-
-    >>> s = Suggestion("df", "F.col('v') > 1", "equivalent", (), (), 0, {})
-    >>> removes_nothing(s.measured(10, 10)), removes_nothing(s.measured(10, 9)), removes_nothing(s)
-    (True, False, False)
-    """
-    return (not s.estimated and s.rows_before is not None and s.rows_before > 0
-            and s.rows_after == s.rows_before)
+def _label(s: Suggestion) -> str:
+    return f"{s.predicate} on {s.source}"
 
 
-def _removes_nothing_note(s: Suggestion) -> str:
-    return (f"{s.predicate} on {s.source}: proved, but on the data it keeps every one of the "
-            f"{s.rows_before:,} rows its read hands on now: not offered")
+def _no_benefit_note(s: Suggestion) -> str:
+    return (f"no benefit: {_label(s)} is proved, but on the data it keeps every one of the "
+            f"{s.rows_before:,} rows its read hands on now; it is not applied in bulk")
 
 
 def measure_requests(suggestions: Sequence[Suggestion], time_limit: float | None = None,

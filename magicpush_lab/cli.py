@@ -99,15 +99,33 @@ def _output_path(path: Path, out: str, many: bool) -> Path:
 
 
 def cell_changes(result: Any) -> tuple[dict[int, str], list[str]]:
-    """index -> rewritten source over all suggestions. A pipeline with several suggestions is
-    rewritten by its joint rewrite (`result.together`), as proved; a cell two rewrites change
-    gets both where they change different lines (rewrite/merge.py), else the first one's text,
-    and the later rewrite is reported as skipped."""
+    """index -> rewritten source over all suggestions, the most valuable first. A pipeline with
+    several suggestions is rewritten by its joint rewrite (`result.together`), as proved; when
+    that holds a filter counted to remove no rows, by its most valuable suggestion alone
+    instead (each is proved alone). A suggestion that removes no rows is not applied. A cell
+    two rewrites change gets both where they change different lines (rewrite/merge.py), else
+    the first one's text, and the later rewrite is reported as skipped."""
+    from magicpush_lab.suggestion import removes_nothing
+
     joint = {t.pipeline: t for t in getattr(result, "together", ())}
-    rewrites = [(f"the {t.suggestions} filters of pipeline {t.pipeline}", t.cells) for t in joint.values()]
-    rewrites += [(f"filter on {s.source}", s.cells) for s in result.suggestions if s.pipeline not in joint]
-    changes: dict[int, str] = {}
+    rewrites: list[tuple[str, Any]] = []
     skipped: list[str] = []
+    done: set[Any] = set()
+    for s in result.suggestions:  # in the result's order: the most valuable first
+        t = joint.get(s.pipeline)
+        if removes_nothing(s):
+            skipped.append(f"not applied (no benefit: it removes no rows): filter on {s.source}")
+        elif t is not None and not t.no_benefit:
+            if t.pipeline not in done:
+                rewrites.append((f"the {t.suggestions} filters of pipeline {t.pipeline}", t.cells))
+        elif t is not None and t.pipeline in done:
+            skipped.append(f"not applied (pipeline {t.pipeline} has a more valuable filter applied, and "
+                           f"its joint rewrite holds a filter that removes no rows): filter on {s.source}")
+        else:
+            rewrites.append((f"filter on {s.source}", s.cells))
+        if t is not None:
+            done.add(t.pipeline)
+    changes: dict[int, str] = {}
     for what, cells in rewrites:
         texts = {c.index: merged(c.original, changes[c.index], c.rewritten) if c.index in changes else c.rewritten
                  for c in cells}
@@ -220,10 +238,10 @@ def rewrite_preview(result: Any, path: str) -> str:
     """The cells every suggestion rewrites, as a diff of each, and the command that writes them.
     Cells are named as their prompts show them (cellref.cell_ref).
 
-    >>> from types import SimpleNamespace as NS
-    >>> change = NS(index=2, original="df = spark.read.parquet(p)", rewritten="df = spark.read.parquet(p).filter(c)",
-    ...             execution_count=1)
-    >>> print(rewrite_preview(NS(together=(), suggestions=(NS(pipeline="out", source="df", cells=(change,)),)), "nb.ipynb"))
+    >>> from magicpush_lab.suggestion import CellChange, OptimizeResult, Suggestion
+    >>> change = CellChange(2, "df = spark.read.parquet(p)", "df = spark.read.parquet(p).filter(c)", 1)
+    >>> s = Suggestion("df", "c", "superset", (), (change,), 0, {}, pipeline="out")
+    >>> print(rewrite_preview(OptimizeResult((s,), 0.1), "nb.ipynb"))
     the rewritten cells:
     --- cell [1]
     +++ cell [1], rewritten

@@ -22,9 +22,10 @@ from magicpush_lab.capture.trace import Event, Inspection, Trace
 from magicpush_lab.ir import plan as P
 from magicpush_lab.pipeline_graph import graph
 from magicpush_lab.pushdown.pandas_tail import spark_predicate
+from magicpush_lab.pushdown.records import AlreadyFiltered
 from magicpush_lab.pushdown.walk import filters_to_push, join_conjuncts, push_down_all
 from magicpush_lab.rewrite import notes
-from magicpush_lab.rewrite.assemble import (Assembled, after_to_pandas, assemble, cell_index, joined,
+from magicpush_lab.rewrite.assemble import (Assembled, after_to_pandas, assemble, cell_index, in_place, joined,
                                             trace_cells)
 from magicpush_lab.suggestion import OptimizeResult
 from magicpush_lab.symbolic.pandas_udf import unreadable_reason
@@ -169,7 +170,12 @@ def _optimize_plan(trace: Trace, plan: P.Plan, cells: list[str], index_of: dict[
                    name: str) -> Assembled:
     """One pipeline's plan walked (pushdown/), then what that comes to in the cells."""
     if not filters_to_push(plan) and not join_conjuncts(plan):
-        return Assembled(notes=(notes.NO_FILTER,))
+        # filters at the reads (a suggestion applied on an earlier run that removed the late
+        # filter, say) are in place: said as such, since there is nothing left to move
+        at_reads = [AlreadyFiltered(n.origin, n.condition, n.condition) for n in P.nodes(plan)
+                    if isinstance(n, P.Filter) and n.origin is not None and isinstance(n.child, P.Source)]
+        already = in_place(trace, at_reads, name, cells)
+        return Assembled(notes=(notes.NO_FILTER, *(a["note"] for a in already)), already=already)
     return assemble(trace, plan, push_down_all(plan, budget), cells, index_of, name)
 
 

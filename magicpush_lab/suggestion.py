@@ -11,7 +11,7 @@ after the walk fills it in (rewrite/assemble.py), measuring and every face read 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, Sequence
 
 
 #: what a proof category checks, in plain words (the paper's category names follow them)
@@ -155,9 +155,44 @@ class Together:
     kind: str  # "equivalent" | "superset", for the whole rewrite
     cells: tuple[CellChange, ...]
     suggestions: int  # how many suggestions it combines
+    # the filters in it that were counted to remove no rows ("`pred` on source"): a rewrite
+    # that holds one is not applied in bulk (assist.with_measurements marks it)
+    no_benefit: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def removes_nothing(s: Suggestion) -> bool:
+    """Counted on every row of its read (not estimated on a sample), the filter keeps them all:
+    it has no benefit, whatever was proved.
+
+    >>> s = Suggestion("df", "F.col('v') > 1", "equivalent", (), (), 0, {})
+    >>> removes_nothing(s.measured(10, 10)), removes_nothing(s.measured(10, 9)), removes_nothing(s)
+    (True, False, False)
+    """
+    return (not s.estimated and s.rows_before is not None and s.rows_before > 0
+            and s.rows_after == s.rows_before)
+
+
+def by_value(suggestions: Sequence[Suggestion]) -> tuple[Suggestion, ...]:
+    """The suggestions most valuable first: those counted to remove rows, by the rows they
+    remove (an estimate counts as its figure); then those not counted, in the search's order;
+    then those that remove nothing. Stable: equal values keep their order.
+
+    >>> s = Suggestion("t", "x > 1", "superset", (), (), 0, {})
+    >>> ranked = by_value([s.measured(100, 100), replace(s, source="u"), s.measured(100, 40), s.measured(50, 1)])
+    >>> [(r.source, r.rows_after) for r in ranked]
+    [('t', 40), ('t', 1), ('u', None), ('t', 100)]
+    """
+    def key(s: Suggestion) -> tuple[int, int]:
+        if removes_nothing(s):
+            return (2, 0)
+        if s.rows_before is None or s.rows_after is None:
+            return (1, 0)
+        return (0, -(s.rows_before - s.rows_after))
+
+    return tuple(sorted(suggestions, key=key))
 
 
 def best_index(rows_kept: list[int | None]) -> int:
@@ -207,6 +242,9 @@ class OptimizeResult:
     pipelines: tuple[dict[str, Any], ...] = ()
     # why a suggestion has no row counts (assist.optimize_and_measure); never measurements
     measure_errors: tuple[str, ...] = ()
+    # filters already in place that a pushed predicate met, so it is not offered again:
+    # {pipeline, event, predicate, step, note} (rewrite/notes.already_json)
+    already_applied: tuple[dict[str, Any], ...] = ()
 
     def to_json(self, notebook: str | None = None) -> dict[str, Any]:
         return {
@@ -218,4 +256,5 @@ class OptimizeResult:
             "optimizer_seconds": round(self.optimizer_seconds, 4),
             "notes": list(self.notes),
             "measure_errors": list(self.measure_errors),
+            "already_applied": list(self.already_applied),
         }

@@ -203,6 +203,8 @@ export interface ITogether {
   kind: SuggestionKind;
   cells: ICellChange[];
   suggestions: number;
+  /** Its filters counted to remove no rows: then it is not applied in bulk. */
+  no_benefit?: string[];
 }
 
 /** One cell of the notebook, in notebook order; `id` matches each traced execution to its cell. */
@@ -251,6 +253,20 @@ export interface IOptimizeResult {
   notes: string[];
   /** Why a suggestion has no row counts; never measurements. */
   measure_errors: string[];
+  /** Filters already in place that a pushed predicate met: not offered again. */
+  already_applied?: IAlreadyApplied[];
+}
+
+/** A filter of the pipeline's own that keeps only rows a pushed predicate keeps. */
+export interface IAlreadyApplied {
+  pipeline: string;
+  /** The filter's trace event. */
+  event: number | null;
+  /** The predicate that met it, as PySpark code. */
+  predicate: string;
+  /** The filter's code, cell and line, when traced. */
+  step: string | null;
+  note: string;
 }
 
 /**

@@ -26,7 +26,7 @@ import {
 } from './kernel';
 import { ICellRef } from './cellRefs';
 import { asStored, restorable, storeKey } from './resultStore';
-import { rewriteCells } from './rewrite';
+import { ICellRewrite, rewriteCells } from './rewrite';
 import { sampleFraction } from './settings';
 import {
   DEFAULT_SETTINGS,
@@ -89,10 +89,78 @@ export type ModelState =
       /** The notebook's cell sources when it was optimized. */
       sources: ReadonlyArray<string>;
       measuring: Measuring;
+      /** Rewrites applied from an earlier result whose cells still hold them, each with its Undo. */
+      inPlace: ReadonlyArray<IInPlace>;
     }
   | { status: 'error'; message: string; fixes: Fix[] };
 
 type DoneState = Extract<ModelState, { status: 'done' }>;
+
+/**
+ * A rewrite applied from an earlier result while its cells still hold it: optimizing again
+ * does not offer it twice (the engine reports the filter as already in place), and its Undo
+ * stays until one of its cells is edited.
+ */
+export interface IInPlace {
+  /** What was applied, in the words of its card: `F.col("v") > 1 on df`, or a pipeline's filters. */
+  label: string;
+  /** The cell changes that take it back out, each found by its cell's id where known. */
+  undo: ReadonlyArray<ICellRewrite>;
+}
+
+/** The rewrites `state` applied (and those it carried), as they can be undone later. */
+function appliedRewrites(state: DoneState): IInPlace[] {
+  const back = (changes: ReadonlyArray<ICellChange>): ICellRewrite[] =>
+    changes.map(c => {
+      const id = state.cellIds[c.index] ?? null;
+      return id
+        ? { cell_id: id, original: c.rewritten, rewritten: c.original }
+        : { index: c.index, original: c.rewritten, rewritten: c.original };
+    });
+  const found: IInPlace[] = [...state.inPlace];
+  const inJoint = new Set<number>();
+  for (const joint of state.result.together ?? []) {
+    if (state.appliedTogether.has(joint.pipeline)) {
+      state.result.suggestions.forEach((s, i) => {
+        if (s.pipeline === joint.pipeline) {
+          inJoint.add(i);
+        }
+      });
+      found.push({
+        label: `the ${joint.suggestions} filters of pipeline ${joint.pipeline}, applied together`,
+        undo: back(joint.cells)
+      });
+    }
+  }
+  state.result.suggestions.forEach((s, i) => {
+    if (state.applied.has(i) && !inJoint.has(i)) {
+      found.push({
+        label: `${s.predicate} on ${s.source}`,
+        undo: back(s.cells)
+      });
+    }
+  });
+  return found;
+}
+
+/** Whether every cell of `entry` still holds the code the rewrite wrote. */
+function stillInPlace(panel: NotebookPanel, entry: IInPlace): boolean {
+  const model = panel.content.model;
+  if (!model) {
+    return false;
+  }
+  return entry.undo.every(change => {
+    let cell = null;
+    for (let i = 0; i < model.cells.length; i++) {
+      const c = model.cells.get(i);
+      if (change.cell_id ? c.id === change.cell_id : i === change.index) {
+        cell = c;
+        break;
+      }
+    }
+    return cell !== null && cell.sharedModel.getSource() === change.original;
+  });
+}
 
 /** A result as it is first shown: nothing applied or timed yet, its notebook's cells as they were. */
 function freshResult(
@@ -100,7 +168,8 @@ function freshResult(
   notebook: NotebookPanel,
   run: number,
   cells: ReadonlyArray<{ id: string | null; source: string }>,
-  measuring: Measuring
+  measuring: Measuring,
+  inPlace: ReadonlyArray<IInPlace> = []
 ): DoneState {
   return {
     status: 'done',
@@ -112,7 +181,8 @@ function freshResult(
     run,
     cellIds: cells.map(c => c.id),
     sources: cells.map(c => c.source),
-    measuring
+    measuring,
+    inPlace
   };
 }
 
@@ -328,6 +398,12 @@ export class MagicPushModel {
     const run = ++this._run;
     const abort = new AbortController();
     this._abort = abort;
+    // what this notebook's last result applied: kept (with its Undo) while its cells hold it
+    const earlier =
+      this._state.status === 'done' && this._state.notebook === panel
+        ? this._state
+        : this._parked.get(panel);
+    const applied = earlier ? appliedRewrites(earlier) : [];
     this._setState({ status: 'running', stage: 'Reading trace…' });
     try {
       await panel.sessionContext.ready;
@@ -384,7 +460,14 @@ export class MagicPushModel {
         return;
       }
       const measuring = this._settings.measure && result.suggestions.length > 0;
-      const done = freshResult(result, panel, run, cells, 'off');
+      const done = freshResult(
+        result,
+        panel,
+        run,
+        cells,
+        'off',
+        applied.filter(entry => stillInPlace(panel, entry))
+      );
       if (this._notebook !== panel) {
         // another tab became active meanwhile: the result waits there, unmeasured
         this._parked.set(panel, done);
@@ -681,6 +764,26 @@ export class MagicPushModel {
     const applied = new Set(state.applied);
     applied.delete(index);
     this._setState({ ...state, applied });
+  }
+
+  /**
+   * Take out rewrite `index` of `inPlace` (applied before the last optimization), each cell
+   * as one undoable change; refuses, changing nothing, once one of its cells was edited.
+   */
+  undoInPlace(index: number): void {
+    const state = this._done();
+    const entry = state.inPlace[index];
+    if (!entry) {
+      throw new Error(`There is no applied rewrite ${index + 1}`);
+    }
+    if (state.notebook.isDisposed || !state.notebook.content.model) {
+      throw new Error('The notebook of this rewrite was closed');
+    }
+    rewriteCells(state.notebook.content.model, [...entry.undo]);
+    this._setState({
+      ...state,
+      inPlace: state.inPlace.filter((_, i) => i !== index)
+    });
   }
 
   /** Restore the cells of a pipeline's applied joint rewrite; see `undo`. */

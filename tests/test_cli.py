@@ -53,7 +53,7 @@ def test_optimize_json_and_apply(tmp_path, one_replay_per_script):
     assert "error" not in result, result.get("error")
     assert code == 0
     assert set(result) == {"notebook", "suggestions", "together", "refusals", "pipelines", "optimizer_seconds", "notes",
-                           "measure_errors"}
+                           "measure_errors", "already_applied"}
     assert result["notebook"] == str(nb)
     sales = [s for s in result["suggestions"] if s["source"] == "sales"]
     assert sales, result

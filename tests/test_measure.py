@@ -255,20 +255,3 @@ def test_a_cancelled_noop_write_says_nothing_and_leaves_the_users_log_levels_as_
         context.getConfiguration().removeLogger("org.apache.spark.scheduler.TaskSetManager")
         context.updateLoggers()
     assert not [word for word in LOGGED_NOISE if word in said], said
-
-
-@pytest.mark.parametrize("counts, offered", [
-    ({"rows_before": 1000, "rows_after": 4, "estimated": False}, True),
-    ({"rows_before": 1000, "rows_after": 1000, "estimated": False}, False),  # removes nothing: a note
-    ({"rows_before": 1000, "rows_after": 1000, "estimated": True}, True),  # a sample cannot say "nothing"
-    ({"rows_before": 0, "rows_after": 0, "estimated": False}, True),  # an empty read: nothing to say
-    ({"error": "no session"}, True),  # unmeasured: offered as proved
-], ids=["removes rows", "removes none, counted", "removes none on a sample", "empty read", "not measured"])
-def test_a_suggestion_counted_to_remove_no_row_is_a_note_not_a_suggestion(counts, offered):
-    from magicpush_lab.assist import with_measurements
-    from magicpush_lab.suggestion import OptimizeResult, Suggestion
-
-    s = Suggestion("df", "F.col('v') > 1", "equivalent", (), (), 0, {})
-    got = with_measurements(OptimizeResult((s,), 0.1), [counts])
-    assert [x.predicate for x in got.suggestions] == ([s.predicate] if offered else [])
-    assert any("keeps every one of the 1,000 rows" in n for n in got.notes) == (not offered)

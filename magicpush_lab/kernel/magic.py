@@ -114,6 +114,9 @@ def apply_bundle(result: Any, number: int, together: bool, cell_ids: dict[int, s
     if together:
         if joint is None:
             return render_error(f"suggestion {number}'s pipeline has no other filter; use '%magicpush apply {number}'")
+        if joint.no_benefit:
+            return render_error(f"pipeline {joint.pipeline}'s filters together hold {', '.join(joint.no_benefit)}, "
+                                f"which removes no rows: apply the filter you want alone, '%magicpush apply N'")
         changes, what = joint.cells, f"the {joint.suggestions} filters of pipeline {joint.pipeline}, together"
     if not changes:
         return render_error(f"suggestion {number} has no cell that can be rewritten")
@@ -127,7 +130,7 @@ def apply_bundle(result: Any, number: int, together: bool, cell_ids: dict[int, s
     text = [f"MagicPush: to apply {what}, replace these cells' code:"]
     for change, c in zip(changes, payload["cells"]):
         text += ["", f"--- {cell_ref(change.index, change.execution_count)} ---", c["rewritten"]]
-    if joint is not None and not together:
+    if joint is not None and not together and not joint.no_benefit:
         text += ["", f"(pipeline {joint.pipeline} has {joint.suggestions} filters: "
                      f"'%magicpush apply {number} --together' applies them as proved together)"]
     return {APPLY_MIME: payload, "text/plain": "\n".join(text)}

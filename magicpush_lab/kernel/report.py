@@ -1,6 +1,6 @@
 """Suggestions as tables: HTML for the notebook, plain text for terminals.
 
->>> from magicpush_lab.suggestion import CellChange, ProofStep, Suggestion
+>>> from magicpush_lab.suggestion import removes_nothing, CellChange, ProofStep, Suggestion
 >>> s = Suggestion("sales", 'F.col("v") > 995', "equivalent", (ProofStep("RowTransform", "ROW-TO-ROW", 1, "equivalent"),),
 ...                (CellChange(1, "a", "b", 3),), 0, {}, pipeline="out").measured(1000, 4)
 >>> print(text_table([s]))
@@ -17,7 +17,7 @@ import re
 from typing import Any, Sequence
 
 from magicpush_lab.cellref import cells_ref
-from magicpush_lab.suggestion import CATEGORY_WORDS, KIND_WORDS, Suggestion
+from magicpush_lab.suggestion import CATEGORY_WORDS, KIND_WORDS, Suggestion, removes_nothing
 
 HEADERS = ("#", "pipeline", "source", "filter at the source", "late filter", "proved", "rows before -> after",
            "reduction", "time saved", "scan", "cells")
@@ -43,6 +43,8 @@ def _rows(s: Suggestion) -> tuple[str, str]:
         return "not measured", "-"
     approx = "~" if s.estimated else ""
     pct = f"{approx}{100 * (s.row_reduction or 0.0):.1f}%"
+    if removes_nothing(s):
+        pct = "0% (no benefit)"
     return f"{approx}{s.rows_before:,} -> {approx}{s.rows_after:,}", pct
 
 
@@ -145,6 +147,8 @@ def render(result: Any) -> dict[str, str]:
     if result.suggestions:
         text = text_table(result.suggestions)
         markup = html_table(result.suggestions)
+    elif result.already_applied:
+        text = "MagicPush: already applied: the filters that can move are at their sources; nothing more moves."
     else:
         text = "MagicPush: no filter can move to a source" + (
             "; the notes say which step stops it." if result.notes else ".")

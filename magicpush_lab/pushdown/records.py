@@ -76,7 +76,19 @@ class Refusal:
     event: int | None = None  # the trace event of the operator that stopped the filter
 
 
+@dataclass(frozen=True)
+class AlreadyFiltered:
+    """A predicate on its way down met a filter of the pipeline's own whose condition keeps only
+    rows the predicate keeps: below it, the predicate would remove nothing more. Typically a
+    filter applied at the source on an earlier run; never a failure."""
+
+    event: int | None  # the trace event of that filter
+    condition: X.Expr  # the filter's condition
+    predicate: X.Expr  # what was pushed to it
+
+
 @dataclass
 class WalkResult:
     pushed: list[Pushed] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
+    already: list[AlreadyFiltered] = field(default_factory=list)

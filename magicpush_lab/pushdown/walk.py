@@ -21,7 +21,7 @@ from magicpush_lab.pushdown.guards import (drop_new_overflow, drop_shared_side_i
                                           without_double_arithmetic)
 from magicpush_lab.pushdown.operators import candidates_for, check, only, rule_for
 from magicpush_lab.pushdown.proposals import proposals
-from magicpush_lab.pushdown.records import Pushed, Refusal, Step, WalkResult, Waypoint
+from magicpush_lab.pushdown.records import AlreadyFiltered, Pushed, Refusal, Step, WalkResult, Waypoint
 from magicpush_lab.pushdown.shared_sources import merge_shared_sources, union_input_missed
 from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
@@ -29,7 +29,7 @@ from magicpush_lab.translate.pandas_on_spark import ROW_ORDER
 from magicpush_lab.translate.spark_plan import unwritten_call
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by
 from magicpush_lab.verify import full_outer_join, join_condition, model_gaps
-from magicpush_lab.verify.implication import keeps_every_row
+from magicpush_lab.verify.implication import implied_by, keeps_every_row
 from magicpush_lab.verify.aggregate import order_dependent_fold
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, UNMODELLED, Verdict
 
@@ -102,6 +102,7 @@ def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
                 seen.add(key)
                 result.pushed.append(pushed)
         result.refusals.extend(walk.refusals)
+        result.already.extend(a for a in walk.already if a not in result.already)
     return result
 
 
@@ -157,7 +158,7 @@ def push_down_stacked(filter_node: P.Filter, budget: Budget) -> WalkResult:
             and (better[p.source.origin].kind == p.kind or better[p.source.origin].kind == EQUIVALENT) else p
             for p in walk.pushed]
     kept += [p for origin, p in better.items() if origin not in mine]
-    return WalkResult(pushed=kept, refusals=walk.refusals)
+    return WalkResult(pushed=kept, refusals=walk.refusals, already=walk.already)
 
 
 def push_down(filter_node: P.Filter, budget: Budget | None = None) -> WalkResult:
@@ -177,6 +178,7 @@ def _push_down_within(filter_node: P.Filter, budget: Budget) -> WalkResult:
         retry = _push_down(exact, budget)
         result.pushed += [replace(p, kind=SUPERSET) for p in retry.pushed if p.source not in reached]
         result.refusals += [r for r in retry.refusals if r not in result.refusals]
+        result.already += [a for a in retry.already if a not in result.already]
     return result
 
 
@@ -220,6 +222,8 @@ def _push_join_conjunct(join: P.Plan, side: int, g: X.Expr, budget: Budget) -> W
 
 # the check that a disjunction is TRUE on every row: a handful of comparisons, quick where it matters
 _EVERY_ROW_MS = 200
+# the check that a filter on the way already keeps only rows the pushed predicate keeps
+_IMPLIED_MS = 300
 
 
 @dataclass(frozen=True)
@@ -262,6 +266,11 @@ class _Walk:
             return
         if isinstance(node, P.Other):
             self.result.refusals.append(Refusal("Other", node.reason, event=node.origin))
+            return
+        if isinstance(node, P.Filter) and self._implied_by(node, at.pred):
+            # the rows here already pass the predicate: below, it could only repeat this filter
+            # (one applied on an earlier run, say); nothing to move, and nothing stopped it
+            self.result.already.append(AlreadyFiltered(node.origin, node.condition, at.pred))
             return
         at = at.passing(node)
         if rule_for(node) is None:
@@ -383,6 +392,18 @@ class _Walk:
                 self.visit(node.children[i], _Carried(extra, at.steps + (step,), SUPERSET, here, i,
                                                       at.hides or verdict.may_hide_errors))
                 self.result.pushed[before:] = [replace(p, transferred=True) for p in self.result.pushed[before:]]
+
+    def _implied_by(self, node: P.Filter, pred: X.Expr) -> bool:
+        """Every row `node` keeps, `pred` keeps (NULL as false): proved, each pair once per walk."""
+        seen = self.__dict__.setdefault("_implied", {})
+        key = (node.condition, pred)
+        if key not in seen:
+            try:
+                seen[key] = X.is_deterministic(node.condition) and implied_by(
+                    node.condition, pred, self.budget.slice_ms(_IMPLIED_MS))
+            except Exception:  # noqa: BLE001 - not proved: the walk goes on as it would have
+                seen[key] = False
+        return seen[key]
 
     def _filters_nothing(self, g: X.Expr) -> bool:
         """G is TRUE on every row. Only a disjunction can be without being the literal TRUE, so

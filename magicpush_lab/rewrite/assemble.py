@@ -17,7 +17,7 @@ from magicpush_lab.capture.trace import Event, Inspection, Trace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.serialize import expr_to_json
-from magicpush_lab.pushdown.records import Pushed, WalkResult
+from magicpush_lab.pushdown.records import AlreadyFiltered, Pushed, WalkResult
 from magicpush_lab.rewrite import notes
 from magicpush_lab.rewrite.cells import RewriteError, apply, binding_name
 from magicpush_lab.rewrite.edits import AddFilter, Edit, OwnCopy, RemoveFilter, merged_copies
@@ -39,6 +39,7 @@ class Assembled:
     notes: tuple[str, ...] = ()
     together: tuple[Together, ...] = ()
     refusals: tuple[dict[str, Any], ...] = ()
+    already: tuple[dict[str, Any], ...] = ()  # notes.already_json: filters in place, not offered again
 
     def for_pipeline(self, name: str, sink: int) -> "Assembled":
         """Each suggestion naming the pipeline it is for and the event of its last DataFrame."""
@@ -48,7 +49,8 @@ class Assembled:
         """Each note, a refusal's too, saying which of several pipelines it is about."""
         return replace(self, notes=tuple(notes.in_pipeline(name, n) for n in self.notes),
                        refusals=tuple({**r, "note": notes.in_pipeline(name, r["note"])} if r.get("note")
-                                      else r for r in self.refusals))
+                                      else r for r in self.refusals),
+                       already=tuple({**a, "note": notes.in_pipeline(name, a["note"])} for a in self.already))
 
 
 def joined(parts: Sequence[Assembled], seconds: float,
@@ -67,7 +69,8 @@ def joined(parts: Sequence[Assembled], seconds: float,
             found.setdefault((s.source_event, s.predicate, s.cells), s)
     return OptimizeResult(tuple(found.values()), seconds, tuple(n for p in parts for n in p.notes),
                           tuple(t for p in parts for t in p.together),
-                          tuple(r for p in parts for r in p.refusals), tuple(graphs))
+                          tuple(r for p in parts for r in p.refusals), tuple(graphs),
+                          already_applied=tuple(a for p in parts for a in p.already))
 
 
 def _for_pipeline(s: Suggestion, name: str, sink: int) -> Suggestion:
@@ -109,11 +112,13 @@ def assemble(trace: Trace, plan: P.Plan, walk: WalkResult, cells: list[str], ind
             said.append(notes.not_rewritten(_predicate(group), err))
         except ValueError as err:  # a function with no PySpark form (rewrite/pyspark_column.py)
             said.append(notes.not_pyspark(_predicate(group), err))
+    already = in_place(trace, walk.already, name, cells)
+    said.extend(a["note"] for a in already)
     if not walk.pushed and not said:
         said.append(notes.NOTHING_PUSHED)
     joint = _together(trace, walk.pushed, cells, index_of, name) if len(suggestions) > 1 else None
     return Assembled(tuple(suggestions), tuple(said), (joint,) if joint is not None and joint.cells else (),
-                     tuple(refusals))
+                     tuple(refusals), tuple(already))
 
 
 def after_to_pandas(trace: Trace, call: Inspection, tail: PandasTail, g: X.Expr, collected: P.Plan,
@@ -355,6 +360,14 @@ def _written(trace: Trace, placed: _Placed, cells: list[str], index_of: dict[int
         late_filter_event=pushed.late_filter.origin,
         late_filter_cell=_late_filter_cell(trace, pushed, index_of),
     )
+
+
+def in_place(trace: Trace, found: Sequence[AlreadyFiltered], name: str, cells: list[str]
+             ) -> tuple[dict[str, Any], ...]:
+    """The filters of pipeline `name` that are in place already (notes.already_json), each
+    predicate written as the notebook's own code would write it."""
+    alias, _ = functions_alias(cells)
+    return tuple(notes.already_json(trace, found, name, lambda g: to_pyspark(g, alias)))
 
 
 def _late_filter_cell(trace: Trace, pushed: Pushed, index_of: dict[int, int]) -> int | None:

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from magicpush_lab.capture.trace import Inspection, Trace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.pushdown.records import Pushed, Refusal
+from magicpush_lab.pushdown.records import AlreadyFiltered, Pushed, Refusal
 from magicpush_lab.symbolic.python_udf import black_box_places
 from magicpush_lab.translate.pandas_tail import PandasTail
 
@@ -247,6 +247,34 @@ def refusal_json(r: Refusal, pipeline: str, note: str | None = None) -> dict[str
               for name, rows in (r.counterexample or {}).items()}
     return {"pipeline": pipeline, "operator": r.operator, "reason": r.reason, "candidate": r.candidate,
             "counterexample": tables, "event": r.event, "note": note}
+
+
+def already_json(trace: Trace, found: Sequence[AlreadyFiltered], pipeline: str,
+                 code: Any = str) -> list[dict[str, Any]]:
+    """Each filter of the pipeline's own that already keeps only the rows a pushed predicate
+    keeps, once per filter: its step, the predicate (`code` writes it as the user would) and
+    the note that says so. A filter applied at a source on an earlier run is reported here,
+    not offered again.
+
+    >>> t = Trace(events=[])
+    >>> a = X.Cmp(">", X.Col("a", 1, "int"), X.Lit(9, "int"))
+    >>> already_json(t, [AlreadyFiltered(None, a, a), AlreadyFiltered(None, a, a)], "out")[0]["note"]
+    'already in place: a filter keeps only rows where a > 9, so nothing more moves below it'
+    """
+    out: dict[object, dict[str, Any]] = {}
+    for a in found:
+        key = a.event if a.event is not None else a.condition
+        if key in out:
+            continue
+        try:
+            written = code(a.predicate)
+        except ValueError:  # no PySpark form: the IR's own text
+            written = str(a.predicate)
+        step = step_text(trace, a.event)
+        note = (f"already in place: {step or 'a filter'} keeps only rows where {written}, "
+                "so nothing more moves below it")
+        out[key] = {"pipeline": pipeline, "event": a.event, "predicate": written, "step": step, "note": note}
+    return list(out.values())
 
 
 def describe_refusal(r: Refusal, step: str | None = None, reasons: Sequence[str] = ()) -> str:

@@ -28,6 +28,21 @@ def implies(premise: X.Expr, conclusion: X.Expr, timeout_ms: int = DEFAULT_TIMEO
     return prove(z3.Implies(domain([row]), claim), timeout_ms)
 
 
+def implied_by(premise: X.Expr, conclusion: X.Expr, timeout_ms: int) -> bool:
+    """`implies`, with a time-out or a part the encoder cannot model counting as no.
+
+    >>> v = X.Col("v", 1, "int")
+    >>> implied_by(X.Cmp(">", v, X.Lit(950, "int")), X.Cmp(">=", v, X.Lit(900, "int")), 1000)
+    True
+    >>> implied_by(X.Cmp(">", v, X.Lit(950, "int")), X.IsNull(v), 1000)
+    False
+    """
+    try:
+        return implies(premise, conclusion, timeout_ms).proved
+    except (NotModelled, z3.Z3Exception):
+        return False
+
+
 def keeps_every_row(g: X.Expr, timeout_ms: int) -> bool:
     """G holds on every row, NULLs included (`x IS NULL OR x >= 3 OR x < 10`), so it filters
     nothing. A time-out or a part the encoder cannot model counts as no.

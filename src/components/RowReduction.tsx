@@ -1,6 +1,7 @@
 import * as React from 'react';
 
 import { ISuggestion } from '../tokens';
+import { removesNothing } from '../value';
 import { formatReduction, formatRows, savingBasis, savingText } from './format';
 
 /** One labelled bar: `rows` of the source's `total`, as its share of the width. */
@@ -68,6 +69,12 @@ export function RowReduction(props: {
           </span>
         )}
       </p>
+      {removesNothing(props.suggestion) && (
+        <p className="jp-MagicPush-caveat jp-MagicPush-noBenefit">
+          No benefit: on this data the filter keeps every row its read hands on.
+          It is shown last and left out of Apply all.
+        </p>
+      )}
       <RowsBar
         label="before"
         rows={rows_before}

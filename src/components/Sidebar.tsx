@@ -4,7 +4,13 @@ import * as React from 'react';
 import { Fix, fixesFor } from '../fixes';
 import { TracingStatus } from '../kernel';
 import { FixButtons } from './FixButtons';
-import { MagicPushModel, Measuring, ModelState, RunTime } from '../model';
+import {
+  IInPlace,
+  MagicPushModel,
+  Measuring,
+  ModelState,
+  RunTime
+} from '../model';
 import { IOptimizeResult, ITogether } from '../tokens';
 import { CellDiffs, Highlighter } from './CellDiff';
 import {
@@ -14,6 +20,7 @@ import {
   UndoButton
 } from './SuggestionCard';
 import { useAction } from './useAction';
+import { byValue, worthlessOf } from '../value';
 import { useModel } from './useModel';
 import { PipelineGraph } from './PipelineGraph';
 import { WhyNot } from './Why';
@@ -107,6 +114,41 @@ function Notes(props: { title: string; items: string[] }): JSX.Element | null {
   );
 }
 
+/**
+ * What an earlier Apply put in the cells and is still there: not offered again, and its Undo
+ * kept until one of its cells is edited.
+ */
+function InPlaceList(props: {
+  entries: ReadonlyArray<IInPlace>;
+  onUndo: (index: number) => void;
+}): JSX.Element | null {
+  const [error, run] = useAction();
+  if (props.entries.length === 0) {
+    return null;
+  }
+  return (
+    <section className="jp-MagicPush-inplace" aria-label="Already applied">
+      <h3>Already applied</h3>
+      <ul>
+        {props.entries.map((entry, i) => (
+          <li key={i}>
+            <code>{entry.label}</code>{' '}
+            <UndoButton
+              what={`the cells of ${entry.label}`}
+              onUndo={() => run(() => props.onUndo(i))}
+            />
+          </li>
+        ))}
+      </ul>
+      {error && (
+        <p className="jp-MagicPush-error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
 const TOGETHER_HELP = {
   equivalent: 'Every filter goes to its source and the late filter is removed.',
   superset:
@@ -116,6 +158,8 @@ const TOGETHER_HELP = {
 /** A pipeline's suggestions as one rewrite: the way to apply more than one of them. */
 function TogetherCard(props: {
   together: ITogether;
+  /** Its filters counted to remove no rows: then it is not applied in bulk. */
+  worthless: string[];
   applied: boolean;
   onApply: () => void;
   onUndo: () => void;
@@ -141,9 +185,15 @@ function TogetherCard(props: {
           {KIND_WORDS[together.kind]}
         </span>
       </p>
+      {props.worthless.length > 0 && !applied && (
+        <p className="jp-MagicPush-caveat">
+          Not applied in bulk: {props.worthless.join(', ')} removes no rows on
+          this data. Apply the filter you want alone.
+        </p>
+      )}
       <button
         className="jp-Button jp-mod-styled jp-mod-accept"
-        disabled={applied}
+        disabled={applied || props.worthless.length > 0}
         onClick={() => act(onApply)}
         aria-label={
           applied
@@ -206,20 +256,31 @@ function Result(props: {
   runtimes: ReadonlyMap<number, RunTime>;
   measuring: Measuring;
   notebookName: string;
+  inPlace: ReadonlyArray<IInPlace>;
 }): JSX.Element {
   const { model, result, applied, appliedTogether, runtimes, measuring } =
     props;
+  // filters from an earlier Apply: kept in the cells (the panel's list) or met by the walk
+  const inPlace =
+    props.inPlace.length > 0 || (result.already_applied ?? []).length > 0;
   const seconds = `${result.optimizer_seconds.toFixed(2)} s`;
   const pipelines = new Set(result.suggestions.map(s => s.pipeline)).size;
   return (
     <div className="jp-MagicPush-result">
       {result.suggestions.length === 0 ? (
-        <p className="jp-MagicPush-empty" role="status">
-          No filter can move to a source of this pipeline
-          {(result.refusals ?? []).length > 0
-            ? '; the step that stops it is marked in the graph and said below.'
-            : '.'}
-        </p>
+        inPlace ? (
+          <p className="jp-MagicPush-empty" role="status">
+            Already applied: the filters that can move are at their sources;
+            nothing more moves.
+          </p>
+        ) : (
+          <p className="jp-MagicPush-empty" role="status">
+            No filter can move to a source of this pipeline
+            {(result.refusals ?? []).length > 0
+              ? '; the step that stops it is marked in the graph and said below.'
+              : '.'}
+          </p>
+        )
       ) : (
         <p className="jp-MagicPush-muted" role="status">
           {result.suggestions.length === 1
@@ -228,6 +289,7 @@ function Result(props: {
           for {props.notebookName} ({seconds})
         </p>
       )}
+      <InPlaceList entries={props.inPlace} onUndo={i => model.undoInPlace(i)} />
       {(result.pipelines ?? []).map(graph => {
         const mine = result.suggestions.filter(s => s.pipeline === graph.name);
         return (
@@ -256,22 +318,26 @@ function Result(props: {
         <TogetherCard
           key={together.pipeline}
           together={together}
+          worthless={[
+            ...(together.no_benefit ?? []),
+            ...worthlessOf(result.suggestions, together.pipeline)
+          ].filter((w, k, all) => all.indexOf(w) === k)}
           applied={appliedTogether.has(together.pipeline)}
           onApply={() => model.applyTogether(together.pipeline)}
           onUndo={() => model.undoTogether(together.pipeline)}
           highlight={props.highlight}
         />
       ))}
-      {result.suggestions.map((suggestion, i) => (
+      {byValue(result.suggestions).map(i => (
         <SuggestionCard
           key={i}
-          suggestion={suggestion}
+          suggestion={result.suggestions[i]}
           applied={applied.has(i)}
           showPipeline={pipelines > 1}
           highlight={props.highlight}
           onApply={() => model.apply(i)}
           onUndo={() => model.undo(i)}
-          onRerun={() => model.rerunFrom(suggestion.cells)}
+          onRerun={() => model.rerunFrom(result.suggestions[i].cells)}
           counting={measuring === 'running'}
           runtime={runtimes.get(i)}
           onMeasureRunTime={() => void model.measureRunTime(i)}
@@ -333,6 +399,7 @@ function Body(props: {
           runtimes={state.runtimes}
           measuring={state.measuring}
           notebookName={state.notebook.title.label}
+          inPlace={state.inPlace}
         />
       );
   }

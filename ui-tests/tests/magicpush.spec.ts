@@ -278,6 +278,27 @@ test('two filters of one pipeline apply together, not one after the other', asyn
   ).toBeDisabled();
   const rewritten = await cellSource(page, 0);
   expect(rewritten.split('.filter(').length - 1).toBe(2);
+
+  // Run the rewritten cells and optimize again: nothing is offered twice. The panel says the
+  // filters are in place and keeps their Undo, which takes them out while the cells hold them.
+  await page.notebook.run();
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+  await expect(
+    sidebar.getByRole('status').filter({ hasText: 'Already applied' })
+  ).toBeVisible({ timeout: 3 * 60 * 1000 });
+  await expect(cards).toHaveCount(0);
+  await expect(together).toHaveCount(0);
+  const inPlace = sidebar.getByRole('region', { name: 'Already applied' });
+  await expect(inPlace).toContainText('filters of pipeline out');
+  await expect(sidebar.locator('.jp-MagicPush-notes')).toContainText(
+    'already in place'
+  );
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'already-applied.png')
+  });
+  await inPlace.getByRole('button', { name: /^Undo/ }).click();
+  await expect.poll(() => cellSource(page, 0)).toEqual(JOIN_CELLS[0]);
+  await expect(inPlace).toHaveCount(0);
 });
 
 test('%magicpush apply 1 rewrites the cells from the kernel side, once', async ({
@@ -346,15 +367,24 @@ test('why: proof steps explained, and a refused filter shows its counterexample 
   await page.notebook.addCell(
     'code',
     'top = a.orderBy("v").limit(3).filter(F.col("k") > 5)\n' +
-      'out = b.withColumn("y", F.col("x") * 2).filter(F.col("y") > 8)'
+      'out = b.withColumn("y", F.col("x") * 2).filter(F.col("y") > 8)\n' +
+      // proved too, but every x is at least 0: it removes no rows
+      'pos = b.withColumn("w", F.col("x") + 1).filter(F.col("w") > 0)'
   );
   const sidebar = await openTracingSidebar(page);
   await page.notebook.run();
   await sidebar.getByRole('checkbox').check(); // every pipeline
   await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
 
-  const card = sidebar.locator('.jp-MagicPush-card').first();
-  await expect(card).toBeVisible({ timeout: 3 * 60 * 1000 });
+  const cards = sidebar.locator('.jp-MagicPush-card');
+  await expect(cards).toHaveCount(2, { timeout: 3 * 60 * 1000 });
+  // counted, the cards are shown most rows removed first: the filter worth nothing last, said
+  await countingDone(sidebar);
+  const card = cards.first();
+  await expect(card.locator('.jp-MagicPush-noBenefit')).toHaveCount(0);
+  await expect(cards.last().locator('.jp-MagicPush-noBenefit')).toContainText(
+    'No benefit'
+  );
   await card.getByRole('button', { name: /^Why: show/ }).click();
   // first the predicate's relation to the late filter, in the user's column names
   await expect(card.locator('.jp-MagicPush-relation')).toHaveText(
@@ -370,7 +400,7 @@ test('why: proof steps explained, and a refused filter shows its counterexample 
 
   // the pipelines as graphs: where the filter is, where it goes, barriers on hover
   const graphs = sidebar.locator('.jp-MagicPush-graph');
-  await expect(graphs).toHaveCount(2);
+  await expect(graphs).toHaveCount(3);
   const out = graphs.filter({ hasText: 'out' });
   await expect(out.locator('.jp-MagicPush-graphNode-target')).toHaveCount(1);
   await expect(out.locator('.jp-MagicPush-graphNode-late')).toHaveCount(1);
@@ -682,7 +712,7 @@ test('a notebook keeps its own result: another tab shows none, and coming back s
   });
 });
 
-test('after a page reload the banners come back from the last result, while the cells hold its code', async ({
+test('after a page reload the banners come back from the last result, while the cells hold its code; a dismissed one stays dismissed', async ({
   page
 }) => {
   const sidebar = await runInlineNotebook(page, 'restored.ipynb');
@@ -721,7 +751,37 @@ test('after a page reload the banners come back from the last result, while the 
     path: path.resolve(__dirname, '..', 'screenshots', 'inline-restored.png')
   });
 
-  // once the late filter's cell holds other code, the next reload brings no banner back
+  // dismissed, the banner stays away after the next reload; the sidebar still lists it
+  await bannerOf(page, 1)
+    .getByRole('button', { name: /^Dismiss/ })
+    .click();
+  await expect(bannerOf(page, 1)).toHaveCount(0);
+  await page.notebook.save();
+  await page.reload({ waitForIsReady: false });
+  await expect(page.locator('.jp-NotebookPanel .jp-Cell').nth(1)).toBeVisible({
+    timeout: 60 * 1000
+  });
+  await page.notebook.activate('restored.ipynb');
+  const reloaded = await openTracingSidebar(page);
+  await page.notebook.run();
+  await reloaded.getByRole('button', { name: 'Optimize pipeline' }).click();
+  await expect(reloaded.locator('.jp-MagicPush-card')).toHaveCount(1, {
+    timeout: 3 * 60 * 1000
+  });
+  await expect(
+    reloaded.getByRole('button', { name: 'Optimize pipeline' })
+  ).toBeEnabled({
+    timeout: 3 * 60 * 1000
+  });
+  // the dismissal was read back from the saved cell metadata
+  const dismissed = await page.evaluate(() => {
+    const panel = (window as any).jupyterapp.shell.currentWidget;
+    return panel.content.model.cells.get(1).getMetadata('magicpush').dismissed;
+  });
+  expect(dismissed).toEqual([expect.stringMatching(/^a: /)]);
+  await expect(bannerOf(page, 1)).toHaveCount(0);
+
+  // once the late filter's cell holds other code, the next reload brings no result back
   await page.notebook.setCell(
     1,
     'code',
@@ -742,46 +802,7 @@ test('after a page reload the banners come back from the last result, while the 
   ).toHaveCount(0);
 });
 
-test('a dismissed banner stays dismissed after a reload; the sidebar still lists it', async ({
-  page
-}) => {
-  await runInlineNotebook(page, 'dismiss.ipynb');
-  const banner = bannerOf(page, 1);
-  await expect(banner).toContainText('This filter can move to a', {
-    timeout: 3 * 60 * 1000
-  });
-  await banner.getByRole('button', { name: /^Dismiss/ }).click();
-  await expect(banner).toHaveCount(0);
-  await page.notebook.save();
-
-  // the restored workspace opens the notebook itself, so the app's default readiness
-  // check (a Launcher) does not apply
-  await page.reload({ waitForIsReady: false });
-  await expect(page.locator('.jp-NotebookPanel .jp-Cell').nth(1)).toBeVisible({
-    timeout: 60 * 1000
-  });
-  await page.notebook.activate('dismiss.ipynb');
-  const sidebar = await openTracingSidebar(page);
-  await page.notebook.run();
-  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
-  await expect(sidebar.locator('.jp-MagicPush-card')).toHaveCount(1, {
-    timeout: 3 * 60 * 1000
-  });
-  await expect(
-    sidebar.getByRole('button', { name: 'Optimize pipeline' })
-  ).toBeEnabled({
-    timeout: 3 * 60 * 1000
-  });
-  // the dismissal was read back from the saved cell metadata
-  const dismissed = await page.evaluate(() => {
-    const panel = (window as any).jupyterapp.shell.currentWidget;
-    return panel.content.model.cells.get(1).getMetadata('magicpush').dismissed;
-  });
-  expect(dismissed).toEqual([expect.stringMatching(/^a: /)]);
-  await expect(bannerOf(page, 1)).toHaveCount(0);
-});
-
-test('settings: with inline suggestions off a run shows no banner; on again, it does', async ({
+test("settings: with inline suggestions off a run shows no banner; on again, it does, in the dark theme's colours", async ({
   page
 }) => {
   await page.evaluate(() =>
@@ -816,6 +837,32 @@ test('settings: with inline suggestions off a run shows no banner; on again, it 
   await page.notebook.runCell(1);
   await expect(bannerOf(page, 1)).toContainText('This filter can move to a', {
     timeout: 3 * 60 * 1000
+  });
+
+  // dark theme: the banner and the panel take their colours from the theme
+  await page.theme.setDarkTheme();
+  const banner = bannerOf(page, 1);
+  await expect(banner).toContainText('This filter can move to a');
+  await expect(sidebar.locator('.jp-MagicPush-card')).toHaveCount(1);
+  // the banner's background is the theme's layout colour, not a fixed light one
+  const [background, themed] = await banner.evaluate(node => [
+    getComputedStyle(node).backgroundColor,
+    getComputedStyle(document.body)
+      .getPropertyValue('--jp-layout-color1')
+      .trim()
+  ]);
+  const probe = await page.evaluate(colour => {
+    const el = document.createElement('div');
+    el.style.backgroundColor = colour;
+    document.body.appendChild(el);
+    const resolved = getComputedStyle(el).backgroundColor;
+    el.remove();
+    return resolved;
+  }, themed);
+  expect(background).toEqual(probe);
+  expect(background).not.toEqual('rgb(255, 255, 255)');
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'dark-theme.png')
   });
 });
 
@@ -1099,37 +1146,5 @@ test('measure run time: the pipeline runs as written and rewritten on the live s
   await page.sidebar.close('left');
   await card.screenshot({
     path: path.resolve(__dirname, '..', 'screenshots', 'sidebar-run-time.png')
-  });
-});
-
-test('dark theme: the banner and the panel take their colours from the theme', async ({
-  page
-}) => {
-  await page.theme.setDarkTheme();
-  const sidebar = await runInlineNotebook(page, 'dark.ipynb');
-  const banner = bannerOf(page, 1);
-  await expect(banner).toContainText('This filter can move to a', {
-    timeout: 3 * 60 * 1000
-  });
-  await expect(sidebar.locator('.jp-MagicPush-card')).toHaveCount(1);
-  // the banner's background is the theme's layout colour, not a fixed light one
-  const [background, themed] = await banner.evaluate(node => [
-    getComputedStyle(node).backgroundColor,
-    getComputedStyle(document.body)
-      .getPropertyValue('--jp-layout-color1')
-      .trim()
-  ]);
-  const probe = await page.evaluate(colour => {
-    const el = document.createElement('div');
-    el.style.backgroundColor = colour;
-    document.body.appendChild(el);
-    const resolved = getComputedStyle(el).backgroundColor;
-    el.remove();
-    return resolved;
-  }, themed);
-  expect(background).toEqual(probe);
-  expect(background).not.toEqual('rgb(255, 255, 255)');
-  await page.screenshot({
-    path: path.resolve(__dirname, '..', 'screenshots', 'dark-theme.png')
   });
 });
