@@ -72,6 +72,10 @@ def _copy(tmp_path: Path, folder: str) -> Path:
     return Path(shutil.copy(EXAMPLE, tmp_path / folder / EXAMPLE.name))
 
 
+# about a minute (two replays of the example, one local, one on the server): slow tier. In CI,
+# tests/test_connect_cli.py replays on a Connect server and counts there, and the browser test
+# of ui-tests/tests/connect.spec.ts takes the example's suggestion on a Connect session
+@pytest.mark.slow
 def test_the_cli_gives_the_local_suggestion_on_connect_and_the_rewrite_keeps_the_answer(
         tmp_path, monkeypatch, connect_server):  # noqa: F811 - the fixture
     monkeypatch.setenv("EXAMPLE_ROWS", str(ROWS))

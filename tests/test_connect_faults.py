@@ -73,6 +73,9 @@ def _wait_for_the_count(counting: threading.Thread, seconds: float = 300.0) -> N
     time.sleep(1.0)
 
 
+# about half a minute (a server of its own, stopped mid-count): slow tier. In CI,
+# tests/test_connect_notebook.py's server gone before counting gives the same message path
+@pytest.mark.slow
 def test_a_server_gone_in_the_middle_of_a_count_is_a_clear_message():
     server = start_server()
     session = None

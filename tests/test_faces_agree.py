@@ -120,6 +120,10 @@ async def _route(jp_fetch, km, tmp_path: Path) -> list[tuple]:
         await km.shutdown_kernel(kernel_id, now=True)
 
 
+# about a minute (a replay, a kernel and a server): slow tier. In CI each face's ranking is
+# tested on its own, and all three rank through assist.with_measurements
+# (tests/test_suggestion_value.py)
+@pytest.mark.slow
 def test_the_cli_the_magic_and_the_sidebar_route_rank_alternatives_alike(two_alternatives, shell, tmp_path, jp_fetch,
                                                                          jp_serverapp):
     cli = _cli(tmp_path)
