@@ -169,6 +169,7 @@ QUIET_LOGGERS = (
     "org.apache.spark.TaskContextImpl",  # Error in TaskCompletionListener of a killed task
     "org.apache.spark.api.python",  # a Python worker stopped with its killed task
     "org.apache.spark.sql.execution.python",
+    "org.apache.spark.storage.ShuffleBlockFetcherIterator",  # a killed task's shuffle read, cut short
 )
 #: How long the logs stay quiet, at most, after the measurement's thread has ended, while its
 #: cancelled tasks report back; and how often that is looked at.

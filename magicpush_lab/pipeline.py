@@ -59,7 +59,31 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
     if budget is None:
         budget = Budget(time_budget) if time_budget is not None else Budget()
     with z3_turn(), deep_plans(), bounded_by(budget):  # Z3's one context: one optimization at a time
-        return _optimize_trace(trace, notebook_cells, all_pipelines, cell_ids, only_sinks, budget)
+        result = _optimize_trace(trace, notebook_cells, all_pipelines, cell_ids, only_sinks, budget)
+    return with_failed_cell(trace, result)
+
+
+def with_failed_cell(trace: Trace, result: OptimizeResult) -> OptimizeResult:
+    """The result, saying so first when the trace's last cell execution raised: the cells after
+    it have not run, so their pipeline is not in the trace (what ran before it is still
+    optimized).
+
+    >>> from magicpush_lab.capture.trace import Cell
+    >>> t = Trace(cells=(Cell(2, "x = 1"), Cell(3, "1 / 0", "c3", "ZeroDivisionError: division by zero")))
+    >>> got = with_failed_cell(t, OptimizeResult((), 0.1))
+    >>> got.failed_cell["execution_count"], got.notes[0]
+    (3, 'cell [3] failed (ZeroDivisionError: division by zero); the cells after it have not run: run them and optimize again')
+    """
+    # the cell running `%magicpush` itself is no step of the notebook's: the one before it counts
+    ran = [c for c in trace.cells if not c.source.lstrip().startswith(("%magicpush", "%%magicpush"))]
+    last = max(ran, key=lambda c: c.execution_count, default=None)
+    if last is None or last.error is None:
+        return result
+    note = (f"cell [{last.execution_count}] failed ({last.error}); the cells after it have not run: "
+            "run them and optimize again")
+    return replace(result, notes=(note, *result.notes),
+                   failed_cell={"execution_count": last.execution_count, "cell_id": last.cell_id,
+                                "error": last.error})
 
 
 def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipelines: bool,

@@ -245,6 +245,12 @@ class OptimizeResult:
     # filters already in place that a pushed predicate met, so it is not offered again:
     # {pipeline, event, predicate, step, note} (rewrite/notes.already_json)
     already_applied: tuple[dict[str, Any], ...] = ()
+    # conjuncts of a late filter that stay in it while others moved, each with the step that
+    # stopped it: {pipeline, conjunct, operator, event, step, reason, note} (notes.left_behind_json)
+    left_behind: tuple[dict[str, Any], ...] = ()
+    # the trace's last cell execution raised: {execution_count, cell_id, error}; the cells
+    # after it have not run (pipeline.with_failed_cell)
+    failed_cell: dict[str, Any] | None = None
 
     def to_json(self, notebook: str | None = None) -> dict[str, Any]:
         return {
@@ -257,4 +263,6 @@ class OptimizeResult:
             "notes": list(self.notes),
             "measure_errors": list(self.measure_errors),
             "already_applied": list(self.already_applied),
+            "left_behind": list(self.left_behind),
+            "failed_cell": self.failed_cell,
         }

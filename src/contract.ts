@@ -255,6 +255,33 @@ export interface IOptimizeResult {
   measure_errors: string[];
   /** Filters already in place that a pushed predicate met: not offered again. */
   already_applied?: IAlreadyApplied[];
+  /**
+   * Conjuncts of a late filter that stay in it while others moved, and the step that stopped each.
+   */
+  left_behind?: ILeftBehind[];
+  /** The trace's last cell execution raised: the cells after it have not run. */
+  failed_cell?: IFailedCell | null;
+}
+
+export interface IFailedCell {
+  execution_count: number;
+  cell_id: string | null;
+  /** The error's one line: its root cause, credentials masked. */
+  error: string;
+}
+
+/** A conjunct that stays in its late filter: walked alone, it stopped at this step. */
+export interface ILeftBehind {
+  pipeline: string;
+  /** The conjunct, as PySpark code. */
+  conjunct: string;
+  operator: string;
+  /** The step's trace event. */
+  event: number | null;
+  /** The step's code, cell and line, when traced. */
+  step: string | null;
+  reason: string;
+  note: string;
 }
 
 /** A filter of the pipeline's own that keeps only rows a pushed predicate keeps. */

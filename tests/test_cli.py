@@ -53,7 +53,8 @@ def test_optimize_json_and_apply(tmp_path, one_replay_per_script):
     assert "error" not in result, result.get("error")
     assert code == 0
     assert set(result) == {"notebook", "suggestions", "together", "refusals", "pipelines", "optimizer_seconds", "notes",
-                           "measure_errors", "already_applied"}
+                           "measure_errors", "already_applied", "left_behind",
+                           "failed_cell"}
     assert result["notebook"] == str(nb)
     sales = [s for s in result["suggestions"] if s["source"] == "sales"]
     assert sales, result

@@ -1,4 +1,4 @@
-"""A failed cell's error as one line that names its cause (driver/errors.py), credentials masked.
+"""A failed cell's error as one line that names its cause (errortext.py), credentials masked.
 
 Each case is an error's text as PySpark 4.x gives it to the kernel (`str(exception)`, which is
 what a kernel reports as `evalue`), with the line a user must see and what must not be in it.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from magicpush_lab.driver.errors import MAX_CHARS, error_line, redacted
+from magicpush_lab.errortext import MAX_CHARS, error_line, redacted
 
 WORKER = "/opt/conda/lib/python3.11/site-packages/pyspark/python/lib/pyspark.zip/pyspark"
 

@@ -192,8 +192,13 @@ class Recorder:
         known = self._known(df)
         return known if known is not None else self.add_event("unknown", (), df, None, ())
 
-    def end_cell(self, user_ns: Mapping[str, Any]) -> None:
-        """Note which variables hold traced DataFrames now, and release what nothing holds."""
+    def end_cell(self, user_ns: Mapping[str, Any], error: str | None = None) -> None:
+        """Note which variables hold traced DataFrames now, and release what nothing holds;
+        `error`: the cell raised, and this is its error's line."""
+        if error is not None:
+            with self._lock:
+                if self.cells:
+                    self.cells[-1] = replace(self.cells[-1], error=error)
         found: dict[str, int] = {}
         for name, value in list(user_ns.items()):
             if name.startswith("_") or not self.backend.is_dataframe(value):

@@ -51,6 +51,8 @@ class Cell:
     execution_count: int
     source: str
     cell_id: str | None = None
+    # the cell raised: the error's one line (errortext.error_line); cells after it have not run
+    error: str | None = None
 
 
 @dataclass(frozen=True)

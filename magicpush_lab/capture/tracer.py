@@ -121,9 +121,9 @@ class Tracer:
         self.sites.begin_cell(execution_count, raw, code_name, transformed)
         self.recorder.add_cell(Cell(execution_count, raw, cell_id))
 
-    def end_cell(self, user_ns: Mapping[str, Any]) -> None:
-        """Note which variables hold traced DataFrames now."""
-        self.recorder.end_cell(user_ns)
+    def end_cell(self, user_ns: Mapping[str, Any], error: str | None = None) -> None:
+        """Note which variables hold traced DataFrames now, and the cell's error if it raised."""
+        self.recorder.end_cell(user_ns, error)
 
     def site_of(self, frame: Any) -> Site | None:
         return self.sites.site_of(frame)

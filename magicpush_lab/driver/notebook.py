@@ -17,10 +17,10 @@ from typing import Any, Sequence
 
 import nbformat
 
+from magicpush_lab.errortext import ANSI_CODES  # a terminal's colour codes, as kernels write them
+
 SUPPORTED = (".ipynb", ".py")
 _MARKER = re.compile(r"^#\s?%%(?!%)")
-#: a terminal's colour codes, as kernels write them into error values and tracebacks
-ANSI_CODES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 @dataclass

@@ -23,7 +23,7 @@ from magicpush_lab.capture.trace import Trace
 from magicpush_lab.cellref import cell_ref
 from magicpush_lab.driver.kernels import (STARTUP_TIMEOUT, ChannelClosed, KernelGone, NoReply, execute, is_alive,
                                           open_client, own_kernel, reply_to, shut_down_own, start_own)
-from magicpush_lab.driver.errors import error_line, redacted
+from magicpush_lab.errortext import error_line, redacted
 from magicpush_lab.driver.notebook import (ANSI_CODES, Document, execution_order, first_line, read_document,
                                            recorded_counts)
 

@@ -49,9 +49,19 @@ class _Hooks:
 
     def post_run_cell(self, result: Any) -> None:
         try:
-            self.tracer.end_cell(self.ip.user_ns)
+            self.tracer.end_cell(self.ip.user_ns, _error_of(result))
         except Exception as err:
             self.tracer.warn(f"post_run_cell: {type(err).__name__}: {err}")
+
+
+def _error_of(result: Any) -> str | None:
+    """The one line of a cell's error (its root cause, errortext.error_line), None if it ran."""
+    from magicpush_lab.errortext import error_line
+
+    err = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+    if err is None:
+        return None
+    return f"{type(err).__name__}: {error_line(type(err).__name__, str(err))}"
 
 
 #: set by `magicpush optimize --remote URL` for its replay kernels: every session the notebook's

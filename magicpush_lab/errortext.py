@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import re
 
-from magicpush_lab.driver.notebook import ANSI_CODES
+#: a terminal's colour codes, as kernels write them into error values and tracebacks
+ANSI_CODES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 #: the longest line an error is shown as
 MAX_CHARS = 500
