@@ -24,7 +24,7 @@ DESCRIPTION = """Replay each notebook (.ipynb or percent-format .py) in a fresh 
 find predicates that can be pushed down to its sources (proved with Z3), count the rows
 they remove, and print the suggestions."""
 
-EPILOG = """output: a table per notebook; with --json one JSON object per notebook per line on stdout
+EPILOG = """output: a block per suggestion, per notebook; with --json one JSON object per notebook per line on stdout
 ({"notebook", "suggestions", "optimizer_seconds", "notes", "measure_errors", ...}, or
 {"notebook", "error"} when the notebook failed). Progress goes to stderr.
 

@@ -27,7 +27,11 @@ const FRESH_SECONDS = 120;
  * (a reopened notebook) only says what it was.
  */
 export class ApplyRenderer extends Widget implements IRenderMime.IRenderer {
-  constructor(private readonly _tracker: INotebookTracker) {
+  constructor(
+    private readonly _tracker: INotebookTracker,
+    private readonly _onApplied: (panel: NotebookPanel) => void = () =>
+      undefined
+  ) {
     super();
     this.addClass('jp-MagicPush-applyOutput');
   }
@@ -79,6 +83,7 @@ export class ApplyRenderer extends Widget implements IRenderMime.IRenderer {
     try {
       const positions = rewriteCells(model, request.cells);
       model.setMetadata(APPLIED_KEY, [...applied, request.id]);
+      this._onApplied(panel); // the sidebar shows it applied, not as still to apply
       const cells = cellsRef(
         positions.map(position => {
           const cell = model.cells.get(position);
@@ -115,12 +120,13 @@ export class ApplyRenderer extends Widget implements IRenderMime.IRenderer {
 
 /** The renderer factory; not `safe`, so an untrusted notebook's saved output never edits it. */
 export function applyRendererFactory(
-  tracker: INotebookTracker
+  tracker: INotebookTracker,
+  onApplied?: (panel: NotebookPanel) => void
 ): IRenderMime.IRendererFactory {
   return {
     safe: false,
     mimeTypes: [APPLY_MIME],
     defaultRank: 50,
-    createRenderer: () => new ApplyRenderer(tracker)
+    createRenderer: () => new ApplyRenderer(tracker, onApplied)
   };
 }

@@ -97,6 +97,22 @@ export type Fix =
   | 'switch-kernel'
   | 'load-extension';
 
+/** Said, as a notice, of a notebook none of whose code mentions PySpark or Spark. */
+export const NOT_A_PYSPARK_NOTEBOOK =
+  'This notebook does not use PySpark: MagicPush moves filters in PySpark pipelines. ' +
+  'If it should, insert a cell that starts Spark.';
+
+/** Whether any code cell mentions PySpark or a Spark session (a pandas-only notebook does not). */
+export function usesPySpark(
+  cells: ReadonlyArray<INotebookCellPayload>
+): boolean {
+  return cells.some(
+    c =>
+      c.cell_type === 'code' &&
+      /\bpyspark\b|SparkSession|\bspark\b|%%?sql\b/.test(c.source)
+  );
+}
+
 /** Whether a code cell starts or uses a SparkSession. */
 function mentionsSpark(cells: ReadonlyArray<INotebookCellPayload>): boolean {
   return cells.some(

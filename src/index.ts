@@ -46,14 +46,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
     stateDB: IStateDB | null
   ): void => {
     // before any notebook opens: each notebook's registry is a copy of this one
-    rendermime?.addFactory(applyRendererFactory(tracker));
     const model = new MagicPushModel();
+    rendermime?.addFactory(
+      applyRendererFactory(tracker, panel => model.appliedElsewhere(panel))
+    );
     model.stateDB = stateDB;
     void model.checkServer();
 
     // each notebook's last result comes back when it opens, after a page reload too
     const opened = (panel: NotebookPanel): void => {
       model.track(panel);
+      model.cancelOnEscape(panel);
       void model.restore(panel);
     };
     tracker.forEach(opened);

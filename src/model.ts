@@ -15,6 +15,8 @@ import {
 import {
   Fix,
   fixesFor,
+  NOT_A_PYSPARK_NOTEBOOK,
+  usesPySpark,
   NOTHING_TRACED,
   serverTracingError,
   TracingError
@@ -92,7 +94,13 @@ export type ModelState =
       /** Rewrites applied from an earlier result whose cells still hold them, each with its Undo. */
       inPlace: ReadonlyArray<IInPlace>;
     }
-  | { status: 'error'; message: string; fixes: Fix[] };
+  | {
+      status: 'error';
+      message: string;
+      fixes: Fix[];
+      /** Not a failure (a notebook without PySpark): shown as a notice, not an alert. */
+      notice?: boolean;
+    };
 
 type DoneState = Extract<ModelState, { status: 'done' }>;
 
@@ -519,10 +527,15 @@ export class MagicPushModel {
             : reason instanceof ServerError
               ? serverTracingError(reason.kind, reason.message)
               : null;
+        const cells = notebookCells(panel);
+        // nothing traced in a notebook without PySpark is no failure: say what the tool is for
+        const notPySpark =
+          tracing?.kind === 'nothing-traced' && !usesPySpark(cells);
         this._setState({
           status: 'error',
-          message: messageOf(reason),
-          fixes: tracing ? fixesFor(tracing.kind, notebookCells(panel)) : []
+          message: notPySpark ? NOT_A_PYSPARK_NOTEBOOK : messageOf(reason),
+          fixes: tracing ? fixesFor(tracing.kind, cells) : [],
+          notice: notPySpark
         });
       }
     } finally {
@@ -670,15 +683,38 @@ export class MagicPushModel {
   get cancellable(): boolean {
     const state = this._state;
     return (
-      this._abort !== null &&
-      (state.status === 'running' ||
-        (state.status === 'done' && state.measuring === 'running'))
+      (this._abort !== null &&
+        (state.status === 'running' ||
+          (state.status === 'done' && state.measuring === 'running'))) ||
+      this._runtimeAborts.size > 0
     );
   }
 
-  /** Stop the current run: the server stops proving; shown suggestions stay, uncounted. */
+  /**
+   * Stop what runs: the search (the server stops proving), row counting (shown suggestions
+   * stay, uncounted) and any run-time measurement (its kernel is interrupted).
+   */
   cancel(): void {
     this._abort?.abort();
+    this._runtimeAborts.forEach(abort => abort.abort());
+  }
+
+  /**
+   * Keep `panel`'s notebook listening for Escape in command mode: it stops what MagicPush
+   * runs for the notebook (counting, timing) as Escape in the panel does. Edit mode's Escape
+   * stays the editor's; nothing else is ever stopped or prevented.
+   */
+  cancelOnEscape(panel: NotebookPanel): void {
+    panel.node.addEventListener('keydown', event => {
+      if (
+        event.key === 'Escape' &&
+        panel.content.mode === 'command' &&
+        this._notebook === panel &&
+        this.cancellable
+      ) {
+        this.cancel();
+      }
+    });
   }
 
   private _measured(
@@ -784,6 +820,41 @@ export class MagicPushModel {
       ...state,
       inPlace: state.inPlace.filter((_, i) => i !== index)
     });
+  }
+
+  /**
+   * Cells of `panel` were rewritten outside the panel (`%magicpush apply N`): a shown
+   * suggestion or joint rewrite whose every cell now holds its rewritten code is shown
+   * applied, with its Undo, as if applied here.
+   */
+  appliedElsewhere(panel: NotebookPanel): void {
+    const state = this._state;
+    if (state.status !== 'done' || state.notebook !== panel) {
+      return;
+    }
+    const holds = (changes: ReadonlyArray<ICellChange>): boolean =>
+      changes.length > 0 &&
+      changes.every(
+        c =>
+          cellOfResult(state, c.index)?.model.sharedModel.getSource() ===
+          c.rewritten
+      );
+    const applied = new Set(state.applied);
+    const appliedTogether = new Set(state.appliedTogether);
+    for (const joint of state.result.together ?? []) {
+      if (holds(joint.cells)) {
+        appliedTogether.add(joint.pipeline);
+        this._pipelineIndices(state, joint.pipeline).forEach(i =>
+          applied.add(i)
+        );
+      }
+    }
+    state.result.suggestions.forEach((s, i) => {
+      if (holds(s.cells)) {
+        applied.add(i);
+      }
+    });
+    this._setState({ ...state, applied, appliedTogether });
   }
 
   /** Restore the cells of a pipeline's applied joint rewrite; see `undo`. */

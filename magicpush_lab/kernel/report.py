@@ -1,11 +1,15 @@
-"""Suggestions as tables: HTML for the notebook, plain text for terminals.
+"""Suggestions for reading: an HTML table for the notebook, one block each for terminals.
 
->>> from magicpush_lab.suggestion import removes_nothing, CellChange, ProofStep, Suggestion
+>>> from magicpush_lab.suggestion import CellChange, ProofStep, Suggestion
 >>> s = Suggestion("sales", 'F.col("v") > 995', "equivalent", (ProofStep("RowTransform", "ROW-TO-ROW", 1, "equivalent"),),
 ...                (CellChange(1, "a", "b", 3),), 0, {}, pipeline="out").measured(1000, 4)
->>> print(text_table([s]))
-#  pipeline  source  filter at the source  late filter           proved                                        rows before -> after  reduction  time saved  scan  cells
-1  out       sales   F.col("v") > 995      removed (equivalent)  RowTransform: row by row (ROW-TO-ROW, 1 row)  1,000 -> 4            99.6%      -           -     [3]
+>>> print(text_blocks([s]))
+1. sales: F.col("v") > 995
+   pipeline     out
+   late filter  removed (equivalent)
+   proved       RowTransform: row by row (ROW-TO-ROW, 1 row)
+   rows         1,000 -> 4 (99.6% fewer)
+   cells        [3]
 >>> scan_summary(s.with_scan_filters({"scan": "Parquet", "all_pushed": True, "conjuncts": [{}]}))
 'reaches the Parquet scan'
 """
@@ -125,12 +129,19 @@ def why(s: Suggestion) -> str:
             "them; the late filter stays to drop the rest.")
 
 
-def text_table(suggestions: Sequence[Suggestion]) -> str:
-    """Aligned plain-text table of suggestions."""
-    rows = [HEADERS] + [row(s, n) for n, s in enumerate(suggestions, 1)]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
-    return "\n".join(lines)
+def text_blocks(suggestions: Sequence[Suggestion]) -> str:
+    """One block per suggestion, a field per line, as a terminal reads them (a table of every
+    field runs to hundreds of columns); fields with nothing to say are left out."""
+    blocks = []
+    for n, s in enumerate(suggestions, 1):
+        _, pipeline, source, predicate, late, proved, rows, pct, saved, scan, cells = row(s, n)
+        fields = [("pipeline", pipeline), ("late filter", late), ("proved", proved),
+                  ("rows", rows if pct == "-" else f"{rows} ({pct.replace('%', '% fewer', 1)})"),
+                  ("time saved", saved), ("scan", scan), ("cells", cells)]
+        lines = [f"{n}. {source}: {predicate}"]
+        lines += [f"   {name:<12} {value}" for name, value in fields if value not in ("-", "")]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def html_table(suggestions: Sequence[Suggestion]) -> str:
@@ -145,7 +156,7 @@ def html_table(suggestions: Sequence[Suggestion]) -> str:
 def render(result: Any) -> dict[str, str]:
     """text/html and text/plain of an OptimizeResult, notes included."""
     if result.suggestions:
-        text = text_table(result.suggestions)
+        text = text_blocks(result.suggestions)
         markup = html_table(result.suggestions)
     elif result.already_applied:
         text = "MagicPush: already applied: the filters that can move are at their sources; nothing more moves."

@@ -87,8 +87,18 @@ class AlreadyFiltered:
     predicate: X.Expr  # what was pushed to it
 
 
+@dataclass(frozen=True)
+class LeftBehind:
+    """A conjunct of a late filter that stays in it while the filter's other conjuncts move:
+    walked alone, it stopped at `refusal`'s step for `refusal`'s reason."""
+
+    conjunct: X.Expr
+    refusal: Refusal
+
+
 @dataclass
 class WalkResult:
     pushed: list[Pushed] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
     already: list[AlreadyFiltered] = field(default_factory=list)
+    left_behind: list[LeftBehind] = field(default_factory=list)

@@ -21,7 +21,7 @@ from magicpush_lab.pushdown.guards import (drop_new_overflow, drop_shared_side_i
                                           without_double_arithmetic)
 from magicpush_lab.pushdown.operators import candidates_for, check, only, rule_for
 from magicpush_lab.pushdown.proposals import proposals
-from magicpush_lab.pushdown.records import AlreadyFiltered, Pushed, Refusal, Step, WalkResult, Waypoint
+from magicpush_lab.pushdown.records import AlreadyFiltered, LeftBehind, Pushed, Refusal, Step, WalkResult, Waypoint
 from magicpush_lab.pushdown.shared_sources import merge_shared_sources, union_input_missed
 from magicpush_lab.search.sargable import prefer_sargable
 from magicpush_lab.search.transfer import extra_predicates
@@ -93,6 +93,8 @@ def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
         stacked_below = {id(f) for node in filters for f in _stack(node)}
         walks = [push_down(node, budget) if id(node) in stacked_below else push_down_stacked(node, budget)
                  for node in filters]
+        for node, walk in zip(filters, walks):
+            walk.left_behind = left_behind(node, walk, budget)
         walks += [_push_join_conjunct(join, side, g, budget) for join, side, g in join_conjuncts(plan)]
     for walk in walks:
         for pushed in walk.pushed:
@@ -103,7 +105,34 @@ def push_down_all(plan: P.Plan, budget: Budget | None = None) -> WalkResult:
                 result.pushed.append(pushed)
         result.refusals.extend(walk.refusals)
         result.already.extend(a for a in walk.already if a not in result.already)
+        result.left_behind.extend(b for b in walk.left_behind if b not in result.left_behind)
     return result
+
+
+#: conjuncts of one late filter looked at for what stopped them, at most (each is a walk)
+LEFT_BEHIND_MAX = 6
+
+
+def left_behind(filter_node: P.Filter, walk: WalkResult, budget: Budget) -> list[LeftBehind]:
+    """The conjuncts of `filter_node` that stay in it while others moved (every push a superset
+    one, so the late filter stays), each with the step that stopped it when walked alone and
+    why. A conjunct that, alone, reaches a source (in a weaker form or not) is not said: what
+    keeps the late filter then is that pushes to several places are each proved alone. Only
+    what the walk's own refusals say is reported; nothing here moves a filter."""
+    conjuncts = X.conjuncts(filter_node.condition)
+    if not walk.pushed or any(p.kind == EQUIVALENT for p in walk.pushed) or not 2 <= len(conjuncts) <= LEFT_BEHIND_MAX:
+        return []
+    found = []
+    for c in conjuncts:
+        if budget.spent:
+            break
+        alone = _push_down(P.Filter(filter_node.child, c, origin=filter_node.origin), budget)
+        if alone.pushed or alone.already:
+            continue
+        stop = next((r for r in alone.refusals if r.event is not None), alone.refusals[0] if alone.refusals else None)
+        if stop is not None:
+            found.append(LeftBehind(c, stop))
+    return found
 
 
 def stacked(filter_node: P.Filter) -> P.Filter | None:

@@ -40,6 +40,7 @@ class Assembled:
     together: tuple[Together, ...] = ()
     refusals: tuple[dict[str, Any], ...] = ()
     already: tuple[dict[str, Any], ...] = ()  # notes.already_json: filters in place, not offered again
+    left_behind: tuple[dict[str, Any], ...] = ()  # notes.left_behind_json: conjuncts that stayed, and why
 
     def for_pipeline(self, name: str, sink: int) -> "Assembled":
         """Each suggestion naming the pipeline it is for and the event of its last DataFrame."""
@@ -50,7 +51,8 @@ class Assembled:
         return replace(self, notes=tuple(notes.in_pipeline(name, n) for n in self.notes),
                        refusals=tuple({**r, "note": notes.in_pipeline(name, r["note"])} if r.get("note")
                                       else r for r in self.refusals),
-                       already=tuple({**a, "note": notes.in_pipeline(name, a["note"])} for a in self.already))
+                       already=tuple({**a, "note": notes.in_pipeline(name, a["note"])} for a in self.already),
+                       left_behind=tuple({**b, "note": notes.in_pipeline(name, b["note"])} for b in self.left_behind))
 
 
 def joined(parts: Sequence[Assembled], seconds: float,
@@ -70,7 +72,8 @@ def joined(parts: Sequence[Assembled], seconds: float,
     return OptimizeResult(tuple(found.values()), seconds, tuple(n for p in parts for n in p.notes),
                           tuple(t for p in parts for t in p.together),
                           tuple(r for p in parts for r in p.refusals), tuple(graphs),
-                          already_applied=tuple(a for p in parts for a in p.already))
+                          already_applied=tuple(a for p in parts for a in p.already),
+                          left_behind=tuple(b for p in parts for b in p.left_behind))
 
 
 def _for_pipeline(s: Suggestion, name: str, sink: int) -> Suggestion:
@@ -114,11 +117,14 @@ def assemble(trace: Trace, plan: P.Plan, walk: WalkResult, cells: list[str], ind
             said.append(notes.not_pyspark(_predicate(group), err))
     already = in_place(trace, walk.already, name, cells)
     said.extend(a["note"] for a in already)
+    alias, _ = functions_alias(cells)
+    behind = tuple(notes.left_behind_json(trace, walk.left_behind, name, lambda g: to_pyspark(g, alias)))
+    said.extend(b["note"] for b in behind)
     if not walk.pushed and not said:
         said.append(notes.NOTHING_PUSHED)
     joint = _together(trace, walk.pushed, cells, index_of, name) if len(suggestions) > 1 else None
     return Assembled(tuple(suggestions), tuple(said), (joint,) if joint is not None and joint.cells else (),
-                     tuple(refusals), tuple(already))
+                     tuple(refusals), tuple(already), behind)
 
 
 def after_to_pandas(trace: Trace, call: Inspection, tail: PandasTail, g: X.Expr, collected: P.Plan,

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from magicpush_lab.capture.trace import Inspection, Trace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
-from magicpush_lab.pushdown.records import AlreadyFiltered, Pushed, Refusal
+from magicpush_lab.pushdown.records import AlreadyFiltered, LeftBehind, Pushed, Refusal
 from magicpush_lab.symbolic.python_udf import black_box_places
 from magicpush_lab.translate.pandas_tail import PandasTail
 
@@ -274,6 +274,31 @@ def already_json(trace: Trace, found: Sequence[AlreadyFiltered], pipeline: str,
         note = (f"already in place: {step or 'a filter'} keeps only rows where {written}, "
                 "so nothing more moves below it")
         out[key] = {"pipeline": pipeline, "event": a.event, "predicate": written, "step": step, "note": note}
+    return list(out.values())
+
+
+def left_behind_json(trace: Trace, found: Sequence[LeftBehind], pipeline: str,
+                     code: Any = str) -> list[dict[str, Any]]:
+    """Each conjunct that stays in its late filter while others moved, once: the conjunct
+    (`code` writes it as the user would), the step that stopped it, and a note saying so.
+
+    >>> t = Trace(events=[])
+    >>> c = X.Cmp(">", X.Col("h", 1, "int"), X.Lit(3, "int"))
+    >>> left_behind_json(t, [LeftBehind(c, Refusal("GroupBy", "no candidate could be proved"))], "out")[0]["note"]
+    '`h > 3` stays in the late filter: GroupBy: no filter before this step was proved to give the same result (no candidate could be proved)'
+    """
+    out: dict[X.Expr, dict[str, Any]] = {}
+    for b in found:
+        if b.conjunct in out:
+            continue
+        try:
+            written = code(b.conjunct)
+        except ValueError:  # no PySpark form: the IR's own text
+            written = str(b.conjunct)
+        step = step_text(trace, b.refusal.event)
+        note = f"`{written}` stays in the late filter: {describe_refusal(b.refusal, step)}"
+        out[b.conjunct] = {"pipeline": pipeline, "conjunct": written, "operator": b.refusal.operator,
+                           "event": b.refusal.event, "step": step, "reason": b.refusal.reason, "note": note}
     return list(out.values())
 
 

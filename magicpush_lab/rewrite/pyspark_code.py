@@ -5,6 +5,9 @@
 'F.col("v") > 995'
 >>> to_pyspark(And((Cmp(">", Col("a"), Lit(1, "int")), Cmp("=", Col("b"), Lit("x", "string")))), alias="f")
 '(f.col("a") > 1) & (f.col("b") == "x")'
+>>> from magicpush_lab.ir.expr import IsNotNull
+>>> to_pyspark(And((IsNotNull(Col("Book-Title", 1)), IsNotNull(Col("Book-Title", 2)))))  # written once
+'F.col("Book-Title").isNotNull()'
 """
 
 from __future__ import annotations
@@ -129,7 +132,9 @@ class _Renderer:
             return f"{self.code(left, BOR, True)} {op} {self.code(right, BOR, False)}", CMP
         if isinstance(e, (X.And, X.Or)):
             op, prec, need = ("&", BAND, BAND + 1) if isinstance(e, X.And) else ("|", BOR, BAND + 1)
-            parts = [self.code(x, need, i == 0) for i, x in enumerate(e.args)]
+            # a part written twice is written once: the same code is the same Column, and
+            # `c & c` is `c` (IR that differs only where the code does not, a column's id, say)
+            parts = list(dict.fromkeys(self.code(x, need, i == 0) for i, x in enumerate(e.args)))
             if len(parts) == 1:
                 return self.render(e.args[0], column)
             return f" {op} ".join(parts), prec

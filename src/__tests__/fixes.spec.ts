@@ -6,7 +6,8 @@ import {
   NOT_INSTALLED_IN_KERNEL,
   serverTracingError,
   TracingError,
-  TracingErrorKind
+  TracingErrorKind,
+  usesPySpark
 } from '../fixes';
 import { INotebookCellPayload } from '../tokens';
 
@@ -152,4 +153,27 @@ describe('serverTracingError', () => {
       expect(serverTracingError(kind, 'why')).toBeNull();
     }
   );
+});
+
+describe('usesPySpark', () => {
+  it.each<[string, string, boolean]>([
+    [
+      'a pandas-only notebook',
+      'import pandas as pd\ndf = pd.read_csv("x.csv")',
+      false
+    ],
+    ['plain Python', 'x = 1 + 1', false],
+    ['a PySpark import', 'from pyspark.sql import functions as F', true],
+    ['a session used', 'df = spark.read.parquet("x")', true],
+    ['a session built', 'SparkSession.builder.getOrCreate()', true],
+    ['a word that only contains spark', 'sparkline = 3', false]
+  ])('%s: %s', (_, source, expected) => {
+    expect(usesPySpark([code(source)])).toBe(expected);
+  });
+
+  it('reads code cells only', () => {
+    expect(
+      usesPySpark([{ source: 'uses spark', cell_type: 'markdown', id: null }])
+    ).toBe(false);
+  });
 });

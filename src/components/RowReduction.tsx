@@ -40,6 +40,11 @@ export function RowReduction(props: {
   suggestion: ISuggestion;
   /** Rows are being counted on the kernel right now. */
   counting?: boolean;
+  /**
+   * The pipeline's run time was measured: the estimate of the time saved gives way to the
+   * measurement (one story of the time, not two that disagree).
+   */
+  timed?: boolean;
 }): JSX.Element {
   const { rows_before, rows_after, row_reduction, estimated, time_saved } =
     props.suggestion;
@@ -87,7 +92,7 @@ export function RowReduction(props: {
         total={rows_before}
         estimated={estimated}
       />
-      {time_saved && (
+      {time_saved && !props.timed && (
         <p className="jp-MagicPush-timeSaved">
           {savingText(time_saved) && (
             <>

@@ -92,9 +92,30 @@ export function RunTime(props: {
   const { time, onMeasure, onCancel } = props;
   const running = time?.status === 'running';
   const elapsed = useElapsed(time?.status === 'running' ? time.started : null);
+  const measureButton = React.useRef<HTMLButtonElement>(null);
+  const cancelButton = React.useRef<HTMLButtonElement>(null);
+  const wasRunning = React.useRef(running);
+  React.useEffect(() => {
+    // keyboard users keep their place: Measure is disabled while timing, so focus moves to
+    // its Cancel, and back to Measure when the timing ends (the focus is never dropped);
+    // only when the timing starts or ends, never on a first render
+    if (wasRunning.current === running) {
+      return;
+    }
+    wasRunning.current = running;
+    const active = document.activeElement;
+    const lost =
+      active === null || active === document.body || !active.isConnected;
+    if (running && (lost || active === measureButton.current)) {
+      cancelButton.current?.focus();
+    } else if (!running && lost) {
+      measureButton.current?.focus();
+    }
+  }, [running]);
   return (
     <>
       <button
+        ref={measureButton}
         className="jp-Button jp-mod-styled jp-MagicPush-runtimeButton"
         disabled={running}
         onClick={onMeasure}
@@ -109,6 +130,7 @@ export function RunTime(props: {
             kernel… {elapsed > 0 && `${elapsed} s`}
           </p>
           <button
+            ref={cancelButton}
             className="jp-Button jp-mod-styled jp-mod-reject jp-MagicPush-runtimeCancel"
             onClick={onCancel}
             aria-label="Cancel timing: interrupt the kernel and stop its Spark jobs"

@@ -247,6 +247,47 @@ function Progress(props: {
   );
 }
 
+/** The result's first line: how many filters can move, or why none is offered. */
+function Headline(props: {
+  result: IOptimizeResult;
+  inPlace: boolean;
+  failed: boolean;
+  notebookName: string;
+}): JSX.Element | null {
+  const { result } = props;
+  const count = result.suggestions.length;
+  if (count > 0) {
+    const seconds = `${result.optimizer_seconds.toFixed(2)} s`;
+    return (
+      <p className="jp-MagicPush-muted" role="status">
+        {count === 1
+          ? '1 filter can move to a source, proved'
+          : `${count} filters can move to a source, proved`}{' '}
+        for {props.notebookName} ({seconds})
+      </p>
+    );
+  }
+  if (props.failed) {
+    return null; // the failed cell says why, with its fix
+  }
+  if (props.inPlace) {
+    return (
+      <p className="jp-MagicPush-empty" role="status">
+        Already applied: the filters that can move are at their sources; nothing
+        more moves.
+      </p>
+    );
+  }
+  return (
+    <p className="jp-MagicPush-empty" role="status">
+      No filter can move to a source of this pipeline
+      {(result.refusals ?? []).length > 0
+        ? '; the step that stops it is marked in the graph and said below.'
+        : '.'}
+    </p>
+  );
+}
+
 function Result(props: {
   model: MagicPushModel;
   highlight: Highlighter | null;
@@ -263,32 +304,26 @@ function Result(props: {
   // filters from an earlier Apply: kept in the cells (the panel's list) or met by the walk
   const inPlace =
     props.inPlace.length > 0 || (result.already_applied ?? []).length > 0;
-  const seconds = `${result.optimizer_seconds.toFixed(2)} s`;
   const pipelines = new Set(result.suggestions.map(s => s.pipeline)).size;
+  const failed = result.failed_cell ?? null;
   return (
     <div className="jp-MagicPush-result">
-      {result.suggestions.length === 0 ? (
-        inPlace ? (
-          <p className="jp-MagicPush-empty" role="status">
-            Already applied: the filters that can move are at their sources;
-            nothing more moves.
+      {failed && (
+        <div className="jp-MagicPush-failedCell">
+          <p className="jp-MagicPush-error" role="alert">
+            <TextWithCellLinks
+              text={`cell [${failed.execution_count}] failed (${failed.error}); the cells after it have not run.`}
+            />
           </p>
-        ) : (
-          <p className="jp-MagicPush-empty" role="status">
-            No filter can move to a source of this pipeline
-            {(result.refusals ?? []).length > 0
-              ? '; the step that stops it is marked in the graph and said below.'
-              : '.'}
-          </p>
-        )
-      ) : (
-        <p className="jp-MagicPush-muted" role="status">
-          {result.suggestions.length === 1
-            ? '1 filter can move to a source, proved'
-            : `${result.suggestions.length} filters can move to a source, proved`}{' '}
-          for {props.notebookName} ({seconds})
-        </p>
+          <FixButtons fixes={['run-all']} onFix={fix => model.fix(fix)} />
+        </div>
       )}
+      <Headline
+        result={result}
+        inPlace={inPlace}
+        failed={failed !== null}
+        notebookName={props.notebookName}
+      />
       <InPlaceList entries={props.inPlace} onUndo={i => model.undoInPlace(i)} />
       {(result.pipelines ?? []).map(graph => {
         const mine = result.suggestions.filter(s => s.pipeline === graph.name);
@@ -349,8 +384,19 @@ function Result(props: {
         nothingPushed={result.suggestions.length === 0}
       />
       <Notes
+        title="Stays in the late filter"
+        items={(result.left_behind ?? []).map(b => b.note)}
+      />
+      <Notes
         title="Notes"
-        items={otherNotes(result.notes, result.refusals ?? [])}
+        items={otherNotes(result.notes, result.refusals ?? []).filter(
+          note =>
+            !(result.left_behind ?? []).some(b => b.note === note) &&
+            !(
+              failed &&
+              note.startsWith(`cell [${failed.execution_count}] failed`)
+            )
+        )}
       />
       <Notes title="Measurement problems" items={result.measure_errors} />
     </div>
@@ -382,9 +428,15 @@ function Body(props: {
     case 'error':
       return (
         <div>
-          <p className="jp-MagicPush-error" role="alert">
-            {state.message}
-          </p>
+          {state.notice ? (
+            <p className="jp-MagicPush-notice" role="note">
+              {state.message}
+            </p>
+          ) : (
+            <p className="jp-MagicPush-error" role="alert">
+              {state.message}
+            </p>
+          )}
           <FixButtons fixes={state.fixes} onFix={fix => model.fix(fix)} />
         </div>
       );

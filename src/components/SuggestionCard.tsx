@@ -113,7 +113,11 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
       </header>
       <pre className="jp-MagicPush-predicate">{suggestion.predicate}</pre>
       <ProofSteps steps={suggestion.proof} />
-      <RowReduction suggestion={suggestion} counting={props.counting} />
+      <RowReduction
+        suggestion={suggestion}
+        counting={props.counting}
+        timed={props.runtime?.status === 'done'}
+      />
       <ScanFilters scan={suggestion.scan_filters} />
       {suggestion.ranked && (
         <p

@@ -77,7 +77,7 @@ test('the sidebar says when the active tab is not a notebook', async ({
   ).toBeDisabled();
 });
 
-test('a notebook without PySpark calls gets an explanation, not a crash', async ({
+test('a notebook without PySpark is told so, not shown an error', async ({
   page
 }) => {
   await page.notebook.createNew('empty.ipynb');
@@ -85,10 +85,12 @@ test('a notebook without PySpark calls gets an explanation, not a crash', async 
   const sidebar = await openTracingSidebar(page);
   await page.notebook.run();
   await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
-  await expect(sidebar.getByRole('alert')).toContainText(
-    'No PySpark DataFrame has been recorded in this kernel'
+  // no cell mentions PySpark: no failure, a notice of what the tool is for
+  await expect(sidebar.getByRole('note')).toContainText(
+    'This notebook does not use PySpark'
   );
-  // no cell mentions Spark: one click puts a cell that starts it at the top, and runs it
+  await expect(sidebar.getByRole('alert')).toHaveCount(0);
+  // one click puts a cell that starts Spark at the top, and runs it
   await page.screenshot({
     path: path.resolve(__dirname, '..', 'screenshots', 'fix-start-spark.png')
   });
@@ -101,9 +103,10 @@ test('a notebook without PySpark calls gets an explanation, not a crash', async 
     timeout: 2 * 60 * 1000
   });
   await expect(sidebar.getByRole('alert')).toHaveCount(0);
+  await expect(sidebar.getByText('does not use PySpark')).toHaveCount(0);
 });
 
-test('cells not run yet: one click runs them, and the pipeline can be optimized', async ({
+test('cells not run yet: one click runs them, and the pipeline can be optimized; a failed cell is said with its fix', async ({
   page
 }) => {
   await page.notebook.createNew('not-run.ipynb');
@@ -127,6 +130,29 @@ test('cells not run yet: one click runs them, and the pipeline can be optimized'
   await optimize.click();
   await expect(sidebar.locator('.jp-MagicPush-card')).toHaveCount(1, {
     timeout: 3 * 60 * 1000
+  });
+
+  // a cell fails on the next run: the panel says which, that the cells after it have not
+  // run, offers the run again, and still optimizes what ran before it
+  await page.notebook.addCell('code', 'share = 1 / 0');
+  await page.notebook.addCell('code', 'late = out.filter(F.col("k") > 3)');
+  // as Run All leaves it: the failing cell ran, the one after it did not
+  await page.notebook.runCell(2);
+  await optimize.click();
+  const failed = sidebar.locator('.jp-MagicPush-failedCell');
+  await expect(failed.getByRole('alert')).toContainText(
+    /^cell \[\d+\] failed \(ZeroDivisionError: division by zero\); the cells after it have not run\.$/,
+    { timeout: 3 * 60 * 1000 }
+  );
+  await expect(
+    failed.getByRole('button', { name: /^Run all cells/ })
+  ).toBeVisible();
+  await expect(sidebar.locator('.jp-MagicPush-card')).toHaveCount(1);
+  await expect(
+    sidebar.getByRole('status').filter({ hasText: 'No filter can move' })
+  ).toHaveCount(0);
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'failed-cell.png')
   });
 });
 
@@ -246,7 +272,7 @@ test('two filters of one pipeline apply together, not one after the other', asyn
   await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
 
   const cards = sidebar.locator('.jp-MagicPush-card');
-  await expect(cards).toHaveCount(2, { timeout: 3 * 60 * 1000 });
+  await expect(cards).toHaveCount(3, { timeout: 3 * 60 * 1000 });
   const together = sidebar.locator('.jp-MagicPush-together');
   await expect(together).toContainText('Pipeline out');
   // the row counts land in the cards when counting ends: click what will stay put
@@ -301,7 +327,7 @@ test('two filters of one pipeline apply together, not one after the other', asyn
   await expect(inPlace).toHaveCount(0);
 });
 
-test('%magicpush apply 1 rewrites the cells from the kernel side, once', async ({
+test('%magicpush apply 1 rewrites the cells from the kernel side, once, and the panel shows it applied', async ({
   page
 }) => {
   await page.notebook.createNew('magic.ipynb');
@@ -312,8 +338,18 @@ test('%magicpush apply 1 rewrites the cells from the kernel side, once', async (
   );
   await page.notebook.addCell('code', '%magicpush --no-measure');
   await page.notebook.addCell('code', '%magicpush apply 1');
-  await openTracingSidebar(page);
-  await page.notebook.run();
+  const sidebar = await openTracingSidebar(page);
+  for (const i of [0, 1, 2]) {
+    await page.notebook.runCell(i);
+  }
+  // the sidebar's result too: once the kernel side applies it, its card says so
+  await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
+  const card = sidebar.locator('.jp-MagicPush-card').first();
+  await expect(card.getByRole('button', { name: /^Apply:/ })).toBeEnabled({
+    timeout: 3 * 60 * 1000
+  });
+  await countingDone(sidebar);
+  await page.notebook.runCell(3);
 
   const output = page.locator('.jp-MagicPush-applyResult');
   await expect(output).toContainText('Applied suggestion 1', {
@@ -321,6 +357,8 @@ test('%magicpush apply 1 rewrites the cells from the kernel side, once', async (
   });
   expect(await cellSource(page, 0)).toContain('.filter(');
   expect(await cellSource(page, 1)).not.toContain('.filter(');
+  await expect(card.getByRole('button', { name: /^Applied/ })).toBeDisabled();
+  await expect(card.getByRole('button', { name: /^Undo/ })).toBeVisible();
 
   // Running the same request's output again (a re-render) does not apply it twice.
   const metadata = await page.evaluate(() => {
@@ -369,7 +407,9 @@ test('why: proof steps explained, and a refused filter shows its counterexample 
     'top = a.orderBy("v").limit(3).filter(F.col("k") > 5)\n' +
       'out = b.withColumn("y", F.col("x") * 2).filter(F.col("y") > 8)\n' +
       // proved too, but every x is at least 0: it removes no rows
-      'pos = b.withColumn("w", F.col("x") + 1).filter(F.col("w") > 0)'
+      'pos = b.withColumn("w", F.col("x") + 1).filter(F.col("w") > 0)\n' +
+      // the key's conjunct moves; the count's stays, and the panel says where it stopped
+      'agg = b.groupBy("x").agg(F.count("*").alias("n")).filter((F.col("x") > 1) & (F.col("n") > 3))'
   );
   const sidebar = await openTracingSidebar(page);
   await page.notebook.run();
@@ -377,7 +417,7 @@ test('why: proof steps explained, and a refused filter shows its counterexample 
   await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
 
   const cards = sidebar.locator('.jp-MagicPush-card');
-  await expect(cards).toHaveCount(2, { timeout: 3 * 60 * 1000 });
+  await expect(cards).toHaveCount(3, { timeout: 3 * 60 * 1000 });
   // counted, the cards are shown most rows removed first: the filter worth nothing last, said
   await countingDone(sidebar);
   const card = cards.first();
@@ -399,8 +439,14 @@ test('why: proof steps explained, and a refused filter shows its counterexample 
   );
 
   // the pipelines as graphs: where the filter is, where it goes, barriers on hover
+  // what stayed in a late filter while the rest moved: its step, cell and line
+  await expect(
+    sidebar.getByRole('region', { name: 'Stays in the late filter' })
+  ).toContainText(
+    /F\.col\("n"\) > 3 stays in the late filter: GroupBy .*groupBy.*\(cell \[\d+\], line 4\)/
+  );
   const graphs = sidebar.locator('.jp-MagicPush-graph');
-  await expect(graphs).toHaveCount(3);
+  await expect(graphs).toHaveCount(4);
   const out = graphs.filter({ hasText: 'out' });
   await expect(out.locator('.jp-MagicPush-graphNode-target')).toHaveCount(1);
   await expect(out.locator('.jp-MagicPush-graphNode-late')).toHaveCount(1);
@@ -866,7 +912,7 @@ test("settings: with inline suggestions off a run shows no banner; on again, it 
   });
 });
 
-test('keyboard only: the shortcut optimizes, Tab and Enter apply and undo, Escape cancels', async ({
+test('keyboard only: the shortcut optimizes, Tab and Enter apply and undo, Escape cancels, in the panel and in the notebook', async ({
   page
 }) => {
   await page.notebook.createNew('keys.ipynb');
@@ -929,6 +975,26 @@ test('keyboard only: the shortcut optimizes, Tab and Enter apply and undo, Escap
   await tabTo('Undo suggestion');
   await page.keyboard.press('Enter');
   await expect.poll(() => cellSource(page, 0)).toEqual(INLINE_CELLS[0]);
+
+  // Measure run time from the keyboard: the focus goes to its Cancel, Escape stops the
+  // timing, and the focus comes back to Measure run time
+  await tabTo('Measure run time');
+  await page.keyboard.press('Enter');
+  const cancelTiming = card.getByRole('button', { name: /^Cancel timing/ });
+  await expect(cancelTiming).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(card.getByText('Timing was cancelled')).toBeVisible();
+  const measureRunTime = card.getByRole('button', {
+    name: /^Measure run time/
+  });
+  await expect(measureRunTime).toBeFocused();
+  // Escape in the notebook (command mode) stops it too
+  await measureRunTime.click();
+  await expect(cancelTiming).toBeVisible();
+  await page.notebook.selectCells(1);
+  await page.keyboard.press('Escape');
+  await expect(card.getByText('Timing was cancelled')).toBeVisible();
+  await expect(cancelTiming).toHaveCount(0);
 
   // Escape stops a run that waits for a busy kernel
   await page.notebook.addCell('code', 'import time\ntime.sleep(90)');
@@ -1139,6 +1205,8 @@ test('measure run time: the pipeline runs as written and rewritten on the live s
     /Both outputs hold the same [\d,]+ rows, each as often, in any order \(equal as bags\)/
   );
   await expect(times.getByRole('img', { name: /^original: / })).toBeVisible();
+  // one story of the time: once measured, the estimate of the time saved gives way
+  await expect(card.locator('.jp-MagicPush-timeSaved')).toHaveCount(0);
   // timing re-runs the traced calls in the kernel; the notebook's cells are untouched
   expect([await cellSource(page, 0), await cellSource(page, 1)]).toEqual(
     before
