@@ -59,3 +59,12 @@ def test_example_suggestion_applies_and_keeps_the_result(tmp_path, monkeypatch):
 
     assert "loyalty_points" not in suggestion["predicate"]
     assert _big_earners(original, rewritten) == [suggestion["rows_after"]] * 2
+
+    # optimized again, the applied notebook offers nothing twice: its read's filter is in place
+    again = io.StringIO()
+    assert main(["optimize", str(rewritten), "--json", "--no-measure"], stdout=again) == 0
+    applied = json.loads(again.getvalue())
+    assert applied["suggestions"] == [], applied["suggestions"]
+    [in_place] = applied["already_applied"]
+    assert in_place["predicate"] == suggestion["predicate"] and suggestion["predicate"] in in_place["step"], in_place
+    assert any(n.startswith("already in place:") for n in applied["notes"]), applied["notes"]
