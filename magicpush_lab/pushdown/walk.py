@@ -298,8 +298,10 @@ class _Walk:
             return
         if isinstance(node, P.Filter) and self._implied_by(node, at.pred):
             # the rows here already pass the predicate: below, it could only repeat this filter
-            # (one applied on an earlier run, say); nothing to move, and nothing stopped it
-            self.result.already.append(AlreadyFiltered(node.origin, node.condition, at.pred))
+            # (one applied on an earlier run, say); nothing to move, and nothing stopped it. A
+            # predicate true on every row (`1 == 1`) is no filter of the user's in place: unsaid
+            if not self._filters_nothing_at_all(at.pred):
+                self.result.already.append(AlreadyFiltered(node.origin, node.condition, at.pred))
             return
         at = at.passing(node)
         if rule_for(node) is None:
@@ -433,6 +435,13 @@ class _Walk:
             except Exception:  # noqa: BLE001 - not proved: the walk goes on as it would have
                 seen[key] = False
         return seen[key]
+
+    def _filters_nothing_at_all(self, g: X.Expr) -> bool:
+        """G is TRUE on every row, whatever its form (proved; a time-out is no)."""
+        try:
+            return implied_by(X.TRUE, g, self.budget.slice_ms(_EVERY_ROW_MS))
+        except Exception:  # noqa: BLE001 - unknown: said as in place, which is still true
+            return False
 
     def _filters_nothing(self, g: X.Expr) -> bool:
         """G is TRUE on every row. Only a disjunction can be without being the literal TRUE, so
