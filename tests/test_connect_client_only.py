@@ -158,6 +158,6 @@ def test_a_client_only_kernel_without_java_gets_the_counted_suggestion(
     expected = sum(1 for i in range(2000) if _points(i % 1000) > 1000)
     assert out["kept"] == expected
     shown = out["shown"]
-    [line] = [line for line in shown.splitlines() if line.startswith("1 ")]
+    line = shown[re.search(r"(?m)^1\. ", shown).start():].split("\n\n")[0]  # suggestion 1's block
     assert 'F.col("amount") > 950' in line and "equivalent" in line and "ROW-TO-ROW, 1 row" in line, shown
     assert f"2,000 -> {expected:,}" in line, shown

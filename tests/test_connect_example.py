@@ -121,7 +121,7 @@ def test_magicpush_in_a_kernel_whose_session_is_connect(tmp_path, monkeypatch, c
     shown = _text(nb.cells[-1])
     kept = _big_earners(nb)
     assert 0 < kept < ROWS
-    [line] = [line for line in shown.splitlines() if line.startswith("1 ")]
+    line = shown[re.search(r"(?m)^1\. ", shown).start():].split("\n\n")[0]  # suggestion 1's block
     assert "orders" in line and 'F.col("amount")' in line and "equivalent" in line, shown
     assert "row by row (ROW-TO-ROW, 1 row)" in line, shown
     # rows counted on the Connect session: the source's rows, and after the filter the big earners
