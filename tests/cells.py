@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Sequence
 
 
@@ -40,3 +41,11 @@ def rows_of(spark: Any, cells: Sequence[str], names: Sequence[str]) -> dict[str,
     for src in cells:
         exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
     return {n: sorted(ns[n].collect(), key=repr) for n in names if n in ns}
+
+
+def out_bag(spark: Any, cells: Sequence[str], name: str = "out") -> Counter:
+    """Run `cells` in a fresh namespace holding `spark`; DataFrame `name`'s rows as a bag."""
+    ns: dict[str, Any] = {"spark": spark}
+    for src in cells:
+        exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
+    return Counter(map(tuple, ns[name].collect()))

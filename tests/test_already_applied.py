@@ -11,13 +11,12 @@ stronger filter is still offered.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import pytest
 
 from magicpush_lab.pipeline import optimize_trace
-from tests.cells import rewritten, traced
+from tests.cells import out_bag, rewritten, traced
 
 SOURCES = ("from pyspark.sql import functions as F\n"
            'a = spark.createDataFrame([(i, i % 10) for i in range(60)], ["k", "v"])\n'
@@ -26,11 +25,6 @@ JOINED = 'j = a.join(b, "k").withColumn("s", F.col("v") % 10 + 1)\n'
 LATE = 'out = j.filter((F.col("s") > 5) & (F.col("x") < 3))'
 
 
-def _out(spark, cells: list[str]) -> Counter:
-    ns = {"spark": spark}
-    for src in cells:
-        exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
-    return Counter(map(tuple, ns["out"].collect()))
 
 
 def test_a_joint_rewrite_applied_is_in_place_and_not_offered_again(spark, shell):
@@ -48,7 +42,7 @@ def test_a_joint_rewrite_applied_is_in_place_and_not_offered_again(spark, shell)
     assert all(".filter(" in a["step"] and "cell [" in a["step"] for a in again.already_applied), again.already_applied
     assert any("already in place" in n for n in again.notes) and not any("nothing could be pushed" in n
                                                                       for n in again.notes)
-    assert _out(spark, applied) == _out(spark, cells)
+    assert out_bag(spark, applied) == out_bag(spark, cells)
 
 
 @dataclass(frozen=True)
@@ -77,4 +71,4 @@ def test_an_earlier_filter_that_implies_the_pushed_predicate_takes_its_place(nam
     in_place = [a for a in result.already_applied if '"v"' in a["predicate"]]
     assert bool(in_place) == case.in_place, result.already_applied
     for s in result.suggestions:  # whatever is offered keeps the rows
-        assert _out(spark, rewritten(cells, s)) == _out(spark, cells), s.predicate
+        assert out_bag(spark, rewritten(cells, s)) == out_bag(spark, cells), s.predicate

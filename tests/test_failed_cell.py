@@ -10,12 +10,10 @@ nothing of it.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
 from magicpush_lab.pipeline import optimize_trace
-from tests.cells import rewritten
+from tests.cells import out_bag, rewritten
 
 SOURCE = ("from pyspark.sql import functions as F\n"
           'a = spark.createDataFrame([(i, i % 10) for i in range(50)], ["k", "v"])')
@@ -42,15 +40,7 @@ def test_the_last_cell_failed_is_said_and_the_cells_before_are_still_optimized(f
     assert result.notes[0].startswith(f"cell [{result.failed_cell['execution_count']}] failed (")
     assert "the cells after it have not run" in result.notes[0]
     [s] = result.suggestions  # the pipeline before it, optimized as ever
-    ns = {"spark": spark}
-    for src in rewritten(cells[:2], s):
-        exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
-    rows = Counter(map(tuple, ns["out"].collect()))
-    ns2 = {"spark": spark}
-    for src in cells[:2]:
-        exec(compile(src, "<cell>", "exec"), ns2)  # noqa: S102
-    assert rows == Counter(map(tuple, ns2["out"].collect()))
-
+    assert out_bag(spark, rewritten(cells[:2], s)) == out_bag(spark, cells[:2])
 
 def test_a_failure_followed_by_a_successful_run_is_not_said(spark, shell):
     ip, tracer = shell

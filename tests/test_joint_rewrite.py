@@ -8,14 +8,13 @@ notebook runs. Each "pushes" case has a "must not push" neighbour with no joint 
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import pytest
 
 from magicpush_lab.cli import cell_changes
 from magicpush_lab.pipeline import optimize_trace
-from tests.cells import traced
+from tests.cells import out_bag, traced
 
 SOURCES = ("from pyspark.sql import functions as F\n"
            'a = spark.createDataFrame([(i, i % 10) for i in range(50)], ["k", "v"])\n'
@@ -41,11 +40,6 @@ CASES = {
 }
 
 
-def _out(spark, cells: list[str]) -> Counter:
-    ns = {"spark": spark}
-    for src in cells:
-        exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
-    return Counter(map(tuple, ns["out"].collect()))
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -63,7 +57,7 @@ def test_the_joint_rewrite_adds_every_filter_and_keeps_the_rows(name, spark, she
         new[change.index] = change.rewritten
     assert new[0].count(".filter(") == case.filters_added, new[0]
     assert (".filter(" in new[1]) == (case.kind == "superset"), new[1]
-    assert _out(spark, new) == _out(spark, cells), new
+    assert out_bag(spark, new) == out_bag(spark, cells), new
     # the command line writes the joint rewrite, not one suggestion with the others skipped
     changes, skipped = cell_changes(result)
     assert skipped == [] and changes == {c.index: c.rewritten for c in joint.cells}
@@ -94,4 +88,4 @@ def test_a_push_that_cannot_be_written_is_left_out_of_the_joint_rewrite_which_ke
     for change in joint.cells:
         new[change.index] = change.rewritten
     assert new[0].count(".filter(") == 2 and ".filter(" in new[1], new
-    assert _out(spark, new) == _out(spark, cells), new
+    assert out_bag(spark, new) == out_bag(spark, cells), new

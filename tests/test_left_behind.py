@@ -10,13 +10,12 @@ every conjunct moves and nothing is said to stay.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import pytest
 
 from magicpush_lab.pipeline import optimize_trace
-from tests.cells import rewritten, traced
+from tests.cells import out_bag, rewritten, traced
 
 SOURCE = ("from pyspark.sql import functions as F\n"
           'a = spark.createDataFrame([(i % 9, i % 5, i) for i in range(80)], ["k", "v", "n"])')
@@ -39,11 +38,6 @@ CASES = {
 }
 
 
-def _out(spark, cells: list[str]) -> Counter:
-    ns = {"spark": spark}
-    for src in cells:
-        exec(compile(src, "<cell>", "exec"), ns)  # noqa: S102 - running notebook cells under test
-    return Counter(map(tuple, ns["out"].collect()))
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -59,4 +53,4 @@ def test_each_conjunct_left_in_the_late_filter_is_said_with_its_step(name, spark
         assert b["operator"] == case.operator and b["pipeline"] == "out"
         assert "groupBy" in b["step"] and "cell [" in b["step"], b["step"]
         assert any(n.startswith(f"`{b['conjunct']}` stays in the late filter: GroupBy") for n in result.notes)
-    assert _out(spark, rewritten(cells, s)) == _out(spark, cells)
+    assert out_bag(spark, rewritten(cells, s)) == out_bag(spark, cells)
