@@ -20,7 +20,7 @@ from magicpush_lab.ir import plan as P
 from magicpush_lab.pushdown.operators import check
 from magicpush_lab.pushdown.proposals import Proposal
 from magicpush_lab.pushdown.records import WalkResult
-from magicpush_lab.search.sargable import prefer_sargable
+from magicpush_lab.search.simplify import readable
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS
 from magicpush_lab.symbolic.values import NotModelled
 from magicpush_lab.verify.implication import implies
@@ -28,7 +28,7 @@ from magicpush_lab.verify.verdict import SUPERSET, Verdict
 
 MAX_ALTERNATIVES = 2  # other proved superset predicates kept for ranking on live data
 ALTERNATIVES_SECONDS = 0.5  # of the user's budget, per source
-SARGABLE_MS = 500  # proving a scan-friendly form keeps the same rows
+READABLE_MS = 1500  # proving smaller and scan-friendly forms keep the same rows
 IMPLIES_MS = 200  # comparing two alternatives: unknown counts as "does not imply"
 
 
@@ -58,7 +58,7 @@ def add_alternatives(node: P.Plan, pred: X.Expr, chosen: tuple[X.Expr | None, ..
         except Exception:  # noqa: BLE001 - an alternative that cannot be checked is left out
             continue
         if verdict is not None and not verdict.may_hide_errors:
-            found.append(prefer_sargable(predicates[0], budget.slice_ms(SARGABLE_MS)))
+            found.append(readable(predicates[0], budget.slice_ms(READABLE_MS)))
     if not found:
         return
     chosen_at_source = result.pushed[pushed[0]]

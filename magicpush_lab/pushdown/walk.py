@@ -23,7 +23,7 @@ from magicpush_lab.pushdown.operators import candidates_for, check, only, rule_f
 from magicpush_lab.pushdown.proposals import proposals
 from magicpush_lab.pushdown.records import AlreadyFiltered, LeftBehind, Pushed, Refusal, Step, WalkResult, Waypoint
 from magicpush_lab.pushdown.shared_sources import merge_shared_sources, union_input_missed
-from magicpush_lab.search.sargable import prefer_sargable
+from magicpush_lab.search.simplify import readable
 from magicpush_lab.search.transfer import extra_predicates
 from magicpush_lab.translate.pandas_on_spark import ROW_ORDER
 from magicpush_lab.translate.spark_plan import unwritten_call
@@ -33,7 +33,7 @@ from magicpush_lab.verify.implication import implied_by, keeps_every_row
 from magicpush_lab.verify.aggregate import order_dependent_fold
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET, UNMODELLED, Verdict
 
-SARGABLE_MS = 500  # proving a scan-friendly form of the pushed predicate keeps the same rows
+READABLE_MS = 1500  # proving smaller and scan-friendly forms of the pushed predicate keep the same rows
 EXPLAIN_MS = 500  # finding the input rows on which the naive candidate fails, for a refusal
 
 
@@ -289,7 +289,7 @@ class _Walk:
     def visit(self, node: P.Plan, at: _Carried) -> None:
         if isinstance(node, P.Source):
             # at the scan, a form Parquet can skip on, when it keeps the same rows
-            pred = prefer_sargable(at.pred, self.budget.slice_ms(SARGABLE_MS))
+            pred = readable(at.pred, self.budget.slice_ms(READABLE_MS))
             self.result.pushed.append(Pushed(node, pred, at.steps, at.kind, self.late, at.consumer,
                                              at.via_input, at.hides, waypoints=at.waypoints))
             return

@@ -24,9 +24,12 @@ from magicpush_lab.rewrite.edits import AddFilter, Edit, OwnCopy, RemoveFilter, 
 from magicpush_lab.rewrite.placement import (CannotPlace, edits_as_own_copy, edits_for, edits_on_the_way,
                                              on_copied_path)
 from magicpush_lab.rewrite.pyspark_code import functions_alias, to_pyspark
+from magicpush_lab.search.simplify import simplest
 from magicpush_lab.suggestion import CellChange, OptimizeResult, ProofStep, Suggestion, Together
 from magicpush_lab.translate.pandas_tail import PandasTail
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
+
+JOINT_SIMPLIFY_MS = 1000  # proving the conjunction of a place's pushes has a smaller form
 
 
 @dataclass(frozen=True)
@@ -283,7 +286,8 @@ def _predicate(group: Sequence[_Placed]) -> X.Expr:
     for p in ordered:
         for c in X.conjuncts(p.pushed.predicate):
             first.setdefault(str(c), c)
-    return X.and_(*first.values())
+    # each part was simplified alone; together, one may imply another (`a | b | c` and `a`)
+    return simplest(X.and_(*first.values()), JOINT_SIMPLIFY_MS)
 
 
 def conjoined(group: Sequence[_Placed]) -> _Placed:
@@ -298,14 +302,15 @@ def conjoined(group: Sequence[_Placed]) -> _Placed:
         return group[0]
     first = group[0]
     add = next(e for e in first.edits if isinstance(e, AddFilter))
-    edits: list[Edit] = [replace(add, predicate=_predicate(group))]
+    predicate = _predicate(group)
+    edits: list[Edit] = [replace(add, predicate=predicate)]
     for p in group:
         edits += [e for e in p.edits if isinstance(e, RemoveFilter) and e not in edits]
     steps: list = []
     for p in group:
         steps += [s for s in p.pushed.steps if s not in steps]
     kind = EQUIVALENT if all(p.kind == EQUIVALENT for p in group) else SUPERSET
-    pushed = replace(first.pushed, predicate=_predicate(group), steps=tuple(steps), kind=kind,
+    pushed = replace(first.pushed, predicate=predicate, steps=tuple(steps), kind=kind,
                      may_hide_errors=any(p.pushed.may_hide_errors for p in group), alternatives=())
     return _Placed(pushed, tuple(edits), kind, first.source_event)
 
