@@ -55,7 +55,7 @@ CASES = {
     "filter that is the whole right-hand side, df[col] style": case(
         [IMPORT_F, 'late = big.filter(big["v"] > 995)\nlate.count()'],
         lambda c: [RemoveFilter(site(c[1], 'big.filter(big["v"] > 995)', 2))],
-        {1: "late = big\nlate.count()"}),
+        {1: 'late = big  # filter moved to the source: big["v"] > 995\nlate.count()'}),
     "where with df.col style inside a chain": case(
         [IMPORT_F, 'late = big.where(big.v > 995).select("v")'],
         lambda c: [RemoveFilter(site(c[1], "big.where(big.v > 995)", 2))],
@@ -63,12 +63,12 @@ CASES = {
     "subscript filter": case(
         [IMPORT_F, 'late = big[F.col("v") > 995]'],
         lambda c: [RemoveFilter(site(c[1], 'big[F.col("v") > 995]', 2))],
-        {1: "late = big"}),
+        {1: 'late = big  # filter moved to the source: F.col("v") > 995'}),
     "push to the receiver and drop the late filter in one statement": case(
         [IMPORT_F, 'big = sales.withColumn("w", F.col("v") * 2).filter(F.col("v") > 995)'],
         lambda c: [AddFilter(site(c[1], 'sales.withColumn("w", F.col("v") * 2)', 2), V995, "receiver"),
                    RemoveFilter(site(c[1], c[1][6:], 2))],
-        {1: 'big = sales.filter(F.col("v") > 995).withColumn("w", F.col("v") * 2)'}),
+        {1: 'big = sales.filter(F.col("v") > 995).withColumn("w", F.col("v") * 2)  # filter moved to the source: F.col("v") > 995'}),
     "alias f from import pyspark.sql.functions as f": case(
         ["import pyspark.sql.functions as f", "sales = spark.read.parquet(path)",
          'big = sales.withColumn("w", f.col("v") * 2)\nbig = big.filter(f.col("v") > 995)'],
@@ -88,7 +88,7 @@ CASES = {
     "df = df.filter(...) sharing its line with another statement keeps that statement": case(
         [IMPORT_F, 'n = 1; df = df.filter(F.col("v") > 995)'],
         lambda c: [RemoveFilter(site(c[1], 'df.filter(F.col("v") > 995)', 2))],
-        {1: 'n = 1; df = df'}),
+        {1: 'n = 1; df = df  # filter moved to the source: F.col("v") > 995'}),
     "no functions alias imported: the import is added": case(
         ["from pyspark.sql.functions import col", "# %% source\nsales = spark.read.parquet(path)"],
         lambda c: [AddFilter(site(c[1], "spark.read.parquet(path)", 2), V995)],
@@ -262,7 +262,8 @@ def test_rewritten_cells_same_rows_source_push_with_join(spark):
              RemoveFilter(site(cells[3], "joined.where((joined.amt > 300) & (joined['store'] != 3))", 4))]
     out = apply(cells, {1: 0, 2: 1, 3: 2, 4: 3}, edits, "f")
     assert out[1].endswith('.filter((f.col("amt") > 300) & (f.col("store") != 3))')
-    assert out[3] == "joined = sales.join(stores, 'store')\nrich = joined"
+    assert out[3] == ("joined = sales.join(stores, 'store')\n"
+                      "rich = joined  # filter moved to the source: (joined.amt > 300) & (joined['store'] != 3)")
     before = _bag(_run(cells, spark)["rich"])
     after = _bag(_run([out.get(i, c) for i, c in enumerate(cells)], spark)["rich"])
     assert len(before) > 50 and before == after

@@ -289,6 +289,9 @@ def _remove_filter(cell: _Cell, edit: RemoveFilter, shift: int) -> list[_Replace
         if rest == "" or rest.startswith("#") or rest == "\\":
             candidates.append(_Replace(line_start, min(line_end + 1, len(src)), ""))
         candidates.append(_Replace(line_start - 1, end, ""))
+    if rest == "" and "\n" not in src[dot:end]:
+        # `big_earners = scored` alone would not say where its filter went
+        candidates.append(_Replace(dot, end, "  " + MOVED_NOTE + " ".join(cell.text(parts[1]).split())))
     candidates.append(_Replace(dot, end, ""))
     for c in candidates:
         if _parses(src[: c.start] + c.text + src[c.end:]):
