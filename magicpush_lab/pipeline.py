@@ -112,6 +112,7 @@ def _optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None, all_pipe
         drawn = graph(trace, sink.id, name)
         try:
             plan = translate(trace, sink.id, budget)
+            drawn = graph(trace, sink.id, name, plan)  # each step as the engine read it
             got = _optimize_plan(trace, plan, cells, index_of, budget, name)
         except Exception as err:  # noqa: BLE001 - one pipeline the engine fails on is a note, not the notebook's failure
             parts.append((name, Assembled(notes=(notes.in_pipeline(name, notes.failed(err)),)), drawn))

@@ -140,6 +140,21 @@ def test_each_optimized_pipeline_comes_with_its_graph_of_calls(shell):
     assert all(i in nodes for n in nodes.values() for i in n["inputs"])
 
 
+def test_each_graph_node_says_its_own_step_not_every_form_of_its_call(shell):
+    """A four-key groupBy's `agg` is a GroupBy on its four keys (not "GroupBy (no keys)", the
+    coverage table's first reading of `agg`), a left join is a LeftOuterJoin."""
+    cells = [IMPORTS,
+             'df = spark.createDataFrame([(1, 2, 3, 4, 5)], ["a", "b", "c", "d", "v"])',
+             'names = spark.createDataFrame([(1, "x")], ["a", "name"])',
+             'sums = df.groupBy("a", "b", "c", "d").agg(F.sum("v").alias("total"))',
+             'out = sums.join(names, "a", "left").filter(F.col("a") > 0)']
+    result = optimize_trace(traced(shell, cells), cells, all_pipelines=True)
+    [graph] = [g for g in result.to_json()["pipelines"] if g["name"] == "out"]
+    what = {n["label"]: n["what"] for n in graph["nodes"]}
+    assert what["sums"] == "GroupBy on a, b, c, d"
+    assert "LeftOuterJoin" in what.values() and what["df"] == "source"
+
+
 def test_a_suggestion_names_the_cell_of_its_late_filter_and_its_pipelines_last_event(shell):
     """Where an inline banner goes: the cell whose code holds the late filter. A markdown cell
     in front counts, as the notebook's positions do."""
