@@ -160,6 +160,14 @@ CASES = [
          lambda s: s[0].withColumn("band", F().when(F().col("v") > 500, F().lit("high"))
                                    .when(F().col("v").isNull(), F().lit(None)).otherwise(F().lit("low"))),
          lambda: F().col("band") == "high", EQUIVALENT),
+    Case("RowTransform", "epoch seconds as a timestamp (deterministic, no time zone): a filter on v passes",
+         lambda s: s[0].withColumns({"ts": F().timestamp_seconds(F().col("v")),
+                                     "ms": F().unix_millis(F().timestamp_millis(F().col("v")))}),
+         lambda: F().col("v") > 10, EQUIVALENT),
+    Case("RowTransform", "a filter on the converted value itself stays: the conversions are never written "
+         "into a predicate",
+         lambda s: s[0].withColumn("ms", F().unix_millis(F().timestamp_millis(F().col("v")))),
+         lambda: F().col("ms") > 100, None),
     # DropColumn
     Case("DropColumn", "drop, then a filter on a kept column",
          lambda s: s[0].drop("amount"), lambda: F().col("v") > 10, EQUIVALENT),

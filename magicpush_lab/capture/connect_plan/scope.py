@@ -25,6 +25,13 @@ _STRING_UNARY = {"upper": ("Upper", "string"), "lower": ("Lower", "string"), "le
 _STRING_BINARY = {"startswith": "StartsWith", "endswith": "EndsWith", "contains": "Contains"}
 _DATE_PARTS = {"year": "Year", "month": "Month", "dayofmonth": "DayOfMonth", "day": "DayOfMonth",
                "dayofweek": "DayOfWeek", "dayofyear": "DayOfYear", "quarter": "Quarter"}
+#: epoch numbers as timestamps and back: Catalyst class, the input types it takes, its type
+_EPOCH = {"timestamp_seconds": ("SecondsToTimestamp", ("integer", "long", "short", "byte", "double", "float"), "timestamp"),
+          "timestamp_millis": ("MillisToTimestamp", ("integer", "long", "short", "byte"), "timestamp"),
+          "timestamp_micros": ("MicrosToTimestamp", ("integer", "long", "short", "byte"), "timestamp"),
+          "unix_seconds": ("UnixSeconds", ("timestamp",), "long"),
+          "unix_millis": ("UnixMillis", ("timestamp",), "long"),
+          "unix_micros": ("UnixMicros", ("timestamp",), "long")}
 #: aggregate functions: Catalyst class
 AGGREGATES = {"sum": "Sum", "max": "Max", "min": "Min", "count": "Count", "avg": "Average", "mean": "Average"}
 #: the value of the row with the extreme ordering value (aggregations only, never windows here)
@@ -190,6 +197,10 @@ class Scope:
             return Typed(node(EXPR + _STRING_BINARY[name], args), "boolean")
         if name in _DATE_PARTS and len(args) == 1 and args[0].name == "date":
             return Typed(node(EXPR + _DATE_PARTS[name], args), "integer")
+        if name in _EPOCH and len(args) == 1 and args[0].name in _EPOCH[name][1]:
+            # deterministic conversions (no time zone): a filter that does not read them passes
+            cls, _, dtype = _EPOCH[name]
+            return Typed(node(EXPR + cls, args), dtype)
         if name == "isnan" and len(args) == 1 and args[0].name in ("double", "float"):
             return Typed(node(EXPR + "IsNaN", args), "boolean")
         if name == "distributed_sequence_id":
