@@ -46,3 +46,37 @@ export function lineDiff(before: string, after: string): IDiffLine[] {
   }
   return lines;
 }
+
+/** A line of one side of a side-by-side diff, numbered as in its own text (from 1). */
+export interface INumberedLine {
+  number: number;
+  text: string;
+}
+
+/**
+ * One row of a side-by-side diff: a kept line has both sides, a removed line only `before`
+ * and an added line only `after` (the other side is an empty slot).
+ */
+export interface ISideBySideRow {
+  before: INumberedLine | null;
+  after: INumberedLine | null;
+}
+
+/**
+ * The rows of a side-by-side diff made from a unified one: each line keeps its row, so kept
+ * lines stand opposite each other and every change is on its side alone.
+ *
+ * sideBySideRows(lineDiff('a\nb', 'a\nc')) gives the rows (1 a | 1 a), (2 b | empty) and
+ * (empty | 2 c).
+ */
+export function sideBySideRows(lines: IDiffLine[]): ISideBySideRow[] {
+  let before = 0;
+  let after = 0;
+  return lines.map(line => {
+    const left =
+      line.kind === '+' ? null : { number: ++before, text: line.text };
+    const right =
+      line.kind === '-' ? null : { number: ++after, text: line.text };
+    return { before: left, after: right };
+  });
+}

@@ -20,6 +20,8 @@ import { magicpushIcon } from './icons';
 import { InlineSuggestions } from './inline';
 import { MagicPushModel } from './model';
 import { readSettings } from './settings';
+import { targetOfArgs } from './sideBySide';
+import { SideBySideTabs } from './sideBySideTabs';
 import { CommandIDs, PLUGIN_ID } from './tokens';
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -62,9 +64,19 @@ const plugin: JupyterFrontEndPlugin<void> = {
     tracker.forEach(opened);
     tracker.widgetAdded.connect((_, panel) => opened(panel));
 
+    const python = languages?.findBest('python') ?? null;
+    const highlight = languages
+      ? (code: string, el: HTMLElement) => languages.highlight(code, python, el)
+      : null;
+    const sideBySide = new SideBySideTabs(model, app.shell, highlight);
+
+    // a notebook's side-by-side diff in view keeps that notebook's result shown
     const updateNotebook = (): void => {
       const current = labShell ? labShell.currentWidget : tracker.currentWidget;
-      model.notebook = current instanceof NotebookPanel ? current : null;
+      model.notebook =
+        current instanceof NotebookPanel
+          ? current
+          : sideBySide.notebookOf(current);
     };
     if (labShell) {
       labShell.currentChanged.connect(updateNotebook);
@@ -73,10 +85,6 @@ const plugin: JupyterFrontEndPlugin<void> = {
     }
     updateNotebook();
 
-    const python = languages?.findBest('python') ?? null;
-    const highlight = languages
-      ? (code: string, el: HTMLElement) => languages.highlight(code, python, el)
-      : null;
     const inline = new InlineSuggestions(model, highlight);
     NotebookActions.executed.connect((_, { notebook, cell, success }) => {
       const panel = tracker.find(p => p.content === notebook);
@@ -86,7 +94,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
-    const sidebar = new MagicPushSidebar(model, highlight);
+    app.commands.addCommand(CommandIDs.openSideBySide, {
+      label: 'Open Diff Side by Side (MagicPush)',
+      caption:
+        "Open a suggestion's changed cells in a tab, as they are and rewritten",
+      execute: args => sideBySide.open(targetOfArgs(args))
+    });
+    const sidebar = new MagicPushSidebar(model, highlight, async target => {
+      await app.commands.execute(CommandIDs.openSideBySide, target);
+    });
     sidebar.id = 'magicpush-lab-sidebar';
     sidebar.title.icon = magicpushIcon;
     sidebar.title.caption = 'MagicPush: proved predicate pushdown';

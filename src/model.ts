@@ -102,7 +102,8 @@ export type ModelState =
       notice?: boolean;
     };
 
-type DoneState = Extract<ModelState, { status: 'done' }>;
+/** A notebook's result as shown, or kept while its tab is not in view. */
+export type DoneState = Extract<ModelState, { status: 'done' }>;
 
 /**
  * A rewrite applied from an earlier result while its cells still hold it: optimizing again
@@ -319,6 +320,18 @@ export class MagicPushModel {
     this._showResultOf(panel);
     this._changed.emit('notebook');
     this._changed.emit('tracing');
+  }
+
+  /**
+   * `panel`'s last result: the one shown, or the one kept while another tab is in view;
+   * null when it has none (never optimized, or optimized again right now).
+   */
+  resultOf(panel: NotebookPanel): DoneState | null {
+    const state = this._state;
+    if (state.status === 'done' && state.notebook === panel) {
+      return state;
+    }
+    return this._parked.get(panel) ?? null;
   }
 
   /** Why the server cannot optimize (extension missing, z3 or pyspark not importable), or null. */

@@ -9,6 +9,8 @@ export const PLUGIN_ID = 'magicpush-lab:plugin';
 export namespace CommandIDs {
   export const optimize = 'magicpush-lab:optimize';
   export const openSidebar = 'magicpush-lab:open-sidebar';
+  /** Args: `{kind: 'one', index}` or `{kind: 'together', pipeline}` of the shown result. */
+  export const openSideBySide = 'magicpush-lab:open-side-by-side';
 }
 
 /*

@@ -1,4 +1,4 @@
-import { ISuggestion } from './tokens';
+import { IOptimizeResult, ISuggestion, ITogether } from './tokens';
 
 type Counted = Pick<ISuggestion, 'rows_before' | 'rows_after' | 'estimated'>;
 
@@ -44,4 +44,18 @@ export function worthlessOf(
   return suggestions
     .filter(s => s.pipeline === pipeline && removesNothing(s))
     .map(s => `${s.predicate} on ${s.source}`);
+}
+
+/**
+ * Why a pipeline's joint rewrite is not applied in bulk: each of its filters that removes no
+ * rows, as the engine or the row counts say, once. Empty: "Apply all" may go ahead.
+ */
+export function notInBulk(
+  result: Pick<IOptimizeResult, 'suggestions'>,
+  together: ITogether
+): string[] {
+  return [
+    ...(together.no_benefit ?? []),
+    ...worthlessOf(result.suggestions, together.pipeline)
+  ].filter((name, k, all) => all.indexOf(name) === k);
 }

@@ -1,4 +1,5 @@
-import { byValue, removesNothing } from '../value';
+import { ISuggestion, ITogether } from '../tokens';
+import { byValue, notInBulk, removesNothing } from '../value';
 
 const counted = (
   before: number | null,
@@ -32,5 +33,59 @@ describe('what a suggestion is worth', () => {
     ]
   ])('%j is shown in the order %j', (suggestions, order) => {
     expect(byValue(suggestions)).toEqual(order);
+  });
+});
+
+describe('notInBulk', () => {
+  const suggestion = (
+    pipeline: string,
+    predicate: string,
+    before: number,
+    after: number
+  ) =>
+    ({
+      ...counted(before, after),
+      pipeline,
+      predicate,
+      source: 't'
+    }) as unknown as ISuggestion;
+  const joint = (no_benefit?: string[]): ITogether => ({
+    pipeline: 'out',
+    kind: 'equivalent',
+    cells: [],
+    suggestions: 2,
+    no_benefit
+  });
+
+  it.each([
+    {
+      case: 'every filter removes rows: nothing in the way',
+      suggestions: [suggestion('out', 'v > 1', 10, 5)],
+      together: joint(),
+      expected: []
+    },
+    {
+      case: 'a filter of the pipeline counted to remove nothing',
+      suggestions: [
+        suggestion('out', 'v > 1', 10, 10),
+        suggestion('out', 'w > 1', 10, 5)
+      ],
+      together: joint(),
+      expected: ['v > 1 on t']
+    },
+    {
+      case: "another pipeline's filter does not count",
+      suggestions: [suggestion('other', 'v > 1', 10, 10)],
+      together: joint(),
+      expected: []
+    },
+    {
+      case: 'the engine and the counts saying the same filter: once',
+      suggestions: [suggestion('out', 'v > 1', 10, 10)],
+      together: joint(['v > 1 on t']),
+      expected: ['v > 1 on t']
+    }
+  ])('$case', ({ suggestions, together, expected }) => {
+    expect(notInBulk({ suggestions }, together)).toEqual(expected);
   });
 });

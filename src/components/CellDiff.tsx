@@ -9,22 +9,25 @@ export type Highlighter = (code: string, el: HTMLElement) => Promise<void>;
 
 const SIGN_LABEL = { ' ': 'unchanged', '-': 'removed', '+': 'added' };
 
-function DiffLine(props: {
-  line: IDiffLine;
+/**
+ * `text` as code, highlighted once the highlighter has run; until then, or if it fails, the
+ * plain text.
+ */
+export function HighlightedCode(props: {
+  text: string;
   highlight: Highlighter | null;
 }): JSX.Element {
-  const { line, highlight } = props;
+  const { text, highlight } = props;
   const code = React.useRef<HTMLElement>(null);
   React.useEffect(() => {
     if (!highlight) {
       return;
     }
     // The highlighter appends to the element it is given: highlight into a detached one and
-    // swap its children in, so the plain text rendered first is replaced, not repeated. A
-    // failure keeps that plain text.
+    // swap its children in, so the plain text rendered first is replaced, not repeated.
     let current = true;
     const target = document.createElement('code');
-    highlight(line.text, target)
+    highlight(text, target)
       .then(() => {
         if (current && code.current) {
           code.current.replaceChildren(...Array.from(target.childNodes));
@@ -34,7 +37,20 @@ function DiffLine(props: {
     return () => {
       current = false;
     };
-  }, [line.text, highlight]);
+  }, [text, highlight]);
+  // keyed by its text: new text gets a fresh element, not the old one's highlighting
+  return (
+    <code key={text} ref={code}>
+      {text}
+    </code>
+  );
+}
+
+function DiffLine(props: {
+  line: IDiffLine;
+  highlight: Highlighter | null;
+}): JSX.Element {
+  const { line } = props;
   const kind = { ' ': 'same', '-': 'del', '+': 'add' }[line.kind];
   return (
     <div
@@ -44,10 +60,41 @@ function DiffLine(props: {
       <span className="jp-MagicPush-diffSign" aria-hidden="true">
         {line.kind}
       </span>
-      {/* keyed by its text: new text gets a fresh element, not the old one's highlighting */}
-      <code key={line.text} ref={code}>
-        {line.text}
-      </code>
+      <HighlightedCode text={line.text} highlight={props.highlight} />
+    </div>
+  );
+}
+
+/**
+ * Opens the changes `what` names in a main-area tab, two columns wide, for lines too long
+ * for the panel. A failure to open is said next to it.
+ */
+export function SideBySideButton(props: {
+  what: string;
+  onOpen: () => Promise<void>;
+}): JSX.Element {
+  const [error, setError] = React.useState<string | null>(null);
+  const open = (): void => {
+    props.onOpen().then(
+      () => setError(null),
+      reason =>
+        setError(reason instanceof Error ? reason.message : String(reason))
+    );
+  };
+  return (
+    <div className="jp-MagicPush-diffActions">
+      <button
+        className="jp-Button jp-mod-styled jp-MagicPush-sideBySideOpen"
+        aria-label={`Open side by side: the changes ${props.what}, in a tab`}
+        onClick={open}
+      >
+        Open side by side
+      </button>
+      {error && (
+        <p className="jp-MagicPush-error" role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }

@@ -12,7 +12,9 @@ import {
   RunTime
 } from '../model';
 import { IOptimizeResult, ITogether } from '../tokens';
-import { CellDiffs, Highlighter } from './CellDiff';
+import { DiffTarget, OpenSideBySide } from '../sideBySide';
+import { CellDiffs, Highlighter, SideBySideButton } from './CellDiff';
+import { NotInBulk, TogetherApplyButton } from './ApplyButtons';
 import {
   DiffButton,
   KIND_WORDS,
@@ -20,7 +22,7 @@ import {
   UndoButton
 } from './SuggestionCard';
 import { useAction } from './useAction';
-import { byValue, worthlessOf } from '../value';
+import { byValue, notInBulk } from '../value';
 import { useModel } from './useModel';
 import { PipelineGraph } from './PipelineGraph';
 import { WhyNot } from './Why';
@@ -164,6 +166,7 @@ function TogetherCard(props: {
   onApply: () => void;
   onUndo: () => void;
   highlight: Highlighter | null;
+  onOpenSideBySide: (() => Promise<void>) | null;
 }): JSX.Element {
   const { together, applied, onApply, onUndo } = props;
   const [error, act] = useAction();
@@ -185,24 +188,13 @@ function TogetherCard(props: {
           {KIND_WORDS[together.kind]}
         </span>
       </p>
-      {props.worthless.length > 0 && !applied && (
-        <p className="jp-MagicPush-caveat">
-          Not applied in bulk: {props.worthless.join(', ')} removes no rows on
-          this data. Apply the filter you want alone.
-        </p>
-      )}
-      <button
-        className="jp-Button jp-mod-styled jp-mod-accept"
-        disabled={applied || props.worthless.length > 0}
-        onClick={() => act(onApply)}
-        aria-label={
-          applied
-            ? `Applied all filters of pipeline ${together.pipeline}`
-            : `Apply all ${together.suggestions} filters of pipeline ${together.pipeline} (${cells})`
-        }
-      >
-        {applied ? 'Applied' : 'Apply all'}
-      </button>
+      <NotInBulk notInBulk={props.worthless} applied={applied} />
+      <TogetherApplyButton
+        together={together}
+        applied={applied}
+        notInBulk={props.worthless}
+        onApply={() => act(onApply)}
+      />
       {applied && <UndoButton what={cells} onUndo={() => act(onUndo)} />}
       <DiffButton
         open={diffOpen}
@@ -213,6 +205,12 @@ function TogetherCard(props: {
         {' '}
         <CellLinks positions={positions} />
       </span>
+      {diffOpen && props.onOpenSideBySide && (
+        <SideBySideButton
+          what={`of all filters of pipeline ${together.pipeline}`}
+          onOpen={props.onOpenSideBySide}
+        />
+      )}
       {diffOpen && (
         <CellDiffs changes={together.cells} highlight={props.highlight} />
       )}
@@ -291,6 +289,7 @@ function Headline(props: {
 function Result(props: {
   model: MagicPushModel;
   highlight: Highlighter | null;
+  openSideBySide: OpenSideBySide | null;
   result: IOptimizeResult;
   applied: ReadonlySet<number>;
   appliedTogether: ReadonlySet<string>;
@@ -301,6 +300,10 @@ function Result(props: {
 }): JSX.Element {
   const { model, result, applied, appliedTogether, runtimes, measuring } =
     props;
+  const sideBySide = (target: DiffTarget): (() => Promise<void>) | null => {
+    const open = props.openSideBySide;
+    return open ? () => open(target) : null;
+  };
   // filters from an earlier Apply: kept in the cells (the panel's list) or met by the walk
   const inPlace =
     props.inPlace.length > 0 || (result.already_applied ?? []).length > 0;
@@ -353,14 +356,15 @@ function Result(props: {
         <TogetherCard
           key={together.pipeline}
           together={together}
-          worthless={[
-            ...(together.no_benefit ?? []),
-            ...worthlessOf(result.suggestions, together.pipeline)
-          ].filter((w, k, all) => all.indexOf(w) === k)}
+          worthless={notInBulk(result, together)}
           applied={appliedTogether.has(together.pipeline)}
           onApply={() => model.applyTogether(together.pipeline)}
           onUndo={() => model.undoTogether(together.pipeline)}
           highlight={props.highlight}
+          onOpenSideBySide={sideBySide({
+            kind: 'together',
+            pipeline: together.pipeline
+          })}
         />
       ))}
       {byValue(result.suggestions).map(i => (
@@ -377,6 +381,7 @@ function Result(props: {
           runtime={runtimes.get(i)}
           onMeasureRunTime={() => void model.measureRunTime(i)}
           onCancelRunTime={() => model.cancelRunTime(i)}
+          onOpenSideBySide={sideBySide({ kind: 'one', index: i })}
         />
       ))}
       <WhyNot
@@ -407,6 +412,7 @@ function Body(props: {
   model: MagicPushModel;
   state: ModelState;
   highlight: Highlighter | null;
+  openSideBySide: OpenSideBySide | null;
 }): JSX.Element | null {
   const { model, state } = props;
   switch (state.status) {
@@ -445,6 +451,7 @@ function Body(props: {
         <Result
           model={model}
           highlight={props.highlight}
+          openSideBySide={props.openSideBySide}
           result={state.result}
           applied={state.applied}
           appliedTogether={state.appliedTogether}
@@ -460,6 +467,8 @@ function Body(props: {
 export function SidebarView(props: {
   model: MagicPushModel;
   highlight: Highlighter | null;
+  /** Opens a suggestion's diff in a main-area tab; null: no "Open side by side". */
+  openSideBySide?: OpenSideBySide | null;
 }): JSX.Element {
   const { model } = props;
   const { state, hasNotebook, tracing, serverProblem, allPipelines } = useModel(
@@ -541,7 +550,12 @@ export function SidebarView(props: {
         {hasNotebook && (
           <Tracing tracing={tracing} onFix={fix => model.fix(fix)} />
         )}
-        <Body model={model} state={state} highlight={props.highlight} />
+        <Body
+          model={model}
+          state={state}
+          highlight={props.highlight}
+          openSideBySide={props.openSideBySide ?? null}
+        />
       </div>
     </ModelContext.Provider>
   );
@@ -551,13 +565,20 @@ export function SidebarView(props: {
 export class MagicPushSidebar extends ReactWidget {
   constructor(
     private readonly _model: MagicPushModel,
-    private readonly _highlight: Highlighter | null = null
+    private readonly _highlight: Highlighter | null = null,
+    private readonly _openSideBySide: OpenSideBySide | null = null
   ) {
     super();
     this.addClass('jp-MagicPush-panel');
   }
 
   protected render(): JSX.Element {
-    return <SidebarView model={this._model} highlight={this._highlight} />;
+    return (
+      <SidebarView
+        model={this._model}
+        highlight={this._highlight}
+        openSideBySide={this._openSideBySide}
+      />
+    );
   }
 }

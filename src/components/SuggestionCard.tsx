@@ -1,7 +1,8 @@
 import * as React from 'react';
 
 import { ISuggestion } from '../tokens';
-import { CellDiffs, Highlighter } from './CellDiff';
+import { CellDiffs, Highlighter, SideBySideButton } from './CellDiff';
+import { SuggestionApplyButton } from './ApplyButtons';
 import { Why } from './Why';
 import { CellLinks, useCellsText } from './CellLink';
 import { ProofSteps } from './ProofSteps';
@@ -30,6 +31,8 @@ export interface ISuggestionCardProps {
   onMeasureRunTime: () => void;
   /** Stop a running "Measure run time". */
   onCancelRunTime: () => void;
+  /** Open its diff in a main-area tab, two columns wide; without it, no such button. */
+  onOpenSideBySide?: (() => Promise<void>) | null;
 }
 
 /** The button that shows and hides the before/after of a suggestion's cells. */
@@ -137,18 +140,11 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
         </p>
       )}
       <footer className="jp-MagicPush-cardFooter">
-        <button
-          className="jp-Button jp-mod-styled jp-mod-accept"
-          disabled={applied || suggestion.cells.length === 0}
-          onClick={() => act(onApply)}
-          aria-label={
-            applied
-              ? `Applied to ${cellsText}`
-              : `Apply: rewrite ${cellsText} to filter ${suggestion.source} at the source`
-          }
-        >
-          {applied ? 'Applied' : 'Apply'}
-        </button>
+        <SuggestionApplyButton
+          suggestion={suggestion}
+          applied={applied}
+          onApply={() => act(onApply)}
+        />
         {applied && <UndoButton what={cellsText} onUndo={() => act(onUndo)} />}
         {suggestion.cells.length > 0 && (
           <DiffButton
@@ -181,6 +177,12 @@ export function SuggestionCard(props: ISuggestionCardProps): JSX.Element {
         source={suggestion.source}
       />
       {whyOpen && <Why suggestion={suggestion} />}
+      {diffOpen && props.onOpenSideBySide && (
+        <SideBySideButton
+          what={`to ${cellsText}`}
+          onOpen={props.onOpenSideBySide}
+        />
+      )}
       {diffOpen && (
         <CellDiffs changes={suggestion.cells} highlight={highlight ?? null} />
       )}

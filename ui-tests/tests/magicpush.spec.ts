@@ -177,7 +177,7 @@ test('tracing unloaded in the kernel: the panel says so and one click turns it o
   );
 });
 
-test('optimizing the UDF filter notebook shows a proved, measured pushdown', async ({
+test('optimizing the UDF filter notebook shows a proved, measured pushdown; its diff opens side by side in a tab', async ({
   page,
   tmpPath
 }) => {
@@ -237,12 +237,92 @@ test('optimizing the UDF filter notebook shows a proved, measured pushdown', asy
   await page.screenshot({
     path: path.resolve(__dirname, '..', 'screenshots', 'sidebar-suggestion.png')
   });
-
-  // Apply rewrites the cell that reads `orders`; undo in that cell restores it.
   const readCell = 3;
   const original = await cellSource(page, readCell);
-  await card.getByRole('button', { name: /^Apply/ }).click();
+
+  // Open side by side: a main-area tab, each changed cell as it is (left) and rewritten
+  // (right), kept lines opposite each other, each change on its own side only
+  await card.getByRole('button', { name: /^Open side by side/ }).click();
+  const title = 'Diff: big_earners — filter on orders';
+  const tabTitle = page.getByRole('tab', { name: title });
+  await expect(tabTitle).toHaveAttribute('aria-selected', 'true');
+  const diffTab = page.locator('.jp-MagicPush-sideBySide');
+  await expect(diffTab).toBeVisible();
+  const left = diffTab.getByRole('region', {
+    name: /^As it is: cell \[\d+\]$/
+  });
+  const right = diffTab.getByRole('region', {
+    name: /^Rewritten: cell \[\d+\]$/
+  });
+  await expect(left).toHaveCount(2); // the read of orders and the late filter's cell
+  await expect(right).toHaveCount(2);
+  const lateFilter = 'big_earners = scored.filter(F.col("points") > 1000)';
+  await expect(
+    left
+      .locator('.jp-MagicPush-diff-del > code')
+      .filter({ hasText: lateFilter })
+  ).toHaveCount(1);
+  await expect(right.filter({ hasText: lateFilter })).toHaveCount(0);
+  const pushed = /^orders = spark\.read\.parquet\(path\)\.filter\(.*amount/;
+  await expect(
+    right.locator('.jp-MagicPush-diff-add > code').filter({ hasText: pushed })
+  ).toHaveCount(1);
+  await expect(left.filter({ hasText: /\.filter\(.*amount/ })).toHaveCount(0);
+  await expect(
+    right.locator('.jp-MagicPush-diff-add code span').first()
+  ).toBeVisible();
+  // no line wraps: every row is one line tall, and row k of the left column stands
+  // opposite row k of the right one (a change's empty slot included)
+  const rowTops = await diffTab
+    .locator('.jp-MagicPush-sbsColumns')
+    .evaluateAll(grids =>
+      grids.map(grid =>
+        Array.from(grid.querySelectorAll('.jp-MagicPush-sbsLines')).map(lines =>
+          Array.from(lines.children).map(row => {
+            const box = row.getBoundingClientRect();
+            return { top: box.top, height: box.height };
+          })
+        )
+      )
+    );
+  const rowHeight = rowTops[0][0][0].height;
+  for (const [before, after] of rowTops) {
+    expect(before.map(r => r.top)).toEqual(after.map(r => r.top));
+    expect([...before, ...after].every(r => r.height === rowHeight)).toBe(true);
+  }
+  // the tab at the width it gets without the panel
+  await page.sidebar.close('right');
+  await page.screenshot({
+    path: path.resolve(__dirname, '..', 'screenshots', 'side-by-side.png')
+  });
+  await page.evaluate(
+    id => (window as any).jupyterapp.shell.activateById(id),
+    SIDEBAR_ID
+  );
+
+  // Opening it again (from the keyboard) brings the same tab to the front, no second one.
+  await page.notebook.activate(NOTEBOOK);
+  await expect(diffTab).toBeHidden();
+  await focusSteadily(
+    page,
+    card.getByRole('button', { name: /^Open side by side/ })
+  );
+  await page.keyboard.press('Enter');
+  await expect(tabTitle).toHaveCount(1);
+  await expect(tabTitle).toHaveAttribute('aria-selected', 'true');
+
+  // The tab's Apply is the card's: it rewrites the cell that reads `orders`, and both
+  // then say so, disabled, in the same words. Undo in that cell restores it.
+  await diffTab.getByRole('button', { name: /^Apply/ }).click();
+  const appliedInTab = diffTab.getByRole('button', { name: /^Applied/ });
+  await expect(appliedInTab).toBeDisabled();
   await expect(card.getByRole('button', { name: /^Applied/ })).toBeDisabled();
+  await expect(appliedInTab).toHaveAccessibleName(
+    (await card
+      .getByRole('button', { name: /^Applied/ })
+      .getAttribute('aria-label')) as string
+  );
+  await page.notebook.activate(NOTEBOOK);
   const rewritten = await cellSource(page, readCell);
   expect(rewritten).not.toEqual(original);
   expect(rewritten).toContain('.filter(');
@@ -295,13 +375,22 @@ test('two filters of one pipeline apply together, not one after the other', asyn
   await page.keyboard.press('Control+z');
   await expect.poll(() => cellSource(page, 0)).toEqual(JOIN_CELLS[0]);
 
-  // A fresh result: Apply all puts both filters into the cell that reads a and b.
+  // A fresh result: Apply all puts both filters into the cell that reads a and b, here
+  // from the joint rewrite's side-by-side tab, which applies as its card does.
   await sidebar.getByRole('button', { name: 'Optimize pipeline' }).click();
   await expect(together).toBeVisible({ timeout: 3 * 60 * 1000 });
-  await together.getByRole('button', { name: /^Apply all/ }).click();
+  await together.getByRole('button', { name: /^Diff: show/ }).click();
+  await together.getByRole('button', { name: /^Open side by side/ }).click();
+  const jointTab = page.getByRole('tab', { name: 'Diff: out — all 2 filters' });
+  await expect(jointTab).toHaveAttribute('aria-selected', 'true');
+  await page
+    .locator('.jp-MagicPush-sideBySide')
+    .getByRole('button', { name: /^Apply all/ })
+    .click();
   await expect(
     together.getByRole('button', { name: /^Applied/ })
   ).toBeDisabled();
+  await page.notebook.activate('join.ipynb');
   const rewritten = await cellSource(page, 0);
   expect(rewritten.split('.filter(').length - 1).toBe(2);
 
@@ -314,6 +403,8 @@ test('two filters of one pipeline apply together, not one after the other', asyn
   ).toBeVisible({ timeout: 3 * 60 * 1000 });
   await expect(cards).toHaveCount(0);
   await expect(together).toHaveCount(0);
+  // the joint rewrite is no longer offered: its tab closed with the old result
+  await expect(jointTab).toHaveCount(0);
   const inPlace = sidebar.getByRole('region', { name: 'Already applied' });
   await expect(inPlace).toContainText('filters of pipeline out');
   await expect(sidebar.locator('.jp-MagicPush-notes')).toContainText(
