@@ -263,3 +263,19 @@ def test_the_diff_names_the_cells_by_their_prompts():
     assert [line for line in lines if line.startswith(("---", "+++"))] == [
         "--- cell [7]", "+++ cell [7], rewritten",
         "--- the notebook's 5th cell", "+++ the notebook's 5th cell, rewritten"]
+
+
+def test_text_output_suggests_the_simplest_proved_predicate(tmp_path, one_replay_per_script):
+    """A late filter written with tests its first one implies: the CLI suggests the one test a
+    person writes at the read (the same simplification as the sidebar's and the magic's)."""
+    nb = tmp_path / "sales_pipeline.py"
+    written = (NOTEBOOKS / "sales_pipeline.py").read_text()
+    late = '.filter(F.col("v") > 995))'
+    assert written.count(late) == 1
+    nb.write_text(written.replace(late, '.filter((F.col("v") > 995) & (F.col("v") > 10) & F.col("v").isNotNull()))'))
+    out = io.StringIO()
+    assert main(["optimize", str(nb), "--timeout", "180"], stdout=out) == 0
+    text = out.getvalue()
+    assert '1. sales: F.col("v") > 995\n' in text, text
+    added = [line for line in text.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert any('.filter(F.col("v") > 995).withColumn(' in line for line in added), text

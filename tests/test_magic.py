@@ -104,6 +104,8 @@ def test_apply_asks_the_notebook_to_rewrite_the_cells_that_ran_by_their_ids(spar
     by_id = {c["cell_id"]: c for c in payload["cells"]}
     assert set(by_id) == {"cell-1", "cell-3"}  # the read of orders gets the filter, the late one goes
     assert all(by_id[i]["original"] == CELLS[ids.index(i)] for i in by_id)
+    # the late filter's cell says where its filter went, rather than a bare `big = scored`
+    assert by_id["cell-3"]["rewritten"] == "big = scored  # filter moved to the source: F.col('points') > 1000"
     new = [by_id[i]["rewritten"] if i in by_id else c for c, i in zip(CELLS, ids)]
 
     def rows(cells):
@@ -163,3 +165,15 @@ def test_measuring_that_cancels_its_own_jobs_logs_nothing_and_keeps_the_notebook
     assert "took over 0.3 s" in text, text  # the timing was stopped
     assert not [word for word in LOGGED_NOISE if word in said + text], said
     assert after == before
+
+
+def test_magic_suggests_the_simplest_proved_predicate_of_a_redundant_late_filter(notebook):
+    """Written with tests the first implies, the late filter's suggestion is the one test a
+    person writes at the read, not a conjunct per written test."""
+    notebook.run_cell("big = scored.filter((F.col('points') > 1000) & (F.col('points') > 10)"
+                      " & F.col('points').isNotNull())", store_history=True).raise_error()
+    text = magicpush_result(notebook, "--no-measure")["text/plain"]
+    [first] = [ln for ln in text.splitlines() if ln.startswith("1. ")]
+    assert first.endswith('F.col("amount") > 950'), text
+    assert "isNotNull" not in first
+

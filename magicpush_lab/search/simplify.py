@@ -148,16 +148,24 @@ def _scan_form(e: X.Expr) -> bool:
         return e.dtype == "boolean"  # Spark hands a bare boolean column to the scan as `c = true`
     if isinstance(e, X.Cmp):
         sides = (e.left, e.right)
-        return any(isinstance(s, X.Col) for s in sides) and any(isinstance(s, X.Lit) for s in sides)
+        return any(isinstance(s, X.Col) for s in sides) and any(_literal(s) for s in sides)
     if isinstance(e, (X.IsNull, X.IsNotNull)):
         return isinstance(e.arg, X.Col)
     if isinstance(e, X.In):
-        return isinstance(e.arg, X.Col) and all(isinstance(v, X.Lit) for v in e.values)
+        return isinstance(e.arg, X.Col) and all(_literal(v) for v in e.values)
     if isinstance(e, X.Not):
         return _scan_form(e.arg)
     if isinstance(e, (X.Or, X.And)):
         return all(_scan_form(a) for a in e.args)
     return False
+
+
+def _literal(e: X.Expr) -> bool:
+    """A literal, or a cast of one (`v > 995` on a long column reads 995 cast to long), which
+    Spark folds to a literal before the scan sees it."""
+    while isinstance(e, X.Cast):
+        e = e.arg
+    return isinstance(e, X.Lit)
 
 
 def nodes(e: X.Expr) -> int:
