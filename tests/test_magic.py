@@ -177,3 +177,24 @@ def test_magic_suggests_the_simplest_proved_predicate_of_a_redundant_late_filter
     assert first.endswith('F.col("amount") > 950'), text
     assert "isNotNull" not in first
 
+
+
+def test_apply_adds_no_second_import_of_functions_imported_before_tracing(spark):
+    """`from pyspark.sql import functions as F` ran before `%load_ext magicpush_lab`: the trace
+    has no such cell, but the notebook has F, so the rewrite uses it and imports nothing."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from magicpush_lab.protocol import APPLY_MIME
+
+    ip = InteractiveShell.instance()
+    ip.user_ns["spark"] = spark
+    ip.run_cell(CELLS[0], store_history=True).raise_error()
+    load(ip)
+    try:
+        run_cells(ip, CELLS[1:], [f"cell-{i}" for i in range(1, len(CELLS))])
+        magicpush_result(ip, "--no-measure")
+        shown = magicpush_result(ip, "apply 1")
+    finally:
+        unload(ip)
+    [read] = [c["rewritten"] for c in shown[APPLY_MIME]["cells"] if c["cell_id"] == "cell-1"]
+    assert read.startswith("orders = spark.createDataFrame(") and "import" not in read, read

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+import types
 from typing import Any
 
 from magicpush_lab.capture.tracer import Tracer
@@ -142,6 +143,36 @@ def tracer_of(ip: Any) -> Tracer | None:
     return hooks.tracer if hooks is not None else None
 
 
+# a module the rewrite may import, and its import as the rewrite reads it
+_MODULES = {"pyspark.sql.functions": "pyspark.sql.functions", "pyspark.sql.connect.functions": "pyspark.sql.functions",
+            "datetime": "datetime"}
+
+
+def imports_before_tracing(namespace: dict[str, Any], cells: list[str]) -> list[str]:
+    """Imports the namespace holds but the traced cells do not show (run before `%load_ext
+    magicpush_lab`), one line each: read by the rewrite for the names the notebook has, so it
+    adds no second import of a module already imported; never rewritten (no call ran there).
+
+    >>> import datetime, pyspark.sql.functions as F
+    >>> imports_before_tracing({"F": F, "dt": datetime, "x": 1}, ["import datetime"])
+    ['import pyspark.sql.functions as F']
+    >>> imports_before_tracing({"F": F}, ["from pyspark.sql import functions as F"])
+    []
+    """
+    from magicpush_lab.rewrite.pyspark_code import datetime_alias, functions_alias
+
+    lines: list[str] = []
+    for name, value in namespace.items():
+        module = value.__name__ if isinstance(value, types.ModuleType) else ""
+        if module not in _MODULES or name.startswith("_"):
+            continue
+        written = _MODULES[module]
+        alias_in = datetime_alias if written == "datetime" else functions_alias
+        if alias_in(cells + lines)[1] is not None:
+            lines.append(f"import {written} as {name}")
+    return lines
+
+
 def magicpush_result(ip: Any, line: str = "", body: str | None = None) -> dict[str, Any]:
     """The display data of `%magicpush line` (or of `%%magicpush line` over `body`): see
     magicpush_lab.kernel.magic for the options."""
@@ -190,6 +221,10 @@ def magicpush_result(ip: Any, line: str = "", body: str | None = None) -> dict[s
             k = cells.index(body)
             ids[k] = outer.cell_id
             prefixes[k] = (outer.source[: len(outer.source) - len(code)], outer.source)
+    # in front, as they ran: the rewrite looks for an import in the cells up to the one it changes
+    seen = imports_before_tracing(ip.user_ns, cells)
+    cells, ids = seen + cells, [None] * len(seen) + ids
+    prefixes = {k + len(seen): v for k, v in prefixes.items()}
     tracer = hooks.tracer
     measurer = (lambda requests: measure_in_kernel(tracer, requests)) if command.measure else None
     try:
