@@ -68,7 +68,7 @@ CASES = {
         [IMPORT_F, 'big = sales.withColumn("w", F.col("v") * 2).filter(F.col("v") > 995)'],
         lambda c: [AddFilter(site(c[1], 'sales.withColumn("w", F.col("v") * 2)', 2), V995, "receiver"),
                    RemoveFilter(site(c[1], c[1][6:], 2))],
-        {1: 'big = sales.filter(F.col("v") > 995).withColumn("w", F.col("v") * 2)  # filter moved to the source: F.col("v") > 995'}),
+        {1: 'big = sales.filter(F.col("v") > 995).withColumn("w", F.col("v") * 2)'}),
     "alias f from import pyspark.sql.functions as f": case(
         ["import pyspark.sql.functions as f", "sales = spark.read.parquet(path)",
          'big = sales.withColumn("w", f.col("v") * 2)\nbig = big.filter(f.col("v") > 995)'],

@@ -259,7 +259,7 @@ def _self_assignment(cell: _Cell, node: ast.expr, receiver: ast.expr) -> _Replac
     return None
 
 
-def _remove_filter(cell: _Cell, edit: RemoveFilter, shift: int) -> list[_Replace]:
+def _remove_filter(cell: _Cell, edit: RemoveFilter, shift: int, added_rows: frozenset[int] = frozenset()) -> list[_Replace]:
     exact, starting = cell.expressions_at(edit.site, shift)
     if not exact:
         if starting:
@@ -289,7 +289,7 @@ def _remove_filter(cell: _Cell, edit: RemoveFilter, shift: int) -> list[_Replace
         if rest == "" or rest.startswith("#") or rest == "\\":
             candidates.append(_Replace(line_start, min(line_end + 1, len(src)), ""))
         candidates.append(_Replace(line_start - 1, end, ""))
-    if rest == "" and "\n" not in src[dot:end]:
+    if rest == "" and "\n" not in src[dot:end] and _note_fits(cell, node, end, added_rows):
         # `big_earners = scored` alone would not say where its filter went
         candidates.append(_Replace(dot, end, "  " + MOVED_NOTE + " ".join(cell.text(parts[1]).split())))
     candidates.append(_Replace(dot, end, ""))
@@ -297,6 +297,18 @@ def _remove_filter(cell: _Cell, edit: RemoveFilter, shift: int) -> list[_Replace
         if _parses(src[: c.start] + c.text + src[c.end:]):
             return [c]
     return [candidates[-1]]
+
+
+def _note_fits(cell: _Cell, node: ast.expr, end: int, added_rows: frozenset[int]) -> bool:
+    """May the line of `end` take a "moved to the source" comment? Only when the statement
+    holding `node` ends there (inside an open bracket, the comment would swallow what another
+    edit joins onto the line), and when no filter is added in that statement (its new place
+    is then in sight: `out = sales.filter(p).withColumn(...)` needs no note)."""
+    stmt = next((n for n in ast.walk(cell.tree) if isinstance(n, ast.stmt) and not hasattr(n, "body")
+                 and cell.start(n) <= cell.start(node) and cell.end(node) <= cell.end(n)), None)
+    if stmt is None or "\n" in cell.source[end:cell.end(stmt)]:
+        return False
+    return not any(stmt.lineno <= row <= (stmt.end_lineno or stmt.lineno) for row in added_rows)
 
 
 class _NotFound(Exception):
@@ -415,11 +427,12 @@ def _cell_edits(cell: _Cell, edits: Sequence[Edit], alias: str, dt: str, imports
     for shift in shifts:
         try:
             reps: list[_Replace] = []
+            added_rows = frozenset(e.site.lineno + shift for e in edits if isinstance(e, AddFilter))
             for e in edits:
                 if isinstance(e, AddFilter):
                     reps += _add_filter(cell, e, to_pyspark(e.predicate, alias, dt), shift)
                 elif isinstance(e, RemoveFilter):
-                    reps += _remove_filter(cell, e, shift)
+                    reps += _remove_filter(cell, e, shift, added_rows)
                 elif isinstance(e, OwnCopy):
                     reps += _own_copy(cell, e, copies[e], shift)
                 else:

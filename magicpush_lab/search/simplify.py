@@ -35,6 +35,7 @@ current form (a missed simplification costs readability, never rows).
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Iterator
 
@@ -68,7 +69,24 @@ def readable(e: X.Expr, timeout_ms: int = 2000) -> X.Expr:
     return simplest(prefer_sargable(simplest(e, half), half), half)
 
 
+_FOUND: dict[X.Expr, X.Expr] = {}  # predicate -> its smallest form, from searches that ran to their end
+_MAX_FOUND = 4096
+
+
 def simplest(e: X.Expr, timeout_ms: int = 1500) -> X.Expr:
+    """See `_simplest`. A search that ran to its end is kept: the walk, the alternatives and the
+    joint predicate ask again for the same predicate, and the answer does not change."""
+    if e in _FOUND:
+        return _FOUND[e]
+    form, complete = _simplest(e, timeout_ms)
+    if complete:
+        if len(_FOUND) >= _MAX_FOUND:
+            _FOUND.clear()
+        _FOUND[e] = form
+    return form
+
+
+def _simplest(e: X.Expr, timeout_ms: int) -> tuple[X.Expr, bool]:
     """The smallest form of `e` found that is proved to keep the same rows (`e` itself when
     none is, or when the time runs out).
 
@@ -81,25 +99,34 @@ def simplest(e: X.Expr, timeout_ms: int = 1500) -> X.Expr:
     >>> p = X.And((X.Cmp(">", x, X.Lit(10, "int")), X.Cmp(">", X.Arith("*", x, X.Lit(2, "long"), "long"), X.Lit(20, "long"))))
     >>> str(simplest(p))
     'x > 10'
+
+    Also says whether the search ran to its end (False: out of time or proofs).
     """
     e = normalized(e)
     deadline = time.monotonic() + timeout_ms / 1000
     parts = X.conjuncts(e)
     if len(parts) == 1 and not any(isinstance(n, (X.And, X.Or, X.Case)) for n in X.walk(e)):
-        return e
-    exact = [c for c in parts if keeps_rows(c, c, PROOF_MS)]
+        return e, True
+    exact = [c for c in parts if _exact(c)]
     if not exact:
-        return e
-    shrunk = _shrink(X.and_(*exact), deadline)
+        return e, True
+    shrunk, complete = _shrink(X.and_(*exact), deadline)
     # the shrunk part takes the place of the first conjunct it came from: Spark evaluates an
     # AND left to right and stops at FALSE, so a conjunct that can raise keeps what runs before it
     at = parts.index(exact[0])
-    return X.and_(*(c for c in parts[:at] if c not in exact), shrunk, *(c for c in parts[at:] if c not in exact))
+    return X.and_(*(c for c in parts[:at] if c not in exact), shrunk, *(c for c in parts[at:] if c not in exact)), complete
 
 
-def _shrink(current: X.Expr, deadline: float) -> X.Expr:
+@functools.lru_cache(maxsize=4096)
+def _exact(c: X.Expr) -> bool:
+    """Does the model read `c` exactly, and can it never raise? Asked again for each push of
+    one conjunct (the walk's, the alternatives', the joint predicate's): proved once."""
+    return keeps_rows(c, c, PROOF_MS)
+
+
+def _shrink(current: X.Expr, deadline: float) -> tuple[X.Expr, bool]:
     if not any(isinstance(n, (X.And, X.Or, X.Case)) for n in X.walk(current)):
-        return current  # one test: nothing to drop, and proofs on strings can be slow
+        return current, True  # one test: nothing to drop, and proofs on strings can be slow
     refused: set[X.Expr] = set()
     proofs = 0
     shrinking = True
@@ -110,13 +137,13 @@ def _shrink(current: X.Expr, deadline: float) -> X.Expr:
                 continue
             left_ms = int((deadline - time.monotonic()) * 1000)
             if proofs >= MAX_PROOFS or left_ms <= 0:
-                return current
+                return current, False
             proofs += 1
             if _keeps_scan(current, form, min(PROOF_MS, left_ms)) and keeps_rows(current, form, min(PROOF_MS, left_ms)):
                 current, shrinking = form, True
                 break
             refused.add(form)
-    return current
+    return current, True
 
 
 def _keeps_scan(current: X.Expr, form: X.Expr, timeout_ms: int) -> bool:
@@ -189,7 +216,7 @@ def smaller_forms(e: X.Expr) -> Iterator[X.Expr]:
     seen: set[X.Expr] = set()
     candidates = [X.FALSE] if e != X.FALSE else []
     for path, node, parent in _positions(e):
-        if _independent_atom(node, parent):
+        if _independent_atom(node, parent, e):
             continue
         for replacement in _replacements(node, parent):
             candidates.append(normalized(_replace_at(e, path, replacement)))
@@ -240,14 +267,17 @@ def _positions(e: X.Expr, path: Path = (), parent: X.Expr | None = None) -> Iter
         yield from _positions(kid, path + (i,), e)
 
 
-def _independent_atom(node: X.Expr, parent: X.Expr | None) -> bool:
-    """A scan-form atom (`c > 5`, `c IS NULL`, a boolean column) whose columns no sibling reads:
-    dropping it keeps the same rows only if it alone is always or never true, which such an
-    atom practically never is; not trying saves a proof per disjunct of a long OR."""
+def _independent_atom(node: X.Expr, parent: X.Expr | None, whole: X.Expr) -> bool:
+    """A scan-form atom (`c > 5`, `c IS NULL`, a boolean column) whose columns nothing else in
+    the predicate reads: dropping it keeps the same rows only if it alone is always or never
+    true, which such an atom practically never is; not trying saves a proof per disjunct of a
+    long OR. (Another conjunct can make an atom on a shared column redundant, so the whole
+    predicate is what counts, not the atom's siblings.)"""
     if not isinstance(parent, (X.And, X.Or)) or isinstance(node, (X.And, X.Or)) or not _scan_form(node):
         return False
     mine = X.columns(node)
-    return not any(mine & X.columns(s) for s in parent.args if s is not node)
+    return sum(1 for x in X.walk(whole) if isinstance(x, X.Col) and x in mine) == sum(
+        1 for x in X.walk(node) if isinstance(x, X.Col))
 
 
 def _replacements(node: X.Expr, parent: X.Expr | None) -> Iterator[X.Expr]:
