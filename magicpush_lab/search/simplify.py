@@ -139,9 +139,15 @@ def _shrink(current: X.Expr, deadline: float) -> tuple[X.Expr, bool]:
             if proofs >= MAX_PROOFS or left_ms <= 0:
                 return current, False
             proofs += 1
-            if _keeps_scan(current, form, min(PROOF_MS, left_ms)) and keeps_rows(current, form, min(PROOF_MS, left_ms)):
+            limit = min(PROOF_MS, left_ms)
+            started = time.monotonic()
+            if _keeps_scan(current, form, limit) and keeps_rows(current, form, limit):
                 current, shrinking = form, True
                 break
+            if time.monotonic() - started >= 0.8 * limit / 1000:
+                # a proof ran out of time: the prover struggles with this predicate (string
+                # order, say), and every other form would cost as much; this is the answer
+                return current, True
             refused.add(form)
     return current, True
 
@@ -228,8 +234,9 @@ def smaller_forms(e: X.Expr) -> Iterator[X.Expr]:
 
 def normalized(e: X.Expr) -> X.Expr:
     """`e` with its ANDs and ORs flattened, their TRUE/FALSE and repeated arguments folded,
-    NOT of a boolean literal folded and dead CASE branches dropped: exact rewrites, no proof
-    needed.
+    tests shared by every disjunct of an OR taken out of it, equality tests of one column with
+    literals made one IN, NOT of a boolean literal folded and dead CASE branches dropped: exact
+    rewrites, no proof needed.
 
     >>> x = X.Col("x", 1, "int")
     >>> str(normalized(X.And((X.IsNotNull(x), X.Not(X.FALSE), X.IsNotNull(x)))))
@@ -237,9 +244,9 @@ def normalized(e: X.Expr) -> X.Expr:
     """
     def fold(n: X.Expr) -> X.Expr | None:
         if isinstance(n, X.And):
-            return X.and_(*n.args)
+            return X.and_(*_as_in(X.conjuncts(X.and_(*n.args)), negated=True))
         if isinstance(n, X.Or):
-            return X.or_(*n.args)
+            return _factored(X.or_(*_as_in(X.disjuncts(X.or_(*n.args)), negated=False)))
         if isinstance(n, X.Not) and n.arg in (X.TRUE, X.FALSE):
             return X.FALSE if n.arg == X.TRUE else X.TRUE
         if isinstance(n, X.Case):
@@ -248,6 +255,65 @@ def normalized(e: X.Expr) -> X.Expr:
             return n.left  # `b = true` is `b`, NULL included
         return None
     return _bottom_up(e, fold)
+
+
+def _factored(e: X.Expr) -> X.Expr:
+    """`(a AND b AND c1) OR (a AND b AND c2)` as `a AND b AND (c1 OR c2)`: AND distributes over
+    OR in three-valued logic as in two, and both evaluate the same tests.
+
+    >>> x, y, z = (X.IsNotNull(X.Col(n, i, "int")) for i, n in enumerate("xyz"))
+    >>> str(_factored(X.Or((X.And((x, y)), X.And((x, z))))))
+    'x IS NOT NULL AND (y IS NOT NULL OR z IS NOT NULL)'
+    """
+    if not isinstance(e, X.Or):
+        return e
+    parts = [X.conjuncts(d) for d in e.args]
+    common = [c for c in parts[0] if all(c in p for p in parts[1:])]
+    if not common:
+        return e
+    rests = [X.and_(*(c for c in p if c not in common)) for p in parts]
+    return X.and_(*common, X.or_(*rests))
+
+
+def _as_in(tests: tuple[X.Expr, ...], negated: bool) -> list[X.Expr]:
+    """Equality tests of one column with literals as one IN: `c = 'a' OR c = 'b'` is
+    `c IN ('a', 'b')`, and `NOT c = 'a' AND NOT c = 'b'` is `NOT c IN ('a', 'b')` (De Morgan
+    holds in three-valued logic, and a NULL column gives NULL either way). A NULL literal is
+    left out: `c = NULL` is never true, but IN with a NULL in its list is not the same test.
+
+    >>> c = X.Col("c", 1, "string")
+    >>> [str(t) for t in _as_in((X.Cmp("=", c, X.Lit("a", "string")), X.Cmp("=", c, X.Lit("b", "string"))), False)]
+    ["c IN ('a', 'b')"]
+    """
+    groups: dict[X.Col, list[X.Expr]] = {}
+    for t in tests:
+        col = _equality_column(t.arg if isinstance(t, X.Not) else None) if negated else _equality_column(t)
+        if col is not None:
+            groups.setdefault(col, []).append(t)
+    out: list[X.Expr] = []
+    for t in tests:
+        col = next((k for k, ts in groups.items() if t in ts and len(ts) > 1), None)
+        if col is None:
+            out.append(t)
+        elif t is groups[col][0]:
+            values = tuple(_equality_literal(u.arg if negated else u) for u in groups[col])
+            found = X.In(col, tuple(dict.fromkeys(values)))
+            out.append(X.Not(found) if negated else found)
+    return out
+
+
+def _equality_column(t: X.Expr | None) -> X.Col | None:
+    """The column of `column = literal` (either way round), else None."""
+    if isinstance(t, X.Cmp) and t.op == "=":
+        for col, lit in ((t.left, t.right), (t.right, t.left)):
+            if isinstance(col, X.Col) and isinstance(lit, X.Lit) and lit.value is not None:
+                return col
+    return None
+
+
+def _equality_literal(t: X.Expr) -> X.Expr:
+    assert isinstance(t, X.Cmp)
+    return t.right if isinstance(t.right, X.Lit) else t.left
 
 
 def _bottom_up(e: X.Expr, fn) -> X.Expr:
