@@ -198,3 +198,24 @@ def test_apply_adds_no_second_import_of_functions_imported_before_tracing(spark)
         unload(ip)
     [read] = [c["rewritten"] for c in shown[APPLY_MIME]["cells"] if c["cell_id"] == "cell-1"]
     assert read.startswith("orders = spark.createDataFrame(") and "import" not in read, read
+
+
+def test_magic_says_which_conjunct_stays_in_the_late_filter_and_why(notebook):
+    """Item 4 in the magic's text: the conjunct on the aggregate stops at the groupBy and is said
+    with its step; the key's conjunct moves."""
+    notebook.run_cell('g = orders.groupBy("amount").agg(F.count("*").alias("n"))\n'
+                      'late = g.filter((F.col("amount") > 990) & (F.col("n") > 1))', store_history=True).raise_error()
+    text = magicpush_result(notebook, "--no-measure")["text/plain"]
+    assert '1. orders: F.col("amount") > 990' in text, text
+    [said] = [ln for ln in text.splitlines() if "stays in the late filter" in ln]
+    assert said.startswith('note: `F.col("n") > 1` stays in the late filter: ') and "groupBy" in said, said
+
+
+def test_magic_says_a_failed_cell_first_and_still_optimizes_what_ran_before(notebook):
+    """Item 5 in the magic's text: the failed cell's root cause first, the pipeline before it
+    still suggested."""
+    notebook.run_cell("ratio = 1 / 0", store_history=True)  # fails, as the case needs
+    text = magicpush_result(notebook, "--no-measure")["text/plain"]
+    notes = [ln for ln in text.splitlines() if ln.startswith("note: ")]
+    assert notes and "failed (ZeroDivisionError: division by zero); the cells after it have not run" in notes[0]
+    assert 'F.col("amount") > 950' in text
