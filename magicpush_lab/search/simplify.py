@@ -9,7 +9,9 @@ when Z3 proves, on one symbolic row, that it keeps exactly the rows the current 
 whatever the encoder does not model exactly: double arithmetic, division, Python UDFs). A
 predicate at a source is a function of one row, so one row is the whole proof.
 
-The forms tried, from one predicate, smallest first within each kind:
+Exact rewrites come first, with no proof (`normalized`): repeated tests once, `b = true` as
+`b`, equalities of one column with literals as one IN, tests every disjunct of an OR shares
+taken out of it. Then the forms tried, from one predicate, smallest first:
 
 - FALSE, when no row passes;
 - a conjunct dropped (replaced by TRUE) or a disjunct dropped (replaced by FALSE), anywhere
@@ -18,8 +20,10 @@ The forms tried, from one predicate, smallest first within each kind:
 - a boolean CASE replaced by its ELSE value (a guard branch that changes no row).
 
 Greedy: the first proved form is taken and the search starts again from it, so every step
-shrinks the predicate; the proofs are bounded in number and in time, and a time-out keeps the
-current form (a missed simplification costs readability, never rows).
+shrinks the predicate; the proofs are bounded in number and in time, and a proof that runs
+out of time ends the search with the current form (a missed simplification costs
+readability, never rows). A form that gives up a test the scan takes for a smaller one it
+cannot take is refused.
 
 >>> c = X.Col("c", 1, "string")
 >>> p = X.And((X.Or((X.Not(X.Cmp("=", c, X.Lit("a", "string"))), X.Not(X.Cmp("=", c, X.Lit("b", "string"))))),
@@ -259,7 +263,8 @@ def normalized(e: X.Expr) -> X.Expr:
 
 def _factored(e: X.Expr) -> X.Expr:
     """`(a AND b AND c1) OR (a AND b AND c2)` as `a AND b AND (c1 OR c2)`: AND distributes over
-    OR in three-valued logic as in two, and both evaluate the same tests.
+    OR in three-valued logic as in two. Only tests that can never raise are taken out: one
+    that can would run first in the new form, on rows where the old one never reached it.
 
     >>> x, y, z = (X.IsNotNull(X.Col(n, i, "int")) for i, n in enumerate("xyz"))
     >>> str(_factored(X.Or((X.And((x, y)), X.And((x, z))))))
@@ -268,7 +273,7 @@ def _factored(e: X.Expr) -> X.Expr:
     if not isinstance(e, X.Or):
         return e
     parts = [X.conjuncts(d) for d in e.args]
-    common = [c for c in parts[0] if all(c in p for p in parts[1:])]
+    common = [c for c in parts[0] if all(c in p for p in parts[1:]) and _exact(c)]
     if not common:
         return e
     rests = [X.and_(*(c for c in p if c not in common)) for p in parts]

@@ -161,3 +161,11 @@ def test_pushed_predicate_is_simplified(spark, title, late, expected):
     assert [(str(q.predicate), q.kind) for q in walk.pushed] == [(expected, EQUIVALENT)], walk.refusals
     rewritten = rewritten_pipeline(walk, sources, _redundant, late, False)
     assert bag(rewritten) == bag(original) and bag(original)
+
+
+def test_a_shared_test_that_can_raise_is_not_taken_out_of_an_or():
+    """`(x > 10 AND cast(s) > 3) OR (x < 0 AND cast(s) > 3)` evaluates the cast only where x
+    passes; taken out in front, it would run (and raise under ANSI mode) on every row."""
+    risky = X.Cmp(">", X.Cast(s, "int"), lit(3))
+    p = X.Or((X.And((X.Cmp(">", x, lit(10)), risky)), X.And((X.Cmp("<", x, lit(0)), risky))))
+    assert str(simplest(p, 2000)) == str(p)
