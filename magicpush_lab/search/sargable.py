@@ -35,7 +35,7 @@ from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.numeric import common_decimal, integer_arithmetic, numeric_type, stays_in_type
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import NotModelled
-from magicpush_lab.symbolic.solver import prove
+from magicpush_lab.symbolic.solver import Proof, prove
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "!=": "!="}
 _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}
@@ -91,6 +91,12 @@ def keeps_rows(original: X.Expr, form: X.Expr, timeout_ms: int = 500) -> bool:
     ...            X.Cmp(">", i, X.Lit(100, "int")))
     False
     """
+    return rows_kept_alike(original, form, timeout_ms) is True
+
+
+def rows_kept_alike(original: X.Expr, form: X.Expr, timeout_ms: int = 500) -> bool | None:
+    """`keeps_rows`, telling a refusal (False: a counterexample, or a form the model does not
+    read exactly) from a solver that ran out of time (None)."""
     if _inexact(original) or _inexact(form):
         return False
     # a decimal constant behind casts is an unknown to the encoder: fold it first (exactly)
@@ -103,7 +109,12 @@ def keeps_rows(original: X.Expr, form: X.Expr, timeout_ms: int = 500) -> bool:
     except (NotModelled, z3.Z3Exception):
         return False
     claim = z3.Implies(domain([row]), z3.And(same, never_fails, *in_range))
-    return prove(claim, timeout_ms).proved
+    return answer(prove(claim, timeout_ms))
+
+
+def answer(proof: Proof) -> bool | None:
+    """True proved, False refuted, None when the solver gave no answer in time."""
+    return True if proof.proved else False if proof.model is not None else None
 
 
 # -- where the model is not Spark's exact semantics

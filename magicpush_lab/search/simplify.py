@@ -46,14 +46,14 @@ from typing import Iterator
 import z3
 
 from magicpush_lab.ir import expr as X
-from magicpush_lab.search.sargable import keeps_rows, prefer_sargable
+from magicpush_lab.search.sargable import answer, keeps_rows, prefer_sargable, rows_kept_alike
 from magicpush_lab.symbolic.encode import Evaluator, truth
 from magicpush_lab.symbolic.solver import prove
 from magicpush_lab.symbolic.table import SymbolicRow, domain
 from magicpush_lab.symbolic.values import NotModelled
 
 MAX_PROOFS = 48  # a predicate of 20 disjuncts needs about that many tries to shrink fully
-PROOF_MS = 100  # one row, one comparison: a proof that takes longer is not worth waiting for
+PROOF_MS = 250  # one row: a proof that takes longer ends the search (the next would too)
 
 _BOOLEAN = (X.Cmp, X.And, X.Or, X.Not, X.IsNull, X.IsNotNull, X.In)
 
@@ -73,21 +73,28 @@ def readable(e: X.Expr, timeout_ms: int = 2000) -> X.Expr:
     return simplest(prefer_sargable(simplest(e, half), half), half)
 
 
-_FOUND: dict[X.Expr, X.Expr] = {}  # predicate -> its smallest form, from searches that ran to their end
+_FOUND: dict[tuple, X.Expr] = {}  # predicate -> its smallest form, from searches that ran to their end
 _MAX_FOUND = 4096
 
 
 def simplest(e: X.Expr, timeout_ms: int = 1500) -> X.Expr:
     """See `_simplest`. A search that ran to its end is kept: the walk, the alternatives and the
     joint predicate ask again for the same predicate, and the answer does not change."""
-    if e in _FOUND:
-        return _FOUND[e]
+    key = typed(e)
+    if key in _FOUND:
+        return _FOUND[key]
     form, complete = _simplest(e, timeout_ms)
     if complete:
         if len(_FOUND) >= _MAX_FOUND:
             _FOUND.clear()
-        _FOUND[e] = form
+        _FOUND[key] = form
     return form
+
+
+def typed(e: X.Expr) -> tuple:
+    """`e` with its columns' types: two columns that differ only in type are equal as IR
+    (`X.Col` compares name and id), but an int and a long do not bound the same values."""
+    return e, tuple(sorted((c.name, c.id, c.dtype) for c in X.columns(e)))
 
 
 def _simplest(e: X.Expr, timeout_ms: int) -> tuple[X.Expr, bool]:
@@ -111,7 +118,7 @@ def _simplest(e: X.Expr, timeout_ms: int) -> tuple[X.Expr, bool]:
     parts = X.conjuncts(e)
     if len(parts) == 1 and not any(isinstance(n, (X.And, X.Or, X.Case)) for n in X.walk(e)):
         return e, True
-    exact = [c for c in parts if _exact(c)]
+    exact = [c for c in parts if _exact(typed(c))]
     if not exact:
         return e, True
     shrunk, complete = _shrink(X.and_(*exact), deadline)
@@ -122,10 +129,11 @@ def _simplest(e: X.Expr, timeout_ms: int) -> tuple[X.Expr, bool]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _exact(c: X.Expr) -> bool:
-    """Does the model read `c` exactly, and can it never raise? Asked again for each push of
-    one conjunct (the walk's, the alternatives', the joint predicate's): proved once."""
-    return keeps_rows(c, c, PROOF_MS)
+def _exact(key: tuple) -> bool:
+    """Does the model read the conjunct of `typed(c)` exactly, and can it never raise? Asked
+    again for each push of one conjunct (the walk's, the alternatives', the joint
+    predicate's): proved once."""
+    return keeps_rows(key[0], key[0], PROOF_MS)
 
 
 def _shrink(current: X.Expr, deadline: float) -> tuple[X.Expr, bool]:
@@ -144,20 +152,22 @@ def _shrink(current: X.Expr, deadline: float) -> tuple[X.Expr, bool]:
                 return current, False
             proofs += 1
             limit = min(PROOF_MS, left_ms)
-            started = time.monotonic()
-            if _keeps_scan(current, form, limit) and keeps_rows(current, form, limit):
+            scan = _keeps_scan(current, form, limit)
+            same = rows_kept_alike(current, form, limit) if scan else scan
+            if same:
                 current, shrinking = form, True
                 break
-            if time.monotonic() - started >= 0.8 * limit / 1000:
-                # a proof ran out of time: the prover struggles with this predicate (string
-                # order, say), and every other form would cost as much; this is the answer
+            if same is None:
+                # the solver ran out of time: it struggles with this predicate (string order,
+                # say), and every other form would cost as much; this is the answer
                 return current, True
             refused.add(form)
     return current, True
 
 
-def _keeps_scan(current: X.Expr, form: X.Expr, timeout_ms: int) -> bool:
-    """Does `form`'s scan part keep no row that `current`'s scan part drops?"""
+def _keeps_scan(current: X.Expr, form: X.Expr, timeout_ms: int) -> bool | None:
+    """Does `form`'s scan part keep no row that `current`'s scan part drops? (None: the solver
+    ran out of time.)"""
     now, then = scan_part(current), scan_part(form)
     if form == X.FALSE or now == X.TRUE or set(X.conjuncts(now)) <= set(X.conjuncts(then)):
         return True
@@ -166,12 +176,13 @@ def _keeps_scan(current: X.Expr, form: X.Expr, timeout_ms: int) -> bool:
         claim = z3.Implies(z3.And(domain([row]), truth(ev.eval(then, row))), truth(ev.eval(now, row)))
     except (NotModelled, z3.Z3Exception):
         return False
-    return prove(claim, timeout_ms).proved
+    return answer(prove(claim, timeout_ms))
 
 
 def scan_part(e: X.Expr) -> X.Expr:
     """The conjuncts of `e` in a form a Parquet scan takes: a plain column compared with a
-    literal, a boolean column, IS [NOT] NULL, IN literals, and NOT, AND and OR of those.
+    literal, a boolean column, IS [NOT] NULL, IN literals, startswith/endswith/contains of a
+    literal, and NOT, AND and OR of those.
 
     >>> x, y = X.Col("x", 1, "int"), X.Col("y", 2, "int")
     >>> str(scan_part(X.And((X.Cmp("<", X.Lit(3, "int"), x), X.Cmp(">", X.Arith("+", y, y, "int"), X.Lit(1, "int"))))))
@@ -188,6 +199,8 @@ def _scan_form(e: X.Expr) -> bool:
         return any(isinstance(s, X.Col) for s in sides) and any(_literal(s) for s in sides)
     if isinstance(e, (X.IsNull, X.IsNotNull)):
         return isinstance(e.arg, X.Col)
+    if isinstance(e, X.Func) and e.name in ("startswith", "endswith", "contains") and len(e.args) == 2:
+        return isinstance(e.args[0], X.Col) and _literal(e.args[1])
     if isinstance(e, X.In):
         return isinstance(e.arg, X.Col) and all(_literal(v) for v in e.values)
     if isinstance(e, X.Not):
@@ -273,7 +286,7 @@ def _factored(e: X.Expr) -> X.Expr:
     if not isinstance(e, X.Or):
         return e
     parts = [X.conjuncts(d) for d in e.args]
-    common = [c for c in parts[0] if all(c in p for p in parts[1:]) and _exact(c)]
+    common = [c for c in parts[0] if all(c in p for p in parts[1:]) and _exact(typed(c))]
     if not common:
         return e
     rests = [X.and_(*(c for c in p if c not in common)) for p in parts]
