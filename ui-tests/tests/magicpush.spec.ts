@@ -541,9 +541,10 @@ test('why: proof steps explained, and a refused filter shows its counterexample 
   const out = graphs.filter({ hasText: 'out' });
   await expect(out.locator('.jp-MagicPush-graphNode-target')).toHaveCount(1);
   await expect(out.locator('.jp-MagicPush-graphNode-late')).toHaveCount(1);
+  // each call says its own step, not every reading of its method
   await expect(
     graphs.filter({ hasText: 'top' }).locator('title', { hasText: /^limit/ })
-  ).toContainText('TopK after orderBy');
+  ).toContainText('): TopK');
 
   const whyNot = sidebar.getByRole('region', { name: 'Why not further' });
   await expect(whyNot).toContainText('TopK');
