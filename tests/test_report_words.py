@@ -67,3 +67,13 @@ def test_nothing_pushed_says_so_once_and_the_notes_say_why(notes, said):
     text = render(OptimizeResult((), 0.5, notes))["text/plain"]
     assert text.splitlines()[0] == said
     assert all(text.count(n) == 1 for n in notes)
+
+
+def test_already_applied_with_notes_renders_in_both_forms():
+    # a result with nothing new to offer because a filter is already in place, and a note: the
+    # html form once failed here (no markup was started for this case)
+    applied = ({"pipeline": "out", "event": 1, "predicate": 'F.col("v") > 5', "step": "df.filter(...)",
+                "note": "already in place"},)
+    shown = render(OptimizeResult((), 0.5, ("a note",), already_applied=applied))
+    assert shown["text/plain"].startswith("MagicPush: already applied")
+    assert "already applied" in shown["text/html"] and "<li>a note</li>" in shown["text/html"]

@@ -160,6 +160,7 @@ def render(result: Any) -> dict[str, str]:
         markup = html_table(result.suggestions)
     elif result.already_applied:
         text = "MagicPush: already applied: the filters that can move are at their sources; nothing more moves."
+        markup = f"<p>{html.escape(text)}</p>"
     else:
         text = "MagicPush: no filter can move to a source" + (
             "; the notes say which step stops it." if result.notes else ".")
