@@ -95,6 +95,9 @@ ROWS_OUT = frozenset({"collect", "toPandas", "take", "head", "first", "tail", "t
 INSPECTIONS = ("count", "show", "collect", "toPandas", "take", "head", "first", "printSchema", "describe",
                "summary", "tail", "toLocalIterator", "isEmpty", "foreach", "foreachPartition", "toArrow",
                "explain", "approxQuantile", "corr", "cov", "writeTo", "toJSON")
+# calls that name a DataFrame for SQL text and spark.table: not steps, but what they name is held
+VIEW_NAMERS = ("createTempView", "createOrReplaceTempView", "createGlobalTempView", "createOrReplaceGlobalTempView",
+               "registerTempTable")
 # properties whose writer sends every row out of Spark (files, tables, streams)
 WRITERS = ("write", "writeStream")
 
@@ -166,6 +169,8 @@ class Hooks:
         for name in GROUPED_GROUPING_METHODS:
             self._patch(classes.grouped, name, self._grouping(name, "grouped"))
         self._patch(classes.dataframe, "rdd", self._rdd())
+        for name in VIEW_NAMERS:
+            self._patch(classes.dataframe, name, self._view_namer(name))
         for name in WRITERS:
             self._patch(classes.dataframe, name, self._writer(name))
         if classes.cogrouped is not None:
@@ -246,6 +251,28 @@ class Hooks:
                 return result
 
             return group
+
+        return make
+
+    def _view_namer(self, method: str) -> Callable[[Any], Any]:
+        """`df.createOrReplaceTempView(name)`: the view keeps `df` alive for the SQL that reads
+        it, so the trace keeps its event (the DataFrame is often made and named in one line)."""
+        tracer = self.tracer
+
+        def make(original: Any) -> Any:
+            @functools.wraps(original)
+            def name_view(*args: Any, **kwargs: Any) -> Any:
+                with inside():
+                    result = original(*args, **kwargs)
+                try:
+                    name = args[1] if len(args) > 1 else kwargs.get("name")
+                    if tracer.recording and isinstance(name, str):
+                        tracer.recorder.named_view(name, args[0])
+                except Exception as err:
+                    tracer.warn(f"{method}: {type(err).__name__}: {err}")
+                return result
+
+            return name_view
 
         return make
 

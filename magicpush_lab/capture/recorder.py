@@ -78,6 +78,10 @@ class Recorder:
         self._consumers: dict[int, set[int]] = {}
         # DataFrames looked at in a cell, held until that cell runs again: cell key -> {event: df}
         self._pins: dict[Any, dict[int, Any]] = {}
+        # DataFrames a temp view names (createOrReplaceTempView...): SQL text and spark.table can
+        # read them while no variable holds them, so they are held while the name is theirs:
+        # view name -> (event, DataFrame)
+        self._views: dict[str, tuple[int, Any]] = {}
         # id(GroupedData or cogrouped ops) -> (a weak reference to it, the call that made it)
         self._groupings: dict[int, tuple[Any, Call]] = {}
         # (event, action) -> events recorded by then, the first time rows of that event's
@@ -132,6 +136,12 @@ class Recorder:
                 self._pins.setdefault(_cell_key(cell), {})[event] = df
         if action in ROWS_OUT:
             self._note_rows_out(event, action)
+
+    def named_view(self, name: str, df: Any) -> None:
+        """`df` is now the temp view `name` (a new DataFrame for a name replaces the old one)."""
+        event = self.event_of(df)
+        with self._lock:
+            self._views[name.lower()] = (event, df)  # view names are case-insensitive, as in Spark
 
     def rdd_taken(self, df: Any) -> None:
         eid = self._known(df)
@@ -228,6 +238,7 @@ class Recorder:
         the latest, so that releasing a call lets its input go in the same pass."""
         with self._lock:
             pinned = {eid for pins in self._pins.values() for eid in pins}
+            pinned |= {eid for eid, _ in self._views.values()}
             kept: set[int] = set()
             for eid in sorted(self._entries, reverse=True):
                 entry = self._entries[eid]
