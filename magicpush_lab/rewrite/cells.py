@@ -25,6 +25,7 @@ from magicpush_lab.capture.trace import Site
 from magicpush_lab.rewrite.cellparse import mask_ipython, parse_cell
 from magicpush_lab.ir.expr import TRUE, Expr
 from magicpush_lab.rewrite.edits import AddFilter, CopiedStatement, Edit, OwnCopy, RemoveFilter
+from magicpush_lab.rewrite.sql_text import NoSqlForm, filtered_sql, predicate_sql
 from magicpush_lab.rewrite.pyspark_code import (
     FUNCTIONS_IMPORT, module_aliases, datetime_alias, to_pyspark, uses_datetime)
 
@@ -227,9 +228,40 @@ def _add_filter(cell: _Cell, edit: AddFilter, code: str, shift: int) -> list[_Re
             return [_Replace(pos, pos, insert)]
         if any((r := _dataframe_receiver(n)) is not None and _is_filter_with(r, code) for n in starting):
             return []
+    elif edit.target == "sql":
+        if exact:
+            return _sql_filter(cell, exact[0], edit)
     else:
         raise RewriteError(f"unknown AddFilter target {edit.target!r}")
     raise _NotFound()
+
+
+def _sql_filter(cell: _Cell, call: ast.expr, edit: AddFilter) -> list[_Replace]:
+    """The SQL string of `spark.sql("...")` with the predicate where the query reads the view."""
+    query = call.args[0] if isinstance(call, ast.Call) and call.args else None
+    if not (isinstance(query, ast.Constant) and isinstance(query.value, str)):
+        raise RewriteError(f"{cell.label}: the SQL at line {edit.site.lineno} is not written as one string")
+    try:
+        new = filtered_sql(query.value, edit.view or "", predicate_sql(edit.predicate))
+    except NoSqlForm as err:
+        raise RewriteError(f"{cell.label}: the SQL at line {edit.site.lineno}: {err}") from None
+    written = cell.source[cell.start(query):cell.end(query)]
+    return [_Replace(cell.start(query), cell.end(query), _string_like(written, new))]
+
+
+def _string_like(written: str, value: str) -> str:
+    """`value` as a Python string literal, in the quotes of `written` where it needs no escape.
+
+    >>> print(_string_like('"SELECT 1"', "SELECT 'a'"), _string_like("'x'", "it's"))
+    "SELECT 'a'" "it's"
+    """
+    for quote in ('"""', "'''", '"', "'"):
+        if written.startswith(quote) and written.endswith(quote) and len(written) >= 2 * len(quote):
+            plain = "\\" not in value and quote not in value and (len(quote) == 3 or "\n" not in value)
+            if plain and not value.endswith(quote[0]):
+                return quote + value + quote
+            break
+    return repr(value)
 
 
 MOVED_NOTE = "# filter moved to the source: "

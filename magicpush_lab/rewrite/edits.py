@@ -7,7 +7,9 @@ AddFilter: put `.filter(<predicate>)` on the DataFrame expression at `site`.
   target="pandas_on_spark": the pandas-on-Spark read at `site` (`ps.read_parquet(p, index_col="id")`),
   whose Spark source it made and numbered in one call: the filter goes on that frame's Spark
   form, `.spark.apply(lambda sdf: sdf.filter(<predicate>), index_col=<index_col>)`, which
-  Spark moves down to the scan (the row order the read added is read by nothing).
+  Spark moves down to the scan (the row order the read added is read by nothing);
+  target="sql": the `spark.sql("...")` call at `site` reads the source through the temp view
+  `view`: the predicate goes into the SQL text, where the query reads the view (rewrite/sql_text.py).
 RemoveFilter: the call at `site` is `X.filter(...)` or `X.where(...)`; replace it by `X`.
 OwnCopy: the late filter's pipeline copied before the late filter's statement, from the filtered
   read up to the late filter's input, under names of its own; the late filter's receiver renamed
@@ -31,6 +33,7 @@ class AddFilter:
     predicate: Expr
     target: str = "call"
     index_col: str | None = None  # target "pandas_on_spark": the read's index_col, as written
+    view: str | None = None  # target "sql": the temp view the query reads the source by
 
 
 @dataclass(frozen=True)

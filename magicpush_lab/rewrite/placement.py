@@ -24,6 +24,8 @@ from magicpush_lab.rewrite.cellparse import parse_cell
 from magicpush_lab.rewrite.conditional import BlockPath, parsed_cell, runs_after, site_path, untraced_reads
 from magicpush_lab.rewrite.edits import AddFilter, Edit, RemoveFilter
 from magicpush_lab.rewrite.own_copy import NoCopy, own_copy
+from magicpush_lab.rewrite.sql_text import NoSqlForm, predicate_sql, view_read
+from magicpush_lab.translate.plan_json import PlanNodes
 from magicpush_lab.verify.verdict import EQUIVALENT, SUPERSET
 
 
@@ -408,6 +410,8 @@ class _Region:
         if consumer is None or consumer.site is None or branch.via_input != 0 \
                 or consumer.inputs[:1] != (source.id,):
             return None, "the source feeds other code, and this pipeline's use of it was not found"
+        if consumer.op == "sql" and consumer.plan is not None and source.plan is not None:
+            return self._in_sql_text(branch, consumer, source)
         if consumer.op in VIEW_READERS:
             return None, "the pipeline reads the source through a temp view (spark.sql / spark.table)"
         if self.top is not None:
@@ -415,6 +419,23 @@ class _Region:
             if why is not None:
                 return None, why
         return AddFilter(consumer.site, branch.predicate, "receiver"), ""
+
+
+    def _in_sql_text(self, branch: Pushed, consumer: Event, source: Event) -> tuple[AddFilter | None, str]:
+        """The predicate written into the query's SQL text where it reads the source's view."""
+        nodes = PlanNodes(self.trace.plans)
+        view = view_read(nodes.node(consumer.plan), nodes.node(source.plan).key)
+        if view is None:
+            return None, "the SQL text reads the source's temp view more than once, or not by its name"
+        try:
+            predicate_sql(branch.predicate)
+        except NoSqlForm as err:
+            return None, f"the predicate has no SQL form here ({err})"
+        if self.top is not None:
+            why = self._closed(consumer.id) or self._runs_after(consumer.id, consumer.site)
+            if why is not None:
+                return None, why
+        return AddFilter(consumer.site, branch.predicate, "sql", view=view), ""
 
 
 def _same_blocks(trace: Trace, late: Site, placed: list[Site]) -> bool:
