@@ -79,7 +79,9 @@ def test_a_filter_after_sql_text_moves_to_the_view_only_where_the_sql_lets_it(na
 
 # another query reads the view too: the filter goes into this query's SQL text, where it reads
 # the view, so the other query keeps every row
-OTHER = 'other = spark.sql("SELECT region, count(*) AS n FROM orders GROUP BY region")'
+OTHER = ('other = spark.sql("SELECT region, count(*) AS n FROM orders GROUP BY region")\n'
+         "spark.createDataFrame([('EU', 'Europe'), ('APAC', 'Asia')], 'region string, name string')"
+         ".createOrReplaceTempView('regions')")
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,10 @@ IN_TEXT = {
         "SELECT id, region, points(amount) AS points FROM orders",
         '(F.col("points") > 350) & (F.col("region") == "US\'s")',
         "`region` = 'US\\'s'"),
+    "a_derived_table_for_the_second_view_of_a_join": InText(
+        "SELECT o.id, r.name, points(o.amount) AS points FROM regions r JOIN orders o ON r.region = o.region",
+        'F.col("points") > 350',
+        "JOIN (SELECT * FROM orders WHERE (`amount` + 100.0D) > 350.0D) o ON r.region = o.region"),
     "must_not_through_a_limit": InText(
         "SELECT id, amount, points(amount) AS points FROM orders LIMIT 120", 'F.col("points") > 350', None),
     "must_not_where_the_query_reads_the_view_twice": InText(

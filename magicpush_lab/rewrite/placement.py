@@ -407,11 +407,13 @@ class _Region:
     def at_read(self, branch: Pushed, source: Event) -> tuple[AddFilter | None, str]:
         """The branch's predicate on its own read of the source, or why it cannot go there."""
         consumer = self.trace.event(branch.consumer)
+        if consumer is not None and consumer.site is not None and consumer.op == "sql" \
+                and source.id in consumer.inputs and consumer.plan is not None and source.plan is not None:
+            # a query may read several views: which read is the source's, its SQL text says
+            return self._in_sql_text(branch, consumer, source)
         if consumer is None or consumer.site is None or branch.via_input != 0 \
                 or consumer.inputs[:1] != (source.id,):
             return None, "the source feeds other code, and this pipeline's use of it was not found"
-        if consumer.op == "sql" and consumer.plan is not None and source.plan is not None:
-            return self._in_sql_text(branch, consumer, source)
         if consumer.op in VIEW_READERS:
             return None, "the pipeline reads the source through a temp view (spark.sql / spark.table)"
         if self.top is not None:
