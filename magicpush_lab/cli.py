@@ -3,7 +3,11 @@
 Exit codes: 0 every notebook was processed and every suggestion measured; 1 every
 notebook was processed but some suggestion could not be measured (see the notes);
 2 some notebook could not be processed (missing or unsupported file, a failing
-cell, a dead kernel, an optimizer error) or the command line was wrong.
+cell, a dead kernel, an optimizer error, a Spark Connect server that cannot be reached,
+refuses the token or stops answering during the replay) or the command line was wrong.
+
+A Spark Connect token (the URL's `;token=`, or SPARK_CONNECT_AUTHENTICATE_TOKEN) is never
+printed: every line and JSON object goes out with it masked as `***`.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from magicpush_lab.rewrite.merge import merged
 
 EXIT_OK, EXIT_UNMEASURED, EXIT_FAILED = 0, 1, 2
 
+#: the environment variable PySpark's builder takes a Spark Connect URL from
+SPARK_REMOTE = "SPARK_REMOTE"
+
 DESCRIPTION = """Replay each notebook (.ipynb or percent-format .py) in a fresh kernel with tracing on,
 find predicates that can be pushed down to its sources (proved with Z3), count the rows
 they remove, and print the suggestions."""
@@ -30,7 +37,8 @@ EPILOG = """output: a block per suggestion, per notebook; with --json one JSON o
 
 exit codes: 0 all notebooks processed and all suggestions measured; 1 all notebooks processed,
 some suggestion could not be measured; 2 some notebook could not be processed (missing or
-unsupported file, failing cell, dead kernel, optimizer error) or bad arguments."""
+unsupported file, failing cell, dead kernel, optimizer error, a Spark Connect server that cannot
+be reached, refuses the token or stops answering) or bad arguments."""
 
 
 class _Failure(Exception):
@@ -58,7 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     o.add_argument("--remote", metavar="sc://HOST:PORT",
                    help="replay on this Spark Connect server: every session the notebook's builder makes "
                         "connects there, a master it sets is dropped (default: the notebook's own builder, "
-                        "and SPARK_REMOTE when it is set)")
+                        "and SPARK_REMOTE when it is set); a token goes in the URL (sc://HOST:PORT/;token=...) "
+                        "or in SPARK_CONNECT_AUTHENTICATE_TOKEN, and means TLS unless HOST is localhost")
     return p
 
 
@@ -67,13 +76,50 @@ def _progress(msg: str) -> None:
 
 
 def _emit(text: str, stream: TextIO) -> None:
-    """Print `text` to `stream`. A reader that has gone (`magicpush optimize nb.ipynb | head`) is
-    no failure: what is left to print goes nowhere, and the run does its work (--apply writes
-    its files) and ends with the exit code it would have had."""
+    """Print `text` to `stream`, with no Spark Connect token in it (`_scrubbed`). A reader that
+    has gone (`magicpush optimize nb.ipynb | head`) is no failure: what is left to print goes
+    nowhere, and the run does its work (--apply writes its files) and ends with the exit code it
+    would have had."""
     try:
-        print(text, file=stream, flush=True)
+        print(_scrubbed(text), file=stream, flush=True)
     except BrokenPipeError:
         _to_devnull(stream)
+
+
+def _scrubbed(text: str) -> str:
+    """`text` without the Spark Connect tokens of this run (--remote's, SPARK_REMOTE's, the
+    environment's SPARK_CONNECT_AUTHENTICATE_TOKEN): every sc:// URL's token parameter, and any
+    other place a token's value appears (a server's or the client's error may quote it), as
+    `***`. Tokens shorter than 4 characters are masked only as URL parameters: replacing such
+    a string everywhere would garble the output."""
+    from magicpush_lab.capture.connect_probe import shown_url, tokens_in_use
+    from magicpush_lab.kernel.extension import REMOTE_VARIABLE
+
+    text = shown_url(text)
+    for token in tokens_in_use([os.environ.get(REMOTE_VARIABLE), os.environ.get(SPARK_REMOTE)]):
+        if len(token) >= 4:
+            text = text.replace(token, "***")
+    return text
+
+
+def _remote_url(args: argparse.Namespace) -> str | None:
+    """The Spark Connect server the replays will use: --remote, else SPARK_REMOTE when it is a
+    Connect URL (the notebook's builder connects there), else none."""
+    if args.remote is not None:
+        return args.remote
+    env = os.environ.get(SPARK_REMOTE, "")
+    return env if env.startswith("sc://") else None
+
+
+def _server_problem(url: str) -> str | None:
+    """Why the Connect server at `url` cannot serve the replays (unreachable, no TLS where the
+    client will speak it, a refused or missing token), found within seconds; None when it can.
+    Asked once, before any kernel starts: the replay would otherwise wait out the cell's time
+    limit with no word of why."""
+    from magicpush_lab.capture.connect_probe import check_server, shown_url
+
+    _progress(f"checking the Spark Connect server at {shown_url(url)}")
+    return check_server(url)
 
 
 def _to_devnull(stream: TextIO) -> None:
@@ -125,6 +171,8 @@ def cell_changes(result: Any) -> tuple[dict[int, str], list[str]]:
             rewrites.append((f"filter on {s.source}", s.cells))
         if t is not None:
             done.add(t.pipeline)
+    # a long withColumn chain's fold (rewrite/fold_columns.py): after the filters, where it changes other lines
+    rewrites += [(f"the fold of {f.folded} withColumn calls", f.cells) for f in getattr(result, "folds", ())]
     changes: dict[int, str] = {}
     for what, cells in rewrites:
         texts = {c.index: merged(c.original, changes[c.index], c.rewritten) if c.index in changes else c.rewritten
@@ -201,12 +249,25 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
         # the replay kernels inherit it; their tracing makes the notebook's builder connect there
         os.environ[REMOTE_VARIABLE] = args.remote
     try:
+        remote = _remote_url(args)
+        problem = _server_problem(remote) if remote is not None else None
+        if problem is not None:
+            return _fail_all(args, problem, out)
         return _optimize_all(args, out)
     finally:
         if previous is None:
             os.environ.pop(REMOTE_VARIABLE, None)
         else:
             os.environ[REMOTE_VARIABLE] = previous
+
+
+def _fail_all(args: Any, message: str, out: TextIO) -> int:
+    """Every notebook failed for one reason that is no notebook's (the Connect server)."""
+    for raw in args.paths:
+        _emit(f"magicpush: {raw}: {message}", sys.stderr)
+        if args.json:
+            _emit(json.dumps({"notebook": raw, "error": f"{raw}: {message}"}), out)
+    return EXIT_FAILED
 
 
 def _optimize_all(args: Any, out: TextIO) -> int:

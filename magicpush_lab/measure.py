@@ -14,7 +14,7 @@ import time
 import uuid
 from typing import Any, Callable, Mapping
 
-from magicpush_lab.capture.connect_probe import CONNECT_PROBE_SECONDS, reachable
+from magicpush_lab.capture.connect_probe import CONNECT_PROBE_SECONDS, reachable, refused_request_message
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.expr import Expr, has_python_udf
 from magicpush_lab.rewrite.pyspark_column import to_column
@@ -77,10 +77,16 @@ def connect_fault(err: BaseException) -> str | None:
 
     >>> connect_fault(ValueError("x")) is None
     True
+    >>> connect_fault(RuntimeError('<_InactiveRpcError of RPC that terminated with:\\n\\tstatus = '
+    ...                            'StatusCode.UNAUTHENTICATED\\n\\tdetails = "Invalid authentication token"'))[:100]
+    "the Spark Connect server refused the session's token (UNAUTHENTICATED: Invalid authentication token)"
     """
     text = f"{type(err).__name__}: {err}"
     if isinstance(err, ConnectionError) and "Spark Connect server" in str(err):
         return f"{err}: nothing was counted"
+    if "UNAUTHENTICATED" in text:  # said in the gRPC status, lost from a first line
+        details = re.search(r'details = "([^"]*)"', text)
+        return f"{refused_request_message(details.group(1) if details else '')}: nothing was counted"
     if any(code in text for code in _SESSION_GONE):
         return "the Spark Connect session has expired or was closed on the server: start a new session"
     grpc_like = "grpc" in type(err).__module__.lower() or "SparkConnect" in type(err).__name__ \
@@ -340,11 +346,18 @@ def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | Non
         thread.start()
         # An Event, not thread.join(): a join interrupted by KeyboardInterrupt marks the thread
         # as ended though it runs on (CPython 3.11's bpo-45274 handling), so is_alive() lies
-        finished = done.wait(limit)
+        finished = _wait_watched(df, done, limit)
     except KeyboardInterrupt:
         # the kernel was interrupted (the sidebar's Cancel): the jobs must stop with it, not run
         # on in the thread while the kernel looks idle
         _stop(done, jobs, stop, group)
+        _release_when_over(df, group, done, quiet)
+        raise
+    except ConnectionError:
+        # the server went away under the count: a measure error now, not a count that looks slow
+        # past its time limit; nothing is left on the server to cancel, and the client's thread
+        # ends when the client gives up
+        stop.set()
         _release_when_over(df, group, done, quiet)
         raise
     if not finished:
@@ -356,6 +369,22 @@ def run_limited(df: Any, work: Callable[[], tuple[int, int]], limit: float | Non
     else:
         quiet()
     return _outcome(out)
+
+
+def _wait_watched(df: Any, done: threading.Event, limit: float | None) -> bool:
+    """done.wait(limit); for a Spark Connect session, the server is looked at every
+    CONNECT_WATCH_SECONDS meanwhile, and a ConnectionError raised once it no longer answers
+    (the client would retry it until the limit and beyond)."""
+    if not is_connect(df):
+        return done.wait(limit)
+    deadline = None if limit is None else time.monotonic() + limit
+    while True:
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        if done.wait(CONNECT_WATCH_SECONDS if left is None else min(CONNECT_WATCH_SECONDS, left)):
+            return True
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+        ensure_reachable(df)
 
 
 def _threaded(fn: Callable[[], Any], name: str) -> tuple[threading.Thread, threading.Event, dict[str, Any]]:

@@ -26,6 +26,10 @@ import pytest
 
 STARTED = "Spark Connect server started"
 
+#: the environment variable a Connect server reads its required token from, and the PySpark client
+#: the token it sends when its URL has none
+TOKEN_VARIABLE = "SPARK_CONNECT_AUTHENTICATE_TOKEN"
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -40,14 +44,15 @@ def _spark_home() -> Path:
 
 
 class ConnectServer:
-    """A Connect server process on `port`; `url` is what `SparkSession.builder.remote` takes."""
+    """A Connect server process on `port`; `url` is what `SparkSession.builder.remote` takes (with
+    the server's `token` as the URL's parameter when it requires one)."""
 
-    def __init__(self, port: int, process: subprocess.Popen, log: Path) -> None:
-        self.port, self.process, self.log = port, process, log
+    def __init__(self, port: int, process: subprocess.Popen, log: Path, token: str | None = None) -> None:
+        self.port, self.process, self.log, self.token = port, process, log, token
 
     @property
     def url(self) -> str:
-        return f"sc://localhost:{self.port}"
+        return f"sc://localhost:{self.port}" + (f"/;token={self.token}" if self.token else "")
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -59,8 +64,11 @@ class ConnectServer:
                 self.process.wait(10)
 
 
-def start_server(timeout: float = 180.0) -> ConnectServer:
-    """Start a local Connect server on a free port and wait until it listens."""
+def start_server(timeout: float = 180.0, token: str | None = None) -> ConnectServer:
+    """Start a local Connect server on a free port and wait until it listens. With a `token`, the
+    server refuses every request that does not carry it as its bearer token (Spark's
+    SPARK_CONNECT_AUTHENTICATE_TOKEN, handed over in the environment so that it is not on the
+    process's command line); the server has no TLS either way."""
     home = _spark_home()
     port = free_port()
     log = Path(tempfile.mkdtemp(prefix="magicpush-connect-")) / "server.log"
@@ -68,8 +76,11 @@ def start_server(timeout: float = 180.0) -> ConnectServer:
     # the server's Python workers unpickle the tests' UDFs, which live in this repository's modules
     root = str(Path(__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-    for name in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", "SPARK_API_MODE", "PYSPARK_SUBMIT_ARGS"):
+    for name in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", "SPARK_API_MODE", "PYSPARK_SUBMIT_ARGS",
+                 TOKEN_VARIABLE):
         env.pop(name, None)
+    if token is not None:
+        env[TOKEN_VARIABLE] = token
     command = [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
                "--master", "local[2]", "--driver-memory", "768m",
                "--conf", f"spark.connect.grpc.binding.port={port}", "--conf", "spark.ui.enabled=false",
@@ -78,7 +89,7 @@ def start_server(timeout: float = 180.0) -> ConnectServer:
                "--conf", f"spark.pyspark.driver.python={sys.executable}"]
     handle = open(log, "wb")
     process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=env)
-    server = ConnectServer(port, process, log)
+    server = ConnectServer(port, process, log, token)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:

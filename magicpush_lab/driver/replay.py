@@ -19,10 +19,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from magicpush_lab.capture.connect_probe import ConnectTarget, parse_target, server_gone_message, watch
 from magicpush_lab.capture.trace import Trace
 from magicpush_lab.cellref import cell_ref
 from magicpush_lab.driver.kernels import (STARTUP_TIMEOUT, ChannelClosed, KernelGone, NoReply, execute, is_alive,
-                                          open_client, own_kernel, reply_to, shut_down_own, start_own)
+                                          maybe_await, open_client, own_kernel, reply_to, shut_down_own, start_own)
 from magicpush_lab.errortext import error_line, redacted
 from magicpush_lab.driver.notebook import (ANSI_CODES, Document, execution_order, first_line, read_document,
                                            recorded_counts)
@@ -38,6 +39,28 @@ _FRAME = re.compile(r"^\s*(Cell In\[\d*\]|File [^,]+|Input In \[\d+\]|<[^>]+>), 
 # builder's config) still win. Nothing is bound in the notebook's namespace.
 _NO_CONSOLE_PROGRESS = ('__import__("os").environ["PYSPARK_SUBMIT_ARGS"] = "--conf spark.ui.showConsoleProgress=false " '
                         '+ __import__("os").environ.get("PYSPARK_SUBMIT_ARGS", "pyspark-shell")')
+
+
+class ServerGone(Exception):
+    """The Spark Connect server of the replay stopped answering while a cell waited on it."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no answer for {seconds:.0f} s")
+        self.seconds = seconds
+
+
+def _target(url: str | None) -> ConnectTarget | None:
+    """The Connect server at `url` when it is one (a `local[2]` remote starts its own), else None."""
+    try:
+        return parse_target(url) if url and url.startswith("sc://") else None
+    except ValueError:
+        return None
+
+
+def remote_from_environment() -> str | None:
+    """The Spark Connect URL a replay kernel's sessions will use, as the kernel inherits it:
+    `magicpush optimize --remote`'s (MAGICPUSH_REMOTE), else SPARK_REMOTE's."""
+    return os.environ.get("MAGICPUSH_REMOTE") or os.environ.get("SPARK_REMOTE") or None
 
 
 class ReplayError(RuntimeError):
@@ -102,12 +125,18 @@ class KernelReplay:
     Talks to the kernel on its shell channel only: the outputs of the cells are never read, so a
     cell printing a lot costs the replaying process nothing. Every wait is bounded by the cell's
     `timeout` and by the `deadline` (seconds) of the whole replay, and checks that the kernel
-    is alive; cancelling the task running it stops it at once.
+    is alive; cancelling the task running it stops it at once. With a `remote` Spark Connect
+    URL, a cell's wait also checks that the server still takes connections: once it has not
+    for a few seconds, the cell is interrupted and the replay fails with ConnectServerGone,
+    instead of the cell waiting out its time limit on a client that retries.
     """
 
     def __init__(self, document: Document, *, timeout: float | None = 600, deadline: float | None = None,
-                 progress: Callable[[str], None] | None = None) -> None:
+                 progress: Callable[[str], None] | None = None, remote: str | None = None) -> None:
         self.document = document
+        # the Spark Connect server the notebook's sessions use, watched while each cell runs
+        self.remote = _target(remote)
+        self._watch = watch(self.remote) if self.remote is not None else None
         self.path = document.path
         self.timeout = timeout
         self.deadline = deadline
@@ -139,6 +168,7 @@ class KernelReplay:
         self._kernel = kernel
         self._client = open_client(kernel)
         await self._ready()
+        await self._look_at_server()  # as it is before the cells: only a server seen up can go away
         reply = await self._execute(f"{_NO_CONSOLE_PROGRESS}\n%load_ext magicpush_lab", -1, store_history=False)
         if reply.get("status") != "ok":
             ename = reply.get("ename", "Error")
@@ -206,12 +236,37 @@ class KernelReplay:
                        user_expressions: dict[str, str] | None = None) -> dict[str, Any]:
         msg_id = execute(self._client, code, store_history=store_history, user_expressions=user_expressions)
         try:
-            return await self._reply(msg_id, self.timeout)
+            # a cell's wait also watches the Connect server; the tool's own requests (the trace,
+            # the counts) find a lost server themselves and say so in their answers
+            return await self._reply(msg_id, self.timeout, watched=index >= 0)
         except NoReply as err:
             raise self._expired(err, index, self.timeout) from None
         except (ChannelClosed, KernelGone):
             raise ReplayError(index, "DeadKernelError", "the kernel died", path=str(self.path),
                               cell=self.cell_name(index)) from None
+        except ServerGone as gone:
+            await self._interrupt()
+            assert self.remote is not None
+            raise ReplayError(index, "ConnectServerGone", server_gone_message(self.remote, gone.seconds),
+                              path=str(self.path), cell=self.cell_name(index)) from None
+
+    async def _look_at_server(self) -> float | None:
+        """Seconds the Connect server has not answered, once that is long enough to call it gone
+        (connect_probe.watch); None while it answers, or when there is none to watch. The look
+        (a connection, at most a second) runs off the event loop."""
+        if self._watch is None:
+            return None
+        import asyncio
+
+        return await asyncio.to_thread(self._watch)
+
+    async def _interrupt(self) -> None:
+        """Interrupt the cell that waits on a lost server: the kernel is free again for whoever
+        runs it next (the replay's own kernel is shut down anyway)."""
+        try:
+            await maybe_await(self._kernel.interrupt_kernel())
+        except Exception:  # a kernel going away: nothing left to interrupt
+            pass
 
     def _expired(self, err: NoReply, index: int, timeout: float | None) -> ReplayError:
         if err.deadline:
@@ -220,12 +275,20 @@ class KernelReplay:
         return ReplayError(index, "CellTimeoutError", f"the cell ran longer than {timeout:g}s", path=str(self.path),
                            cell=self.cell_name(index))
 
-    async def _reply(self, msg_id: str, timeout: float | None) -> dict[str, Any]:
+    async def _reply(self, msg_id: str, timeout: float | None, watched: bool = False) -> dict[str, Any]:
         """The content of the shell reply to `msg_id` within `timeout` and the replay's deadline
-        (driver.kernels.reply_to); the kernel is gone when it is no longer alive."""
+        (driver.kernels.reply_to); the kernel is gone when it is no longer alive. `watched`: a
+        Connect server that stops answering meanwhile raises ServerGone."""
         ends = time.monotonic() + timeout if timeout is not None else None
-        return await reply_to(self._client, msg_id, ends=ends, deadline=self._ends,
-                           gone=self._dead)
+
+        async def gone() -> bool:
+            if watched:
+                seconds = await self._look_at_server()
+                if seconds is not None:
+                    raise ServerGone(seconds)
+            return await self._dead()
+
+        return await reply_to(self._client, msg_id, ends=ends, deadline=self._ends, gone=gone)
 
     async def _dead(self) -> bool:
         return not await is_alive(self._kernel)
@@ -280,8 +343,11 @@ class Replay:
     """
 
     def __init__(self, path: str | os.PathLike[str], timeout: float = 600, *, kernel_name: str = "python3",
-                 progress: Callable[[str], None] | None = None, deadline: float | None = None) -> None:
+                 progress: Callable[[str], None] | None = None, deadline: float | None = None,
+                 remote: str | None = None) -> None:
         self.path = Path(path)
+        # the kernel inherits this process's environment, and with it the server its sessions use
+        self.remote = remote if remote is not None else remote_from_environment()
         self.timeout = timeout
         self.deadline = deadline
         self.kernel_name = kernel_name
@@ -306,7 +372,7 @@ class Replay:
 
         self.document = read_document(self.path)
         self._client = KernelReplay(self.document, timeout=self.timeout, deadline=self.deadline,
-                                    progress=self.progress)
+                                    progress=self.progress, remote=self.remote)
         self.order, self.notes = self._client.order, self._client.notes
         try:
             run_sync(self._run)()

@@ -91,15 +91,21 @@ def measure_in_kernel(tracer: Tracer | None, requests: Sequence[Any], *,
 
 def _cost(tracer: Tracer, req: dict[str, Any], rows: int) -> dict[str, Any]:
     """The pipeline's per-row cost for a request that names its pipeline's last DataFrame
-    (runtime.per_row_cost, on a sample of the source), as {"cost": ...}; nothing otherwise."""
+    (runtime.per_row_cost, on a sample of the source), as {"cost": ...}; nothing otherwise. A
+    Spark Connect server lost while timing is raised: the measurement fails with its message,
+    rather than reading as a pipeline too slow to time."""
     from magicpush_lab.runtime import COST_TIME_LIMIT, per_row_cost  # the limit as it is now
 
     sink = req.get("sink_event")
     if not isinstance(sink, int) or isinstance(sink, bool):
         return {}
+    from magicpush_lab.measure import connect_fault
+
     try:
         return {"cost": per_row_cost(tracer, int(req["source_event"]), sink, rows, time_limit=COST_TIME_LIMIT)}
     except Exception as err:  # noqa: BLE001 - no time estimate is no reason to lose the counts
+        if connect_fault(err) is not None:  # but a server gone meanwhile is: the request fails
+            raise
         return {"cost": {"note": measure_error(err)}}
 
 
