@@ -107,6 +107,8 @@ def measure_requests(suggestions: Sequence[Suggestion], time_limit: float | None
     requests = []
     for s in suggestions:
         request: dict[str, Any] = {"source_event": s.source_event, "predicate_ir": s.predicate_ir}
+        if s.source_event < 0:  # a table read inside SQL text has no DataFrame: read it by name
+            request["source_table"] = s.source
         if s.sink_event is not None:  # the kernel times the pipeline's work per row on a sample
             request["sink_event"] = s.sink_event
         if s.alternatives:

@@ -140,3 +140,66 @@ def _sql_of(cell: str) -> str:
     """The SQL text of the cell's one `spark.sql("...")` call, as Python reads it."""
     [call] = [n for n in ast.walk(ast.parse(cell)) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "sql"]
     return call.args[0].value
+
+
+# a catalog table read inside SQL text: no DataFrame of the notebook's behind it, so the filter
+# can only go into the text; the table is written once for the module, outside the repository
+@pytest.fixture(scope="module")
+def catalog_orders(spark, tmp_path_factory):
+    table = "magicpush_sql_text_orders"
+    rows = [(i, ["EU", "APAC", "US"][i % 3], float(i)) for i in range(300)]
+    spark.createDataFrame(rows, "id int, region string, amount double").write.mode("overwrite") \
+        .option("path", str(tmp_path_factory.mktemp("orders"))).saveAsTable(table)
+    yield f"default.{table}"
+    spark.sql(f"DROP TABLE IF EXISTS {table}")
+
+
+UDF = ("from pyspark.sql import functions as F\n"
+       "@F.udf('double')\n"
+       "def points(a):\n"
+       "    return None if a is None else a + 100.0\n"
+       "_ = spark.udf.register('points', points)")
+
+
+@dataclass(frozen=True)
+class OnTable:
+    sql: str  # {t}: the table's name
+    late: str
+    written: str | None  # a part of the query's SQL text as rewritten; None: no suggestion
+    looks: str = ""  # code run on the query's result besides the pipeline
+
+
+ON_TABLE = {
+    "a_where_after_the_table": OnTable(
+        "SELECT id, region, points(amount) AS points FROM {t}", 'F.col("points") > 350',
+        "FROM {t} WHERE (`amount` + 100.0D) > 350.0D"),
+    "a_derived_table_beside_the_query_s_own_where": OnTable(
+        "SELECT o.id, points(o.amount) AS points FROM {t} o WHERE o.region <> 'APAC'", 'F.col("points") > 350',
+        "FROM (SELECT * FROM {t} WHERE (`amount` + 100.0D) > 350.0D) o WHERE"),
+    "must_not_through_a_limit": OnTable(
+        "SELECT id, points(amount) AS points FROM {t} LIMIT 120", 'F.col("points") > 350', None),
+    "must_not_where_the_table_is_read_twice": OnTable(
+        "SELECT a.id, points(a.amount) AS points FROM {t} a JOIN {t} b ON a.id = b.id", 'F.col("points") > 350', None),
+    "must_not_when_the_query_s_result_is_counted_on_its_own": OnTable(
+        "SELECT id, points(amount) AS points FROM {t}", 'F.col("points") > 350', None, "n = df.count()"),
+}
+
+
+@pytest.mark.parametrize("name", list(ON_TABLE))
+def test_a_catalog_table_read_in_sql_text_gets_the_filter_in_the_text(name, spark, shell, catalog_orders):
+    from magicpush_lab.assist import measure_requests
+    from magicpush_lab.kernel.bundles import measure_in_kernel
+
+    case = ON_TABLE[name]
+    sql = case.sql.format(t=catalog_orders)
+    cells = [UDF, f'df = spark.sql("{sql}")\nout = df.filter({case.late})' + (f"\n{case.looks}" if case.looks else "")]
+    result = optimize_trace(traced(shell, cells), cells)
+    assert bool(result.suggestions) == (case.written is not None), (result.suggestions, result.notes)
+    original = out_bag(spark, cells)
+    for s in result.suggestions:
+        changed = rewritten(cells, s)
+        assert case.written.format(t=catalog_orders) in _sql_of(changed[1]), changed[1]
+        assert out_bag(spark, changed) == original, s.predicate
+        # counted on the table itself, read by its name in the notebook's session
+        [counted] = measure_in_kernel(shell[1], measure_requests([s]))
+        assert (counted["rows_before"], counted["rows_after"]) == (300, 49), counted

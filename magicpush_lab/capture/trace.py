@@ -33,6 +33,10 @@ class TraceTooLarge(ValueError):
 SOURCE_OPS = frozenset({"read", "table", "createDataFrame", "range", "sql", "unknown"})
 # spark.sql(...) and spark.table(name) read temp views: DataFrames of the notebook
 VIEW_READERS = frozenset({"sql", "table"})
+# a catalog table read inside the SQL text of a spark.sql call: not a call of its own, so the
+# engine gives it an event (translate/dataflow.with_sql_tables) with a negative id, its site the
+# query's, its one arg the table's name; the kernel has no DataFrame for it and reads the table
+SQL_TABLE_OP = "sql.table"
 
 
 def is_source_op(op: str) -> bool:
@@ -225,7 +229,8 @@ class Trace:
         if runs is None:  # frozen: the index is cached beside the fields, not one of them
             runs = {}
             for e in self.events:
-                runs.setdefault(e.site, []).append(e.id)
+                if e.op != SQL_TABLE_OP:  # part of its query's run, not a run of its own
+                    runs.setdefault(e.site, []).append(e.id)
             for k, i in enumerate(self.inspections):
                 runs.setdefault(i.site, []).append(-1 - k)
             object.__setattr__(self, "_runs", runs)

@@ -65,7 +65,7 @@ def measure_in_kernel(tracer: Tracer | None, requests: Sequence[Any], *,
     out: list[dict[str, Any]] = []
     if tracer is None:
         return [{"error": "tracing is not on in this kernel (%load_ext magicpush_lab)"} for _ in requests]
-    frames = tracer.frames()
+    held = tracer.frames()
     for req in requests:
         scan: dict[str, Any] = {}
         try:
@@ -74,6 +74,7 @@ def measure_in_kernel(tracer: Tracer | None, requests: Sequence[Any], *,
             predicate = expr_from_json(req["predicate_ir"])
             ranking: dict[str, Any] = {}
             with tracer.suspended():
+                frames = _with_sql_table(held, req)
                 if req.get("alternatives"):
                     predicate, ranking = _ranked(frames, int(req["source_event"]), predicate, req["alternatives"])
                 scan = _scan_filters(frames, int(req["source_event"]), predicate)
@@ -87,6 +88,16 @@ def measure_in_kernel(tracer: Tracer | None, requests: Sequence[Any], *,
         except Exception as err:  # one bad request must not hide the others' results
             out.append({"error": measure_error(err), **scan})
     return out
+
+
+def _with_sql_table(frames: dict[int, Any], req: dict[str, Any]) -> dict[int, Any]:
+    """`frames` with the request's source, when it is a catalog table read inside a query's SQL
+    text (capture/trace.SQL_TABLE_OP): that table read by its name on the notebook's session."""
+    table = req.get("source_table")
+    if not isinstance(table, str) or not frames:
+        return frames
+    session = next(iter(frames.values())).sparkSession
+    return {**frames, int(req["source_event"]): session.table(table)}
 
 
 def _cost(tracer: Tracer, req: dict[str, Any], rows: int) -> dict[str, Any]:

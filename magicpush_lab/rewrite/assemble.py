@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from magicpush_lab.capture.trace import Event, Inspection, Trace
+from magicpush_lab.capture.trace import SQL_TABLE_OP, Event, Inspection, Trace
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir.serialize import expr_to_json
@@ -498,6 +498,8 @@ def _source_name(trace: Trace, source_event: Event | None, cells: list[str], ind
     to, else the variable holding it, else its code (a step in the middle of a chain)."""
     if source_event is None:
         return "source"
+    if source_event.op == SQL_TABLE_OP:  # a table read inside SQL text: its name, as Spark gives it
+        return source_event.args[0]
     site = source_event.site
     source_cell = cells[index_of[site.execution_count]] if site and site.execution_count in index_of else ""
     held = trace.variable_of(source_event.id)

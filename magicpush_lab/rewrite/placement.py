@@ -15,7 +15,7 @@ import ast
 from dataclasses import replace
 from typing import Sequence
 
-from magicpush_lab.capture.trace import VIEW_READERS, Event, Site, Trace
+from magicpush_lab.capture.trace import SQL_TABLE_OP, VIEW_READERS, Event, Site, Trace
 from magicpush_lab.ir import plan as P
 from magicpush_lab.ir import expr as X
 from magicpush_lab.ir.expr import TRUE
@@ -89,6 +89,8 @@ def edits_as_own_copy(trace: Trace, pushed: Pushed) -> tuple[list[Edit], str, Ev
     source_event = trace.event(pushed.source.origin)
     if source_event is None or top is None:
         raise CannotPlace("the source was not created by traced notebook code")
+    if source_event.op == SQL_TABLE_OP:  # its read is inside the query's text, not a call to copy
+        raise CannotPlace("its own copy: the source is read inside SQL text")
     path = _Region(trace, top)._between(source_event.id) - {top}
     try:
         copy = own_copy(trace, pushed, top, path)
@@ -139,6 +141,8 @@ def _placements(trace: Trace, pushed: Pushed, source_event: Event) -> tuple[list
         if before_collect is not None:
             return [before_collect], True
     region = _Region(trace, _top_event(pushed))
+    if source_event.op == SQL_TABLE_OP:
+        return [_in_sql_table(region, pushed, source_event)], True
     if _made_more_in_one_call(trace, source_event):
         if pushed.branches or pushed.predicate == TRUE:
             # each read's own filter would go inside the library call, where no code of the user's is
@@ -175,6 +179,20 @@ def _placements(trace: Trace, pushed: Pushed, source_event: Event) -> tuple[list
     if not edits:
         raise CannotPlace(why or "no place was found for the filter")
     return edits, exact
+
+
+def _in_sql_table(region: "_Region", pushed: Pushed, source_event: Event) -> AddFilter:
+    """The filter of a catalog table read inside a query's SQL text, written into that text."""
+    if pushed.branches:
+        raise CannotPlace("the query reads the table on more than one path")
+    why = region.why_not_at_source(source_event)
+    if why is not None:
+        raise CannotPlace(why)
+    try:
+        predicate_sql(pushed.predicate)
+    except NoSqlForm as err:
+        raise CannotPlace(f"the predicate has no SQL form here ({err})") from None
+    return AddFilter(source_event.site, pushed.predicate, "sql", view=source_event.args[0])
 
 
 def _made_more_in_one_call(trace: Trace, source_event: Event) -> bool:

@@ -21,6 +21,8 @@ else is NoSqlForm, and the filter is not placed.
 'SELECT id, amount FROM orders WHERE `amount` > 950.0D'
 >>> filtered_sql("SELECT o.id FROM orders o JOIN c ON o.id = c.id", "orders", "`amount` > 1")
 'SELECT o.id FROM (SELECT * FROM orders WHERE `amount` > 1) o JOIN c ON o.id = c.id'
+>>> filtered_sql("SELECT * FROM db.t WHERE x = 1", "spark_catalog.db.t", "`y` < 2")
+'SELECT * FROM (SELECT * FROM db.t WHERE `y` < 2) AS t WHERE x = 1'
 """
 
 from __future__ import annotations
@@ -157,8 +159,7 @@ def filtered_sql(sql: str, view: str, predicate: str) -> str:
         raise NoSqlForm("the SQL text is not one query")
     tree = statements[0]
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-    reads = [t for t in tree.find_all(exp.Table)
-             if t.name.lower() == view.lower() and not t.args.get("db") and t.name.lower() not in ctes]
+    reads = [t for t in tree.find_all(exp.Table) if _names(t, view) and t.name.lower() not in ctes]
     if len(reads) != 1:
         raise NoSqlForm(f"the query reads {view} {len(reads)} times" if reads else f"the query does not read {view}")
     table = reads[0]
@@ -172,9 +173,29 @@ def filtered_sql(sql: str, view: str, predicate: str) -> str:
             and not select.args.get("laterals"):
         end = _end(alias.this) if alias is not None else name_end
         return sql[:end + 1] + f" WHERE {predicate}" + sql[end + 1:]
-    start = _start(table.this)
+    # a qualified name starts at its first part (`sales.orders`); the derived table is named
+    # by its last, as the query's columns name it (`orders.amount`)
+    start = min(_start(part) for part in (table.args.get("catalog"), table.args.get("db"), table.this) if part)
     derived = f"(SELECT * FROM {sql[start:name_end + 1]} WHERE {predicate})"
-    return sql[:start] + derived + ("" if alias is not None else f" AS {sql[start:name_end + 1]}") + sql[name_end + 1:]
+    named = "" if alias is not None else f" AS {sql[_start(table.this):name_end + 1]}"
+    return sql[:start] + derived + named + sql[name_end + 1:]
+
+
+def _names(table: Any, name: str) -> bool:
+    """Whether the SQL's table reference `table` can name `name` (a temp view's name, or a
+    catalog table's qualified name: a reference may leave out its catalog and database).
+
+    >>> import sqlglot
+    >>> t = sqlglot.parse_one("SELECT * FROM sales.orders", dialect="spark").find(sqlglot.exp.Table)
+    >>> _names(t, "spark_catalog.sales.orders"), _names(t, "sales.orders"), _names(t, "orders")
+    (True, True, False)
+    >>> _names(t, "spark_catalog.web.orders")
+    False
+    """
+    parts = [p.lower() for p in name.split(".")]
+    written = [p.lower() for p in (table.catalog, table.db, table.name)]
+    return written[2] == parts[-1] and all(w == "" or (len(parts) >= 3 - i and parts[i - 3] == w)
+                                           for i, w in enumerate(written[:2]))
 
 
 def _start(identifier: Any) -> int:

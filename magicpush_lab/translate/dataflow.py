@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from magicpush_lab.capture.trace import VIEW_READERS, Event, Trace, Udf, is_source_op
+from magicpush_lab.capture.trace import SQL_TABLE_OP, VIEW_READERS, Event, Trace, Udf, is_source_op
 from magicpush_lab.ir import plan as P
 from magicpush_lab.translate.plan_json import PlanNodes
 from magicpush_lab.translate import rdd
@@ -23,11 +23,11 @@ def with_view_inputs(trace: Trace) -> Trace:
     earlier event whose plan appears in it is an input (the outermost such subtrees; the
     latest of equal plans). Without one, the event stays a source. A DataFrame made by code
     the tracer does not see (a library's function making it in the JVM) is tied
-    to the traced DataFrames its plan is built on the same way."""
+    to the traced DataFrames its plan is built on the same way. Then `with_sql_tables`."""
     from dataclasses import replace
 
     if not any(_reads_by_plan(e) and not e.inputs for e in trace.events):
-        return trace
+        return with_sql_tables(trace)
     nodes = PlanNodes(trace.plans)
     latest: dict[int, int] = {}
     events = []
@@ -39,7 +39,61 @@ def with_view_inputs(trace: Trace) -> Trace:
         if e.plan is not None:
             latest[e.plan] = e.id
         events.append(e)
-    return replace(trace, events=tuple(events))
+    return with_sql_tables(replace(trace, events=tuple(events)))
+
+
+# the most tables of one query given events of their own (ids stay apart per query)
+_TABLES_PER_QUERY = 64
+# plan leaves that read a catalog table, and where their CatalogTable is
+_TABLE_LEAVES = {"LogicalRelation": "catalogTable", "HiveTableRelation": "tableMeta",
+                 "LogicalRelationWithTable": "catalogTable"}
+
+
+def with_sql_tables(trace: Trace) -> Trace:
+    """`trace` with each catalog table a `spark.sql(...)` query reads inside its SQL text (and
+    reads once) made an event of its own, an input of the query: a filter can then reach it
+    and be written into the SQL text (rewrite/sql_text.py). The event's id is negative,
+    -(1 + query * 64 + k), so it sorts before every traced call and never meets one.
+
+    Only queries the trace does not already tie to notebook DataFrames (`with_view_inputs`)."""
+    from dataclasses import replace
+
+    queries = [e for e in trace.events if e.op == "sql" and not e.inputs and e.plan is not None and e.id >= 0]
+    if not queries:
+        return trace
+    nodes = PlanNodes(trace.plans)
+    added: list[Event] = []
+    inputs: dict[int, tuple[int, ...]] = {}
+    for q in queries:
+        tables = _tables_read(nodes.node(q.plan))
+        once = [(name, key) for name, keys in tables.items() if len(keys) == 1 for key in keys]
+        made = [Event(-(1 + q.id * _TABLES_PER_QUERY + k), SQL_TABLE_OP, (), key, q.site, (name,))
+                for k, (name, key) in enumerate(once[:_TABLES_PER_QUERY])]
+        if made:
+            added.extend(made)
+            inputs[q.id] = tuple(m.id for m in made)
+    if not added:
+        return trace
+    events = tuple(added) + tuple(replace(e, inputs=inputs[e.id]) if e.id in inputs else e for e in trace.events)
+    return replace(trace, events=events)
+
+
+def _tables_read(root) -> dict[str, list]:
+    """Qualified table name -> the plan keys of its reads, for the catalog tables under `root`."""
+    found: dict[str, list] = {}
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        where = _TABLE_LEAVES.get(n.cls)
+        if where is not None:
+            table = n.field(where)
+            ident = table.get("identifier") if isinstance(table, dict) else None
+            if isinstance(ident, dict) and isinstance(ident.get("table"), str):
+                parts = [ident.get("catalog"), ident.get("database"), ident["table"]]
+                found.setdefault(".".join(p for p in parts if isinstance(p, str)), []).append(n.key)
+            continue
+        stack.extend(n.kids)
+    return found
 
 
 def _reads_by_plan(e: Event) -> bool:
