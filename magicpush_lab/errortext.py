@@ -16,7 +16,8 @@ is replaced by `***` before the line is shown, logged or returned as JSON.
 ...   File "<stdin>", line 3, in f
 ... ModuleNotFoundError: No module named 'pyarrow'
 ... ''')
-"An exception was thrown from the Python worker: ModuleNotFoundError: No module named 'pyarrow'"
+"An exception was thrown from the Python worker: ModuleNotFoundError: No module named 'pyarrow' (the executors' \
+Python lacks it: set PYSPARK_PYTHON, where the session starts, to a Python that has it)"
 >>> error_line("ValueError", "bad value\\nmore about it")
 'bad value'
 """
@@ -85,7 +86,12 @@ def error_line(ename: str, evalue: str | None) -> str:
 def _cause(ename: str, first: str, lines: list[str]) -> str | None:
     """The line that says what went wrong, when `first` only says that something did."""
     if "Python worker" in first or (ename == "PythonException" and _TRACEBACK not in first):
-        return python_exception(lines)
+        raised = python_exception(lines)
+        if raised is not None and raised.startswith("ModuleNotFoundError"):
+            # on a cluster, the executors run the Python PYSPARK_PYTHON names, not the kernel's
+            raised += (" (the executors' Python lacks it: set PYSPARK_PYTHON, where the session starts, "
+                       "to a Python that has it)")
+        return raised
     if first.startswith("An error occurred while calling") or ename == "Py4JJavaError":
         return java_cause(lines)
     if "_InactiveRpcError" in first or "_MultiThreadedRendezvous" in first or "RPC that terminated" in first:

@@ -119,7 +119,8 @@ ANALYSIS = "[PATH_NOT_FOUND] Path does not exist: file:/data/orders_2024. SQLSTA
 # (ename, evalue, what the line must contain, what it must not)
 CASES = [
     pytest.param("PythonException", PYARROW_ON_EXECUTORS,
-                 ["An exception was thrown from the Python worker:", "ModuleNotFoundError: No module named 'pyarrow'"],
+                 ["An exception was thrown from the Python worker:", "ModuleNotFoundError: No module named 'pyarrow'",
+                  "set PYSPARK_PYTHON"],
                  ["Traceback", "worker.py"], id="a module missing on the executors"),
     pytest.param("PythonException", CHAINED_IN_A_UDF, ["ValueError: row 17 has no amount:"], ["KeyError", "refund"],
                  id="a chained exception: the one raised last"),
