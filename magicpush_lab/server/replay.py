@@ -18,7 +18,7 @@ from magicpush_lab.assist import Runner, optimize_replayed
 from magicpush_lab.budget import Budget
 from magicpush_lab.driver.kernels import shut_down_managed, start_managed
 from magicpush_lab.driver.notebook import Document
-from magicpush_lab.driver.replay import KernelReplay
+from magicpush_lab.driver.replay import KernelReplay, remote_from_environment
 from magicpush_lab.server.kernel_measure import kernel_measurer
 from magicpush_lab.server.scheduler import in_thread
 from magicpush_lab.suggestion import OptimizeResult
@@ -53,7 +53,8 @@ async def replay_and_optimize_on_server(kernel_manager: Any, root: Path, documen
     trace with `run` and measure on that kernel; the kernel is shut down however this ends,
     cancellation included. Raises driver.replay.ReplayError for a failing cell, the deadline or
     a dead kernel, and RuntimeError when no kernel starts."""
-    replay = KernelReplay(document, timeout=timeout, deadline=deadline)
+    # the server's kernels inherit its environment: a SPARK_REMOTE there is the server to watch
+    replay = KernelReplay(document, timeout=timeout, deadline=deadline, remote=remote_from_environment())
     relative = document.path.parent.relative_to(root).as_posix()
     try:
         # the client going away while the kernel starts shuts it down once it has
