@@ -27,6 +27,7 @@ from magicpush_lab.pushdown.walk import filters_to_push, join_conjuncts, push_do
 from magicpush_lab.rewrite import notes
 from magicpush_lab.rewrite.assemble import (Assembled, after_to_pandas, assemble, cell_index, in_place, joined,
                                             trace_cells)
+from magicpush_lab.rewrite.fold_columns import with_folds
 from magicpush_lab.suggestion import OptimizeResult
 from magicpush_lab.symbolic.pandas_udf import unreadable_reason
 from magicpush_lab.symbolic.solver import DEFAULT_TIMEOUT_MS, bounded_by, z3_turn
@@ -60,7 +61,7 @@ def optimize_trace(trace: Trace, notebook_cells: Sequence[str] | None = None,
         budget = Budget(time_budget) if time_budget is not None else Budget()
     with z3_turn(), deep_plans(), bounded_by(budget):  # Z3's one context: one optimization at a time
         result = _optimize_trace(trace, notebook_cells, all_pipelines, cell_ids, only_sinks, budget)
-    return with_failed_cell(trace, result)
+    return with_failed_cell(trace, with_folds(trace, result, notebook_cells, cell_ids))
 
 
 def with_failed_cell(trace: Trace, result: OptimizeResult) -> OptimizeResult:

@@ -230,6 +230,26 @@ def rank_by_rows_kept(s: Suggestion, rows_after: list[int | None], basis: str) -
 
 
 @dataclass(frozen=True)
+class Fold:
+    """A chain of `withColumn` calls written as `withColumns` calls (rewrite/fold_columns.py):
+    the same columns, values and errors, a plan nested less deep. Offered only for a chain long
+    enough to near the depths Spark refuses; `reason` says so in the user's words."""
+
+    pipeline: str | None  # the variable holding the chain's last DataFrame, if one does
+    calls: int  # withColumn calls in the chain: the depth they nest the plan
+    folded: int  # how many of them the rewrite folds
+    with_columns: int  # the withColumns calls it writes in their place
+    depth_after: int  # the chain's depth once folded
+    first_event: int  # trace events of the chain's first and last call
+    last_event: int
+    reason: str
+    cells: tuple[CellChange, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class OptimizeResult:
     suggestions: tuple[Suggestion, ...]
     optimizer_seconds: float
@@ -251,6 +271,8 @@ class OptimizeResult:
     # the trace's last cell execution raised: {execution_count, cell_id, error}; the cells
     # after it have not run (pipeline.with_failed_cell)
     failed_cell: dict[str, Any] | None = None
+    # chains of withColumn calls long enough to near Spark's depth limits, folded (Fold)
+    folds: tuple[Fold, ...] = ()
 
     def to_json(self, notebook: str | None = None) -> dict[str, Any]:
         return {
@@ -265,4 +287,5 @@ class OptimizeResult:
             "already_applied": list(self.already_applied),
             "left_behind": list(self.left_behind),
             "failed_cell": self.failed_cell,
+            "folds": [f.to_json() for f in self.folds],
         }

@@ -261,6 +261,33 @@ export interface IOptimizeResult {
   left_behind?: ILeftBehind[];
   /** The trace's last cell execution raised: the cells after it have not run. */
   failed_cell?: IFailedCell | null;
+  /**
+   * Chains of withColumn calls long enough to near Spark's depth limits, written as withColumns
+   * calls with the same columns.
+   */
+  folds?: IFold[];
+}
+
+/**
+ * A chain of withColumn calls folded into withColumns calls: the same columns, values and errors,
+ * a plan nested less deep.
+ */
+export interface IFold {
+  /** The variable holding the chain's last DataFrame. */
+  pipeline: string | null;
+  /** withColumn calls in the chain: the depth they nest the plan. */
+  calls: number;
+  /** How many of them the rewrite folds. */
+  folded: number;
+  /** The withColumns calls written in their place. */
+  with_columns: number;
+  /** The chain's depth once folded. */
+  depth_after: number;
+  first_event: number;
+  last_event: number;
+  /** Why the fold is offered, in plain words. */
+  reason: string;
+  cells: ICellChange[];
 }
 
 export interface IFailedCell {

@@ -54,7 +54,7 @@ def test_optimize_json_and_apply(tmp_path, one_replay_per_script):
     assert code == 0
     assert set(result) == {"notebook", "suggestions", "together", "refusals", "pipelines", "optimizer_seconds", "notes",
                            "measure_errors", "already_applied", "left_behind",
-                           "failed_cell"}
+                           "failed_cell", "folds"}
     assert result["notebook"] == str(nb)
     sales = [s for s in result["suggestions"] if s["source"] == "sales"]
     assert sales, result

@@ -177,12 +177,28 @@ def render(result: Any) -> dict[str, str]:
     if choices:
         text += "\n" + "\n".join(f"ranked: {c}" for c in choices)
         markup += "<ul>" + "".join(f"<li>{html.escape(c)}</li>" for c in choices) + "</ul>"
+    folds = [fold_line(f) for f in getattr(result, "folds", ())]
+    if folds:
+        text += "\n" + "\n".join(folds)
+        markup += "<ul>" + "".join(f"<li>{html.escape(f)}</li>" for f in folds) + "</ul>"
     notes = [*result.notes, *result.measure_errors]
     if notes:
         text += "\n" + "\n".join(f"note: {n}" for n in notes)
         markup += "<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>"
     text += f"\n(optimizer: {result.optimizer_seconds:.2f}s)"
     return {"text/html": markup, "text/plain": text}
+
+
+def fold_line(fold: Any) -> str:
+    """A withColumn chain's fold in one line: what it changes, why, and where.
+
+    >>> from magicpush_lab.suggestion import CellChange, Fold
+    >>> fold_line(Fold("out", 600, 600, 1, 1, 3, 602, "600 calls nest the plan 600 deep", (CellChange(1, "a", "b", 2),)))
+    'fold: 600 withColumn calls of out into 1 withColumns (cell [2]): 600 calls nest the plan 600 deep'
+    """
+    of = f" of {fold.pipeline}" if fold.pipeline else ""
+    where = cells_ref([(c.index, c.execution_count) for c in fold.cells])
+    return f"fold: {fold.folded} withColumn calls{of} into {fold.with_columns} withColumns ({where}): {fold.reason}"
 
 
 def render_error(message: str) -> dict[str, str]:
