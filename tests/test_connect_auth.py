@@ -264,3 +264,57 @@ def test_a_server_killed_while_rows_are_counted_is_a_measure_error(tmp_path, mon
         _no_token_in(run)
     finally:
         server.stop()
+
+
+# -- engine cases and Cancel on the server that requires a token ------------------------------------
+
+# tests/engine/test_row_to_row_pipelines.py's cases, by title: each runs its own test there, whose
+# pushing cases compare the original's and the rewritten pipeline's bags
+ENGINE_CASES = (
+    "filter on a UDF output pushes as the equivalent source predicate",
+    "inner join, filter on both sides: each side gets its part, late filter kept",
+    "left join, IS NULL on the joined side: must not be pushed there",
+)
+
+
+@pytest.fixture(scope="module")
+def token_spark(token_server):
+    session = connect_session(token_server.url)
+    yield session
+    session.stop()
+
+
+@pytest.mark.parametrize("title", ENGINE_CASES)
+def test_an_engine_case_holds_on_a_server_that_requires_a_token(title, token_spark):
+    from tests.connect_support import connect_mode
+    from tests.engine import test_row_to_row_pipelines as module
+
+    [case] = [c for c in module.CASES if c.title == title]
+    with connect_mode():
+        module.test_pushdown_case(token_spark, case)
+
+
+def test_cancel_stops_the_count_on_a_server_that_requires_a_token_and_the_next_one_runs(token_spark):
+    """The sidebar's Cancel interrupts the kernel while it counts: the count's operations on the
+    server are interrupted by their tag, and the session's next count runs at once (on the
+    server's two cores a count left running would hold them)."""
+    import _thread
+
+    from magicpush_lab.ir import expr as X
+    from magicpush_lab.measure import measure
+    from tests.connect_support import connect_mode
+
+    with connect_mode():
+        huge = token_spark.range(0, 10**12).selectExpr("id AS k", "CAST(id % 1000 AS INT) AS v")
+        small = token_spark.range(0, 1000).selectExpr("id AS k", "CAST(id % 1000 AS INT) AS v")
+        v_over_5 = X.Cmp(">", X.Col("v", 1, "int"), X.Lit(5, "int"))
+        started = threading.Timer(8.0, _thread.interrupt_main)  # Cancel, once the count runs
+        started.start()
+        began = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            measure({0: huge}, 0, v_over_5, time_limit=300.0)
+        cancelled = time.monotonic() - began
+        began = time.monotonic()
+        # a count still held by the cancelled one would wait out these limits and come back estimated
+        assert measure({0: small}, 0, v_over_5, time_limit=60.0, sample_time_limit=30.0) == (1000, 994, False)
+        print(f"cancelled after {cancelled:.1f} s; the next count took {time.monotonic() - began:.1f} s")
