@@ -279,3 +279,42 @@ def test_text_output_suggests_the_simplest_proved_predicate(tmp_path, one_replay
     assert '1. sales: F.col("v") > 995\n' in text, text
     added = [line for line in text.splitlines() if line.startswith("+") and not line.startswith("+++")]
     assert any('.filter(F.col("v") > 995).withColumn(' in line for line in added), text
+
+
+SQL_SCRIPT = '''# %%
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+spark = (SparkSession.builder.master("local[2]")
+         .config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", "2")
+         .getOrCreate())
+
+# %%
+spark.range(0, 1000).selectExpr("id", "id % 50 AS store").createOrReplaceTempView("sales")
+totals = spark.sql("SELECT store, count(*) AS n FROM sales GROUP BY store")
+
+# %%
+@F.udf("long")
+def doubled(v):
+    return None if v is None else v * 2
+
+
+spark.udf.register("doubled", doubled)
+scored = spark.sql("SELECT id, store, doubled(id) AS w FROM sales")
+out = scored.filter(F.col("w") > 1990)
+out.count()
+'''
+
+
+def test_text_output_shows_the_rewritten_sql_in_the_diff(tmp_path):
+    """A view another query reads too: the filter goes into this query's SQL text, and the
+    report's diff shows the query as rewritten."""
+    nb = tmp_path / "sql_pipeline.py"
+    nb.write_text(SQL_SCRIPT)
+    out = io.StringIO()
+    assert main(["optimize", str(nb), "--timeout", "180"], stdout=out) == 0
+    text = out.getvalue()
+    added = [line for line in text.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert '+scored = spark.sql("SELECT id, store, doubled(id) AS w FROM sales WHERE `id` > 995L")' in added, text
+    assert "rows         1,000 -> 4 (99.6% fewer)" in text, text

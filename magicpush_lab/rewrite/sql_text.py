@@ -44,6 +44,8 @@ _CMP = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "<=>":
 _ARITH = frozenset({"+", "-", "*", "/", "%"})
 _SQL_TYPES = {"boolean": "BOOLEAN", "byte": "TINYINT", "short": "SMALLINT", "int": "INT", "long": "BIGINT",
               "float": "FLOAT", "double": "DOUBLE", "string": "STRING", "date": "DATE"}
+# Spark SQL's typed integer literals: 7Y a byte, 7S a short, 7 an int, 7L a long
+_INTEGER_SUFFIX = {"byte": "Y", "short": "S", "int": "", "long": "L"}
 # functions whose Spark SQL name and arguments are the PySpark function's (the IR's name)
 _FUNCTIONS = frozenset({"lower", "upper", "length", "abs", "startswith", "endswith", "contains", "trim", "ltrim",
                         "rtrim", "year", "month", "dayofmonth", "isnan", "coalesce", "greatest", "least"})
@@ -117,7 +119,7 @@ def _literal(lit: X.Lit) -> str:
             return f"CAST('{'NaN' if math.isnan(v) else ('Infinity' if v > 0 else '-Infinity')}' AS {_SQL_TYPES[t]})"
         return f"{float(v)!r}D" if t == "double" else f"CAST({float(v)!r} AS FLOAT)"
     if t in ("byte", "short", "int", "long") and isinstance(v, int) and not isinstance(v, bool):
-        return str(v) if t == "int" else f"CAST({v} AS {_SQL_TYPES[t]})"
+        return f"{v}{_INTEGER_SUFFIX[t]}"
     raise NoSqlForm(f"the literal {v!r} of type {t}")
 
 
