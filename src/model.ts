@@ -27,12 +27,14 @@ import {
   TracingStatus
 } from './kernel';
 import { ICellRef } from './cellRefs';
+import { foldLabel } from './folds';
 import { asStored, restorable, storeKey } from './resultStore';
 import { ICellRewrite, rewriteCells } from './rewrite';
 import { sampleFraction } from './settings';
 import {
   DEFAULT_SETTINGS,
   ICellChange,
+  IFold,
   INotebookCellPayload,
   IOptimizeResult,
   IRuntimeResult,
@@ -82,6 +84,8 @@ export type ModelState =
       applied: ReadonlySet<number>;
       /** Pipelines whose joint rewrite ("Apply all") is applied. */
       appliedTogether: ReadonlySet<string>;
+      /** Indices of the result's folds (withColumn chains as withColumns) applied. */
+      appliedFolds: ReadonlySet<number>;
       /** Run-time measurements asked for, by suggestion index. */
       runtimes: ReadonlyMap<number, RunTime>;
       /** Which optimization this is: measuring and applying change the state, not the run. */
@@ -149,6 +153,11 @@ function appliedRewrites(state: DoneState): IInPlace[] {
       });
     }
   });
+  (state.result.folds ?? []).forEach((f, i) => {
+    if (state.appliedFolds.has(i)) {
+      found.push({ label: foldLabel(f), undo: back(f.cells) });
+    }
+  });
   return found;
 }
 
@@ -186,6 +195,7 @@ function freshResult(
     notebook,
     applied: new Set(),
     appliedTogether: new Set(),
+    appliedFolds: new Set(),
     runtimes: new Map(),
     run,
     cellIds: cells.map(c => c.id),
@@ -986,6 +996,45 @@ export class MagicPushModel {
     const appliedTogether = new Set(state.appliedTogether);
     appliedTogether.add(pipeline);
     this._setState({ ...state, applied, appliedTogether });
+  }
+
+  /**
+   * Rewrite the cells of fold `index` (a withColumn chain as withColumns calls) as
+   * suggestions are rewritten: each cell one undoable change, all or none, and only while
+   * every cell still holds the code that ran. A fold and a filter rewriting the same cell
+   * are never both applied: the second finds the cell changed and refuses.
+   */
+  applyFold(index: number): void {
+    const state = this._done();
+    const fold = this._foldOf(state, index);
+    if (state.appliedFolds.has(index)) {
+      throw new Error(`Fold ${index + 1} is already applied`);
+    }
+    this._rewrite(state, fold.cells);
+    const appliedFolds = new Set(state.appliedFolds);
+    appliedFolds.add(index);
+    this._setState({ ...state, appliedFolds });
+  }
+
+  /** Restore the cells fold `index` rewrote; refuses, changing nothing, over later edits (see `undo`). */
+  undoFold(index: number): void {
+    const state = this._done();
+    const fold = this._foldOf(state, index);
+    if (!state.appliedFolds.has(index)) {
+      throw new Error(`Fold ${index + 1} is not applied`);
+    }
+    this._rewrite(state, fold.cells.map(reversed));
+    const appliedFolds = new Set(state.appliedFolds);
+    appliedFolds.delete(index);
+    this._setState({ ...state, appliedFolds });
+  }
+
+  private _foldOf(state: DoneState, index: number): IFold {
+    const fold: IFold | undefined = (state.result.folds ?? [])[index];
+    if (!fold) {
+      throw new Error(`There is no fold ${index + 1}`);
+    }
+    return fold;
   }
 
   private _done(): Extract<ModelState, { status: 'done' }> {

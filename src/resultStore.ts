@@ -1,7 +1,7 @@
 /**
  * The last result of each notebook, kept across page reloads in JupyterLab's state database
  * (the workspace), so that its banners come back when the notebook opens again: only the
- * suggestions whose cells still hold the code they were made for.
+ * suggestions (and folds) whose cells still hold the code they were made for.
  */
 
 import { INotebookCellPayload, IOptimizeResult, ISuggestion } from './tokens';
@@ -33,8 +33,8 @@ export function asStored(value: unknown): IStoredResult | null {
 /**
  * The stored result as far as it still fits the notebook's cells now: the suggestions whose
  * rewritten cells and late filter's cell still hold the code of when it was made (a cell
- * found by its id, else at its position), and the joint rewrites all of whose cells do.
- * Null when none is left.
+ * found by its id, else at its position), and the joint rewrites and withColumn folds all of
+ * whose cells do. Null when none is left.
  */
 export function restorable(
   stored: IStoredResult,
@@ -56,7 +56,10 @@ export function restorable(
         stored.cells[s.late_filter_cell]?.source ?? ''
       ));
   const suggestions = stored.result.suggestions.filter(fits);
-  if (suggestions.length === 0) {
+  const folds = (stored.result.folds ?? []).filter(f =>
+    f.cells.every(c => holds(c.index, c.original))
+  );
+  if (suggestions.length === 0 && folds.length === 0) {
     return null;
   }
   const pipelines = new Set(suggestions.map(s => s.pipeline));
@@ -67,5 +70,5 @@ export function restorable(
       suggestions.filter(s => s.pipeline === t.pipeline).length ===
         t.suggestions
   );
-  return { ...stored.result, suggestions, together };
+  return { ...stored.result, suggestions, together, folds };
 }

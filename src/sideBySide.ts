@@ -1,19 +1,26 @@
 /**
- * What a side-by-side diff tab shows: one suggestion of a result, or a pipeline's joint
- * rewrite. Pure functions over a result, so no notebook or widget is needed.
+ * What a side-by-side diff tab shows: one suggestion of a result, a pipeline's joint
+ * rewrite, or a fold of a withColumn chain. Pure functions over a result, so no notebook or
+ * widget is needed.
  */
 
-import { ICellChange, IOptimizeResult, ISuggestion } from './tokens';
+import { foldTitle } from './folds';
+import { ICellChange, IFold, IOptimizeResult, ISuggestion } from './tokens';
 
-/** A suggestion of the result, by its index, or the joint rewrite of a pipeline. */
+/** A suggestion of the result, by its index, the joint rewrite of a pipeline, or a fold by its index. */
 export type DiffTarget =
-  { kind: 'one'; index: number } | { kind: 'together'; pipeline: string };
+  | { kind: 'one'; index: number }
+  | { kind: 'together'; pipeline: string }
+  | { kind: 'fold'; index: number };
 
 /** Opens (or brings to the front) the side-by-side tab of a target of the shown result. */
 export type OpenSideBySide = (target: DiffTarget) => Promise<void>;
 
 /** The part of a result a side-by-side tab is made from. */
-export type TargetResult = Pick<IOptimizeResult, 'suggestions' | 'together'>;
+export type TargetResult = Pick<
+  IOptimizeResult,
+  'suggestions' | 'together' | 'folds'
+>;
 
 function suggestionKey(s: ISuggestion): string {
   return JSON.stringify(['one', s.pipeline ?? null, s.source, s.predicate]);
@@ -21,6 +28,11 @@ function suggestionKey(s: ISuggestion): string {
 
 function togetherKey(pipeline: string): string {
   return JSON.stringify(['together', pipeline]);
+}
+
+/** A fold stands for its chain: the pipeline and the trace events of its first and last call. */
+function foldKey(f: IFold): string {
+  return JSON.stringify(['fold', f.pipeline, f.first_event, f.last_event]);
 }
 
 /**
@@ -36,6 +48,13 @@ export function targetKey(result: TargetResult, target: DiffTarget): string {
       );
     }
     return togetherKey(target.pipeline);
+  }
+  if (target.kind === 'fold') {
+    const fold = (result.folds ?? [])[target.index];
+    if (!fold) {
+      throw new Error(`There is no fold ${target.index + 1}`);
+    }
+    return foldKey(fold);
   }
   const suggestion = result.suggestions[target.index];
   if (!suggestion) {
@@ -56,7 +75,11 @@ export function findTarget(
   const joint = (result.together ?? []).find(
     t => togetherKey(t.pipeline) === key
   );
-  return joint ? { kind: 'together', pipeline: joint.pipeline } : null;
+  if (joint) {
+    return { kind: 'together', pipeline: joint.pipeline };
+  }
+  const fold = (result.folds ?? []).findIndex(f => foldKey(f) === key);
+  return fold >= 0 ? { kind: 'fold', index: fold } : null;
 }
 
 /** The cells a target's Apply rewrites, each with its code before and after. */
@@ -66,6 +89,9 @@ export function targetCells(
 ): ICellChange[] {
   if (target.kind === 'one') {
     return result.suggestions[target.index]?.cells ?? [];
+  }
+  if (target.kind === 'fold') {
+    return (result.folds ?? [])[target.index]?.cells ?? [];
   }
   const joint = (result.together ?? []).find(
     t => t.pipeline === target.pipeline
@@ -97,6 +123,13 @@ export function targetTitle(result: TargetResult, target: DiffTarget): string {
     const filters = joint ? `all ${joint.suggestions} filters` : 'all filters';
     return `Diff: ${target.pipeline} — ${filters}`;
   }
+  if (target.kind === 'fold') {
+    const fold = (result.folds ?? [])[target.index];
+    const what = fold ? foldTitle(fold) : 'Fold';
+    return fold?.pipeline
+      ? `Diff: ${fold.pipeline} — ${what}`
+      : `Diff: ${what}`;
+  }
   const pipeline = result.suggestions[target.index]?.pipeline;
   const name = suggestionName(result, target.index);
   return pipeline ? `Diff: ${pipeline} — ${name}` : `Diff: ${name}`;
@@ -112,7 +145,10 @@ export function targetOfArgs(args: {
   if (args.kind === 'together' && typeof args.pipeline === 'string') {
     return { kind: 'together', pipeline: args.pipeline };
   }
+  if (args.kind === 'fold' && typeof args.index === 'number') {
+    return { kind: 'fold', index: args.index };
+  }
   throw new Error(
-    'Open side by side needs a suggestion index or a pipeline name'
+    'Open side by side needs a suggestion index, a pipeline name or a fold index'
   );
 }

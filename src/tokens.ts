@@ -50,6 +50,7 @@ export const APPLY_MIME = 'application/vnd.magicpush.apply+json';
 export type {
   ICellChange,
   IError,
+  IFold,
   IHealth,
   IMeasureRequest,
   IMeasureResult,

@@ -1,6 +1,6 @@
 import * as React from 'react';
 
-import { ISuggestion, ITogether } from '../tokens';
+import { IFold, ISuggestion, ITogether } from '../tokens';
 import { useCellsText } from './CellLink';
 
 /**
@@ -54,6 +54,33 @@ export function TogetherApplyButton(props: {
       }
     >
       {applied ? 'Applied' : 'Apply all'}
+    </button>
+  );
+}
+
+/**
+ * A fold's Apply, as its card and its side-by-side tab show it: disabled once applied (its name then says where), or when the fold
+ * rewrites no cell.
+ */
+export function FoldApplyButton(props: {
+  fold: IFold;
+  applied: boolean;
+  onApply: () => void;
+}): JSX.Element {
+  const { fold, applied } = props;
+  const cellsText = useCellsText(fold.cells.map(c => c.index));
+  return (
+    <button
+      className="jp-Button jp-mod-styled jp-mod-accept"
+      disabled={applied || fold.cells.length === 0}
+      onClick={props.onApply}
+      aria-label={
+        applied
+          ? `Applied to ${cellsText}`
+          : `Apply fold: rewrite ${cellsText} with ${fold.with_columns} withColumns in place of ${fold.folded} withColumn calls`
+      }
+    >
+      {applied ? 'Applied' : 'Apply'}
     </button>
   );
 }

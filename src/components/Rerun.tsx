@@ -17,7 +17,10 @@ type Stage =
 export function RerunNote(props: {
   cells: ICellChange[];
   onRerun: () => Promise<void>;
+  /** What the kernel's DataFrames do once re-run, after "they": a fold's say its plan. */
+  after?: string;
 }): JSX.Element | null {
+  const after = props.after ?? 'read the filtered source';
   const [stage, setStage] = React.useState<Stage>({ status: 'stale' });
   const positions = props.cells.map(c => c.index);
   const first = useCellsText(
@@ -44,7 +47,7 @@ export function RerunNote(props: {
           <>
             <p className="jp-MagicPush-muted">
               The kernel still holds the DataFrames made before the rewrite;
-              they read the filtered source once the cells run again.
+              they {after} once the cells run again.
             </p>
             <button
               className="jp-Button jp-mod-styled jp-MagicPush-rerunButton"
@@ -64,8 +67,7 @@ export function RerunNote(props: {
       case 'done':
         return (
           <p className="jp-MagicPush-muted" role="status">
-            Ran from {first} down: the kernel&apos;s DataFrames now read the
-            filtered source.
+            Ran from {first} down: the kernel&apos;s DataFrames now {after}.
           </p>
         );
       case 'error':

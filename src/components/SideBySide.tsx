@@ -18,6 +18,7 @@ import {
 import { ICellChange } from '../tokens';
 import { notInBulk } from '../value';
 import {
+  FoldApplyButton,
   NotInBulk,
   SuggestionApplyButton,
   TogetherApplyButton
@@ -160,6 +161,8 @@ function applyTarget(
   }
   if (target.kind === 'one') {
     model.apply(target.index);
+  } else if (target.kind === 'fold') {
+    model.applyFold(target.index);
   } else {
     model.applyTogether(target.pipeline);
   }
@@ -181,6 +184,14 @@ function TargetApply(props: {
       <SuggestionApplyButton
         suggestion={done.result.suggestions[target.index]}
         applied={done.applied.has(target.index)}
+        onApply={apply}
+      />
+    );
+  } else if (target.kind === 'fold') {
+    button = (
+      <FoldApplyButton
+        fold={(done.result.folds ?? [])[target.index]}
+        applied={done.appliedFolds.has(target.index)}
         onApply={apply}
       />
     );
@@ -230,6 +241,9 @@ function TargetSummary(props: {
         {KIND_WORDS[together.kind]}
       </p>
     );
+  }
+  if (target.kind === 'fold') {
+    return <p>{(done.result.folds ?? [])[target.index]?.reason}</p>;
   }
   const s = done.result.suggestions[target.index];
   return (

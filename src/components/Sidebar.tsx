@@ -22,6 +22,8 @@ import {
   UndoButton
 } from './SuggestionCard';
 import { useAction } from './useAction';
+import { FoldCard } from './FoldCard';
+import { foldsSentence } from '../folds';
 import { byValue, notInBulk } from '../value';
 import { useModel } from './useModel';
 import { PipelineGraph } from './PipelineGraph';
@@ -254,6 +256,8 @@ function Headline(props: {
 }): JSX.Element | null {
   const { result } = props;
   const count = result.suggestions.length;
+  // a result whose only finding is a fold says so first, never "nothing moves" alone
+  const folds = foldsSentence(result.folds ?? []);
   if (count > 0) {
     const seconds = `${result.optimizer_seconds.toFixed(2)} s`;
     return (
@@ -261,24 +265,26 @@ function Headline(props: {
         {count === 1
           ? '1 filter can move to a source, proved'
           : `${count} filters can move to a source, proved`}{' '}
-        for {props.notebookName} ({seconds})
+        for {props.notebookName} ({seconds}){folds && `; ${folds}`}
       </p>
     );
   }
   if (props.failed) {
     return null; // the failed cell says why, with its fix
   }
+  // the fold first: it is what this result offers
+  const foldFirst = folds && `${folds}, below. `;
   if (props.inPlace) {
     return (
       <p className="jp-MagicPush-empty" role="status">
-        Already applied: the filters that can move are at their sources; nothing
-        more moves.
+        {foldFirst}Already applied: the filters that can move are at their
+        sources; nothing more moves.
       </p>
     );
   }
   return (
     <p className="jp-MagicPush-empty" role="status">
-      No filter can move to a source of this pipeline
+      {foldFirst}No filter can move to a source of this pipeline
       {(result.refusals ?? []).length > 0
         ? '; the step that stops it is marked in the graph and said below.'
         : '.'}
@@ -293,13 +299,21 @@ function Result(props: {
   result: IOptimizeResult;
   applied: ReadonlySet<number>;
   appliedTogether: ReadonlySet<string>;
+  appliedFolds: ReadonlySet<number>;
   runtimes: ReadonlyMap<number, RunTime>;
   measuring: Measuring;
   notebookName: string;
   inPlace: ReadonlyArray<IInPlace>;
 }): JSX.Element {
-  const { model, result, applied, appliedTogether, runtimes, measuring } =
-    props;
+  const {
+    model,
+    result,
+    applied,
+    appliedTogether,
+    appliedFolds,
+    runtimes,
+    measuring
+  } = props;
   const sideBySide = (target: DiffTarget): (() => Promise<void>) | null => {
     const open = props.openSideBySide;
     return open ? () => open(target) : null;
@@ -384,6 +398,18 @@ function Result(props: {
           onOpenSideBySide={sideBySide({ kind: 'one', index: i })}
         />
       ))}
+      {(result.folds ?? []).map((fold, i) => (
+        <FoldCard
+          key={`fold-${i}`}
+          fold={fold}
+          applied={appliedFolds.has(i)}
+          highlight={props.highlight}
+          onApply={() => model.applyFold(i)}
+          onUndo={() => model.undoFold(i)}
+          onRerun={() => model.rerunFrom(fold.cells)}
+          onOpenSideBySide={sideBySide({ kind: 'fold', index: i })}
+        />
+      ))}
       <WhyNot
         refusals={result.refusals ?? []}
         nothingPushed={result.suggestions.length === 0}
@@ -455,6 +481,7 @@ function Body(props: {
           result={state.result}
           applied={state.applied}
           appliedTogether={state.appliedTogether}
+          appliedFolds={state.appliedFolds}
           runtimes={state.runtimes}
           measuring={state.measuring}
           notebookName={state.notebook.title.label}
