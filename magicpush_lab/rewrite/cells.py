@@ -231,6 +231,8 @@ def _add_filter(cell: _Cell, edit: AddFilter, code: str, shift: int) -> list[_Re
     elif edit.target == "sql":
         if exact:
             return _sql_filter(cell, exact[0], edit)
+        if any(_sql_has_filter(n, edit) for n in starting):
+            return []  # already pushed: the query's text grew by the filter, so its span did too
     else:
         raise RewriteError(f"unknown AddFilter target {edit.target!r}")
     raise _NotFound()
@@ -247,6 +249,17 @@ def _sql_filter(cell: _Cell, call: ast.expr, edit: AddFilter) -> list[_Replace]:
         raise RewriteError(f"{cell.label}: the SQL at line {edit.site.lineno}: {err}") from None
     written = cell.source[cell.start(query):cell.end(query)]
     return [_Replace(cell.start(query), cell.end(query), _string_like(written, new))]
+
+
+def _sql_has_filter(node: ast.AST, edit: AddFilter) -> bool:
+    """Whether `node` is a `spark.sql("...")` call whose SQL already filters by the edit's predicate."""
+    query = node.args[0] if isinstance(node, ast.Call) and node.args else None
+    if not (isinstance(query, ast.Constant) and isinstance(query.value, str)):
+        return False
+    try:
+        return f"WHERE {predicate_sql(edit.predicate)}" in query.value
+    except NoSqlForm:
+        return False
 
 
 def _string_like(written: str, value: str) -> str:
