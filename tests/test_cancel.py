@@ -45,13 +45,14 @@ def jp_server_config():
     return {"ServerApp": {"jpserver_extensions": {"magicpush_lab": True}}}
 
 
-async def _start(km: Any) -> tuple[str, Any, dict[str, Any], str]:
+async def _start(km: Any, cells: list[str] = CELLS) -> tuple[str, Any, dict[str, Any], str]:
+    """A kernel of `km` that ran `cells` traced: its id, a client, its trace and its Spark UI's URL."""
     kernel_id = await km.start_kernel()
     client = km.get_kernel(kernel_id).client()
     client.start_channels()
     await client.wait_for_ready(timeout=60)
     await run_in_kernel(client, "%load_ext magicpush_lab")
-    for src in CELLS:
+    for src in cells:
         await run_in_kernel(client, src)
     content = await run_in_kernel(client, "", {"t": TRACE_EXPRESSION, "ui": "spark.sparkContext.uiWebUrl"})
     found = content["user_expressions"]

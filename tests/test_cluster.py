@@ -36,10 +36,10 @@ from nbclient import NotebookClient
 
 from magicpush_lab.cli import main
 from magicpush_lab.driver.notebook import read_document
-from magicpush_lab.protocol import TRACE_EXPRESSION, TRACE_MIME
 from tests.cluster_support import MASTER_VARIABLE, Cluster, cluster  # noqa: F401 - the fixture
 from tests.connect_support import free_port
-from tests.test_cancel import _cancelled_once_running, _client, _idle_within, _spark_jobs
+from tests.test_cancel import (_cancelled_once_running, _client, _idle_within, _spark_jobs, _start,  # noqa: F401
+                               jp_server_config)
 from tests.test_server import run_in_kernel
 
 pytestmark = [pytest.mark.spark, pytest.mark.kernel]
@@ -224,31 +224,13 @@ CANCEL_CELLS = [
 
 
 @pytest.fixture
-def jp_server_config():
-    return {"ServerApp": {"jpserver_extensions": {"magicpush_lab": True}}}
-
-
-async def _start(km: Any) -> tuple[str, Any, dict[str, Any], str]:
-    kernel_id = await km.start_kernel()
-    client = km.get_kernel(kernel_id).client()
-    client.start_channels()
-    await client.wait_for_ready(timeout=60)
-    await run_in_kernel(client, "%load_ext magicpush_lab")
-    for src in CANCEL_CELLS:
-        await run_in_kernel(client, src)
-    content = await run_in_kernel(client, "", {"t": TRACE_EXPRESSION, "ui": "spark.sparkContext.uiWebUrl"})
-    found = content["user_expressions"]
-    return kernel_id, client, found["t"]["data"][TRACE_MIME], found["ui"]["data"]["text/plain"].strip("'")
-
-
-@pytest.fixture
 def huge_kernel(jp_serverapp, cluster, monkeypatch):  # noqa: F811
     """A kernel of the Jupyter server whose session runs on the cluster, the huge pipeline traced."""
     for name, value in cluster.driver_env().items():
         monkeypatch.setenv(name, value)  # the kernel inherits it
     km = jp_serverapp.kernel_manager
     loop = ensure_event_loop(prefer_selector_loop=True)
-    kernel_id, client, trace, ui = loop.run_until_complete(_start(km))
+    kernel_id, client, trace, ui = loop.run_until_complete(_start(km, CANCEL_CELLS))
     client.stop_channels()
     yield kernel_id, trace, ui
     loop.run_until_complete(km.shutdown_kernel(kernel_id, now=True))
