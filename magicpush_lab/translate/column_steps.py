@@ -19,6 +19,7 @@ from typing import Any
 
 from magicpush_lab.capture.plan_store import KIDS, REF, PlanStore
 from magicpush_lab.capture.trace import Event, Trace
+from magicpush_lab.translate.plan_json import simple_class
 
 #: expression classes whose value differs from one evaluation to the next (or depends on where
 #: the row is): a fold could change which values a row gets, so a step holding one never folds
@@ -46,7 +47,7 @@ class ColumnStep:
 
 
 def _simple(record: dict[str, Any]) -> str:
-    return str(record.get("class", "")).rsplit(".", 1)[-1].rstrip("$")
+    return simple_class(str(record.get("class", "")))
 
 
 def _expr_id(record: dict[str, Any]) -> tuple[Any, ...] | None:
