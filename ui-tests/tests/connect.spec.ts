@@ -1,6 +1,7 @@
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import * as fs from 'fs';
 import * as path from 'path';
+import { cellSource, openTracingSidebar } from './notebook';
 
 /**
  * The example notebook, its cells unchanged, in a kernel whose Spark session is a Spark
@@ -9,23 +10,12 @@ import * as path from 'path';
  */
 const NOTEBOOK = 'udf_filter_connect.ipynb';
 const CONNECT_KERNEL = 'python3-spark-connect';
-const SIDEBAR_ID = 'magicpush-lab-sidebar';
 const READ_CELL = 3; // orders = spark.read.parquet(path)
 const COUNT_CELL = 6; // prints "N big-earner orders in S s"
 
 // Spark and its Connect server start in the kernel, which writes a million rows of Parquet first.
 test.setTimeout(8 * 60 * 1000);
 test.use({ viewport: { width: 1280, height: 800 } });
-
-async function cellSource(
-  page: IJupyterLabPageFixture,
-  index: number
-): Promise<string> {
-  return page.evaluate(i => {
-    const panel = (window as any).jupyterapp.shell.currentWidget;
-    return panel.content.model.cells.get(i).sharedModel.getSource() as string;
-  }, index);
-}
 
 /** The text a cell's outputs show. */
 async function cellOutput(
@@ -77,16 +67,7 @@ test('the example notebook in a Spark Connect kernel: a proved, counted pushdown
   await page.notebook.openByPath(`${tmpPath}/${NOTEBOOK}`);
   await page.notebook.activate(NOTEBOOK);
 
-  // activateById, not a click on the tab, which would close a panel already open
-  await page.evaluate(
-    id => (window as any).jupyterapp.shell.activateById(id),
-    SIDEBAR_ID
-  );
-  const sidebar = page.locator(`#${SIDEBAR_ID}`);
-  // The kernel extension loads once the kernel is idle; the cells must run after that.
-  await expect(sidebar.locator('[data-tracing="on"]')).toBeVisible({
-    timeout: 60 * 1000
-  });
+  const sidebar = await openTracingSidebar(page);
   await page.notebook.run();
 
   // the session the notebook made is a Spark Connect one

@@ -1,7 +1,6 @@
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import * as path from 'path';
-
-const SIDEBAR_ID = 'magicpush-lab-sidebar';
+import { cellSource, openTracingSidebar } from './notebook';
 
 /**
  * A notebook whose one finding is a fold: a loop of 120 withColumn calls (the fold needs 100
@@ -24,16 +23,6 @@ const COUNT_CELL = 2;
 // Spark starts in the kernel; the rest is five rows.
 test.setTimeout(5 * 60 * 1000);
 test.use({ viewport: { width: 1280, height: 800 } });
-
-async function cellSource(
-  page: IJupyterLabPageFixture,
-  index: number
-): Promise<string> {
-  return page.evaluate(i => {
-    const panel = (window as any).jupyterapp.shell.currentWidget;
-    return panel.content.model.cells.get(i).sharedModel.getSource() as string;
-  }, index);
-}
 
 /** The count a code cell's prompt shows (0 before it ran). */
 async function executionCount(
@@ -79,15 +68,7 @@ test('a withColumn chain of 120 calls: the fold card says why, applies as withCo
       panel.content.model.cells.get(i).sharedModel.setSource(code)
     );
   }, CELLS);
-  // activateById, not a click on the tab, which would close a panel already open
-  await page.evaluate(
-    id => (window as any).jupyterapp.shell.activateById(id),
-    SIDEBAR_ID
-  );
-  const sidebar = page.locator(`#${SIDEBAR_ID}`);
-  await expect(sidebar.locator('[data-tracing="on"]')).toBeVisible({
-    timeout: 60 * 1000
-  });
+  const sidebar = await openTracingSidebar(page);
   await page.notebook.run();
   const before = await cellOutput(page, COUNT_CELL);
   expect(before).toMatch(/^121 5 [0-9a-f]{16}\s*$/);

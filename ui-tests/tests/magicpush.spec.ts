@@ -6,28 +6,13 @@ import {
 } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
 import * as path from 'path';
+import { cellSource, openTracingSidebar, SIDEBAR_ID } from './notebook';
 
 const NOTEBOOK = 'udf_filter.ipynb';
-const SIDEBAR_ID = 'magicpush-lab-sidebar';
 
 // Spark starts in the kernel and writes a million rows of Parquet first.
 test.setTimeout(5 * 60 * 1000);
 test.use({ viewport: { width: 1280, height: 800 } });
-
-/** Open the MagicPush sidebar and wait until the notebook's kernel traces PySpark. */
-async function openTracingSidebar(page: IJupyterLabPageFixture) {
-  // activateById, not a click on the tab: after a reload the restored panel may
-  // already be open, and clicking its tab would close it
-  await page.evaluate(
-    id => (window as any).jupyterapp.shell.activateById(id),
-    SIDEBAR_ID
-  );
-  const sidebar = page.locator(`#${SIDEBAR_ID}`);
-  await expect(sidebar.locator('[data-tracing="on"]')).toBeVisible({
-    timeout: 60 * 1000
-  });
-  return sidebar;
-}
 
 /**
  * Give a control keyboard focus and keep it: a click on a cell activates the notebook a
@@ -46,17 +31,6 @@ async function countingDone(sidebar: Locator) {
   await expect(
     sidebar.getByRole('status').filter({ hasText: 'Counting rows' })
   ).toHaveCount(0, { timeout: 3 * 60 * 1000 });
-}
-
-async function cellSource(
-  page: IJupyterLabPageFixture,
-  index: number
-): Promise<string> {
-  return page.evaluate(i => {
-    const app = (window as any).jupyterapp;
-    const panel = app.shell.currentWidget;
-    return panel.content.model.cells.get(i).sharedModel.getSource() as string;
-  }, index);
 }
 
 test('the sidebar says when the active tab is not a notebook', async ({
